@@ -1,0 +1,81 @@
+package org.coflow.bench.cli;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import org.coflow.bench.report.Reports;
+import org.coflow.bench.report.RunSummary;
+import org.coflow.bench.report.Stats;
+import org.coflow.bench.report.Bin;
+import org.coflow.bench.sim.SimResult;
+
+/** {@code bin/coflow bench ...}: benchmarks that take minutes, never part of the default tests. */
+final class BenchCommand {
+  static final String HELP = """
+      Usage: coflow bench sim [--trace FILE] [--policy LIST] [--bandwidth RATE] [--json]
+                              [--coalesce W] [--config FILE] [--conf KEY=VALUE ...]
+
+      Replays the whole trace under every policy, without and then with Courier merging,
+      and prints each run's table followed by a summary: average and p95 CCT normalised
+      to fair sharing and to the isolated lower bound, and each run's wall time against
+      the goal of 10 s per policy on a 2-core machine.
+      """;
+  static final double WALL_GOAL_SECONDS = 10;
+
+  private BenchCommand() {}
+
+  static int run(String[] argv, Path home, PrintStream out, PrintStream err)
+      throws UsageException, IOException {
+    if (argv.length == 0 || argv[0].equals("--help")) {
+      out.print(HELP);
+      return argv.length == 0 ? 2 : 0;
+    }
+    if (!argv[0].equals("sim")) {
+      throw new UsageException("coflow bench: unknown benchmark '" + argv[0] + "'; benchmarks: sim");
+    }
+    String[] rest = Arrays.copyOfRange(argv, 1, argv.length);
+    Args a = Args.parse("coflow bench sim", rest,
+        Set.of("trace", "policy", "bandwidth", "config", "conf", "coalesce"), Set.of("json", "help"));
+    if (a.has("help")) {
+      out.print(HELP);
+      return 0;
+    }
+    SimCommand.Options o = SimCommand.Options.from(a, home);
+    PrintStream table = o.json ? null : out;
+    List<SimResult> plain = SimCommand.simulate(o, err, table);
+    o.courier = true;
+    List<SimResult> wrapped = SimCommand.simulate(o, err, table);
+    List<RunSummary> all = new ArrayList<>();
+    SimResult fair = plain.get(0);
+    for (SimResult r : plain) {
+      all.add(RunSummary.of(r, fair));
+    }
+    for (SimResult r : wrapped.subList(1, wrapped.size())) {
+      all.add(RunSummary.of(r, fair));
+    }
+    if (o.json) {
+      for (RunSummary s : all) {
+        out.println(Reports.json(s, o.bandwidthText));
+      }
+      return 0;
+    }
+    out.printf(Locale.ROOT, "%nSummary (%s, %d coflows, %sbit/s ports; speedup = fair/policy)%n",
+        o.trace.source(), o.trace.coflows().size(), o.bandwidthText);
+    out.printf(Locale.ROOT, "  %-20s %9s %9s %9s %9s %8s %8s %8s %s%n", "run", "avg_s", "p95_s",
+        "avg/fair", "p95/fair", "speedup", "avg/LB", "wall_s", "goal");
+    for (RunSummary s : all) {
+      Stats c = s.overall();
+      double wall = s.run().wallSeconds();
+      out.printf(Locale.ROOT, "  %-20s %9.3f %9.3f %9.3f %9.3f %8.2f %8.2f %8.2f %s%n",
+          s.run().label(), c.avg(), c.p95(), s.vsBaseline(Bin.ALL, Stats::avg),
+          s.vsBaseline(Bin.ALL, Stats::p95), 1 / s.vsBaseline(Bin.ALL, Stats::avg),
+          s.vsLowerBound(Bin.ALL, Stats::avg), wall, wall <= WALL_GOAL_SECONDS ? "ok" : "over 10s");
+    }
+    return 0;
+  }
+}

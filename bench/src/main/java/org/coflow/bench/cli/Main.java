@@ -1,0 +1,58 @@
+package org.coflow.bench.cli;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.Arrays;
+
+/**
+ * Entry point of {@code bin/coflow}. The launcher sets {@code COFLOW_HOME} to the project
+ * directory, where the shipped data and docs live.
+ */
+public final class Main {
+  static final String HELP = """
+      Usage: coflow <command> [options]
+
+      Commands:
+        sim      replay a coflow trace under scheduling policies and compare CCTs
+        bench    benchmarks: 'bench sim' times every policy on the whole shipped trace
+        docs     regenerate docs/configuration.md from the configuration registries
+
+      'coflow <command> --help' describes a command.
+      """;
+
+  private Main() {}
+
+  public static void main(String[] argv) {
+    System.exit(run(argv, System.out, System.err));
+  }
+
+  static int run(String[] argv, PrintStream out, PrintStream err) {
+    String envHome = System.getenv("COFLOW_HOME");
+    Path home = Path.of(envHome == null ? "." : envHome);
+    if (argv.length == 0 || argv[0].equals("--help") || argv[0].equals("-h") || argv[0].equals("help")) {
+      out.print(HELP);
+      return argv.length == 0 ? 2 : 0;
+    }
+    String[] rest = Arrays.copyOfRange(argv, 1, argv.length);
+    try {
+      switch (argv[0]) {
+        case "sim":
+          return SimCommand.run(rest, home, out, err);
+        case "bench":
+          return BenchCommand.run(rest, home, out, err);
+        case "docs":
+          return DocsCommand.run(rest, home, out, err);
+        default:
+          err.println("coflow: unknown command '" + argv[0] + "'; commands: sim, bench, docs");
+          return 2;
+      }
+    } catch (UsageException e) {
+      err.println(e.getMessage());
+      return 2;
+    } catch (IOException e) {
+      err.println("coflow " + argv[0] + ": " + e);
+      return 1;
+    }
+  }
+}

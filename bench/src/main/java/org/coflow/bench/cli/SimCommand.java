@@ -1,0 +1,243 @@
+package org.coflow.bench.cli;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import org.coflow.api.config.Config;
+import org.coflow.api.config.ConfigType;
+import org.coflow.api.config.Units;
+import org.coflow.bench.report.CdfPlot;
+import org.coflow.bench.report.Reports;
+import org.coflow.bench.report.RunSummary;
+import org.coflow.bench.sim.CourierPolicy;
+import org.coflow.bench.sim.InvariantChecker;
+import org.coflow.bench.sim.ProgressListener;
+import org.coflow.bench.sim.SimResult;
+import org.coflow.bench.sim.Simulator;
+import org.coflow.bench.trace.Trace;
+import org.coflow.bench.trace.TraceFormatException;
+import org.coflow.bench.trace.TraceParser;
+import org.coflow.courier.merge.CourierConfig;
+import org.coflow.master.policy.Policies;
+import org.coflow.master.policy.PolicyConfig;
+import org.coflow.master.policy.SchedulingPolicy;
+
+/** {@code bin/coflow sim}: replay a coflow trace under several policies and compare CCTs. */
+final class SimCommand {
+  static final String HELP = """
+      Usage: coflow sim [--trace FILE] [--policy LIST] [--courier] [--bandwidth RATE]
+                        [--out DIR] [--json] [--coflows N] [--check]
+                        [--coalesce W]
+                        [--config FILE] [--conf KEY=VALUE ...]
+
+      Replays a coflow trace (coflow-benchmark format) on a big-switch fabric, once per
+      policy, and prints average, median, p95 and p99 coflow completion time (CCT),
+      overall and per bin (short/long: longest flow below/at least 5 MB; narrow/wide:
+      at most/more than 50 flows), each normalised to per-flow fair sharing (avg/fair,
+      below 1 is faster) and to the isolated lower bound (avg/LB, at least 1).
+
+        --trace FILE       trace to replay (default: the shipped Facebook trace,
+                           bench/data/coflow-benchmark/FB2010-1Hr-150-0.txt)
+        --policy LIST      comma-separated policies, default all of:
+                           %s
+                           fair is always run as the baseline
+        --courier          wrap each policy with Courier merging (Alg. 2/3,
+                           coflow.courier.maxNum / minSize)
+        --bandwidth RATE   every port's uplink and downlink, in bits/s (default 1g
+                           = 125,000,000 bytes/s)
+        --out DIR          write coflows.csv (per coflow), summary.json and
+                           cct-cdf.png (CDF of CCTs per policy) to DIR
+        --json             print one JSON object per policy per line on stdout
+                           instead of the table
+        --coflows N        replay only the first N coflows of the trace
+        --check            verify capacity and work conservation at every event
+        --coalesce W       relative completion window (default %s): flows finishing
+                           within dt*(1+W) of the next completion finish together at
+                           its end; CCTs can only grow, by at most W of the gaps
+                           between events. 0 = exact, one event per completion time
+        --config FILE      a properties file of coflow.policy.* / coflow.courier.* keys
+        --conf KEY=VALUE   one such key (repeatable; see docs/configuration.md)
+        --help             this text
+
+      Example:
+        coflow sim --policy fair,aalo,varys --out /tmp/sim
+      """.formatted(String.join(",", Policies.NAMES), Simulator.DEFAULT_COALESCE);
+
+  private SimCommand() {}
+
+  static int run(String[] argv, Path home, PrintStream out, PrintStream err)
+      throws UsageException, IOException {
+    Args a = Args.parse("coflow sim", argv,
+        Set.of("trace", "policy", "bandwidth", "out", "coflows", "config", "conf", "coalesce"),
+        Set.of("courier", "json", "check", "help"));
+    if (a.has("help")) {
+      out.print(HELP);
+      return 0;
+    }
+    Options o = Options.from(a, home);
+    List<SimResult> results = simulate(o, err, o.json ? null : out);
+    List<RunSummary> summaries = new ArrayList<>();
+    for (SimResult r : results) {
+      summaries.add(RunSummary.of(r, results.get(0)));
+    }
+    for (RunSummary s : summaries) {
+      if (o.json) {
+        out.println(Reports.json(s, o.bandwidthText));
+      }
+    }
+    if (o.out != null) {
+      Files.createDirectories(o.out);
+      Reports.writeCsv(o.out.resolve("coflows.csv"), results);
+      Reports.writeSummary(o.out.resolve("summary.json"), summaries, o.bandwidthText);
+      CdfPlot.write(o.out.resolve("cct-cdf.png"), results,
+          "CCT CDF: " + o.trace.source().replaceAll(".*/", "") + ", " + o.bandwidthText + "bit/s ports");
+      err.println("wrote " + o.out.resolve("coflows.csv") + ", summary.json, cct-cdf.png");
+    }
+    return 0;
+  }
+
+  /**
+   * Runs the baseline (fair) first and then every requested policy, printing each table as soon
+   * as its run ends when {@code table} is not null.
+   */
+  static List<SimResult> simulate(Options o, PrintStream err, PrintStream table) {
+    Simulator sim = new Simulator(o.trace, o.bandwidth, o.coalesce);
+    List<SimResult> results = new ArrayList<>();
+    List<String> runs = new ArrayList<>();
+    runs.add("fair");
+    for (String p : o.policies) {
+      if (!(p.equals("fair") && !o.courier)) {
+        runs.add(p);
+      }
+    }
+    for (int i = 0; i < runs.size(); i++) {
+      String name = runs.get(i);
+      boolean wrap = i > 0 && o.courier;
+      SchedulingPolicy policy = Policies.create(name, o.config);
+      if (wrap) {
+        policy = new CourierPolicy(policy, o.config.get(CourierConfig.MAX_NUM),
+            o.config.get(CourierConfig.MIN_SIZE));
+      }
+      InvariantChecker checker = o.check ? new InvariantChecker(!wrap) : null;
+      ProgressBar bar = ProgressBar.forTerminal(err, (wrap ? name + "+courier" : name));
+      SimResult r = sim.run(policy, wrap, checker, bar == null ? ProgressListener.NONE : bar);
+      if (bar != null) {
+        bar.done();
+      }
+      results.add(r);
+      if (table != null) {
+        Reports.printTable(table, RunSummary.of(r, results.get(0)), o.bandwidthText);
+        table.flush();
+      }
+    }
+    return results;
+  }
+
+  /** Validated options of a simulation run. */
+  static final class Options {
+    Trace trace;
+    List<String> policies;
+    boolean courier;
+    double bandwidth;
+    String bandwidthText;
+    Path out;
+    boolean json;
+    boolean check;
+    double coalesce;
+    Config config;
+
+    static Options from(Args a, Path home) throws UsageException, IOException {
+      Options o = new Options();
+      Path tracePath = a.has("trace") ? Path.of(a.get("trace", null))
+          : home.resolve("bench/data/coflow-benchmark/FB2010-1Hr-150-0.txt");
+      if (!Files.isRegularFile(tracePath)) {
+        throw new UsageException("coflow sim: trace file '" + tracePath + "' does not exist or is not a file");
+      }
+      try {
+        o.trace = TraceParser.parse(tracePath);
+      } catch (TraceFormatException e) {
+        throw new UsageException("coflow sim: bad trace: " + e.getMessage());
+      }
+      if (a.has("coflows")) {
+        String n = a.get("coflows", null);
+        try {
+          int k = Integer.parseInt(n);
+          if (k < 1) {
+            throw new NumberFormatException();
+          }
+          o.trace = o.trace.first(k);
+        } catch (NumberFormatException e) {
+          throw new UsageException("coflow sim: --coflows must be a positive whole number, got '" + n + "'");
+        }
+      }
+      LinkedHashSet<String> names = new LinkedHashSet<>();
+      for (String p : a.get("policy", String.join(",", Policies.NAMES)).split(",")) {
+        String name = p.trim().toLowerCase(Locale.ROOT);
+        if (!Policies.NAMES.contains(name)) {
+          throw new UsageException("coflow sim: unknown policy '" + p.trim() + "'; valid policies: "
+              + String.join(", ", Policies.NAMES));
+        }
+        names.add(name);
+      }
+      o.policies = new ArrayList<>(names);
+      o.courier = a.has("courier");
+      o.bandwidthText = a.get("bandwidth", "1g");
+      try {
+        o.bandwidth = ConfigType.BIT_RATE.parse(o.bandwidthText);
+      } catch (IllegalArgumentException e) {
+        throw new UsageException("coflow sim: invalid --bandwidth '" + o.bandwidthText + "': " + e.getMessage());
+      }
+      o.bandwidthText = Units.formatBitRate(o.bandwidth);
+      o.out = a.has("out") ? Path.of(a.get("out", null)) : null;
+      o.json = a.has("json");
+      o.check = a.has("check");
+      String w = a.get("coalesce", String.valueOf(Simulator.DEFAULT_COALESCE));
+      try {
+        o.coalesce = Double.parseDouble(w);
+        if (!(o.coalesce >= 0 && o.coalesce < 1)) {
+          throw new NumberFormatException();
+        }
+      } catch (NumberFormatException e) {
+        throw new UsageException("coflow sim: --coalesce must be a number in [0, 1), got '" + w + "'");
+      }
+      o.config = config(a);
+      return o;
+    }
+
+    private static Config config(Args a) throws UsageException, IOException {
+      Map<String, String> raw = new HashMap<>();
+      if (a.has("config")) {
+        Path file = Path.of(a.get("config", null));
+        Properties props = new Properties();
+        try (InputStream in = Files.newInputStream(file)) {
+          props.load(in);
+        } catch (java.nio.file.NoSuchFileException e) {
+          throw new UsageException("coflow sim: config file '" + file + "' does not exist");
+        }
+        props.stringPropertyNames().forEach(k -> raw.put(k, props.getProperty(k)));
+      }
+      for (String kv : a.all("conf")) {
+        int eq = kv.indexOf('=');
+        if (eq <= 0) {
+          throw new UsageException("coflow sim: --conf needs KEY=VALUE, got '" + kv + "'");
+        }
+        raw.put(kv.substring(0, eq).trim(), kv.substring(eq + 1).trim());
+      }
+      try {
+        return Config.parse(raw, List.of("coflow."), PolicyConfig.REGISTRY, CourierConfig.REGISTRY);
+      } catch (IllegalArgumentException e) {
+        throw new UsageException("coflow sim: " + e.getMessage());
+      }
+    }
+  }
+}

@@ -1,0 +1,74 @@
+package org.coflow.bench.report;
+
+import java.math.BigDecimal;
+import java.math.MathContext;
+
+/** Minimal JSON text building for reports (numbers, strings, nested objects). */
+public final class Json {
+  private final StringBuilder sb = new StringBuilder("{");
+  private boolean first = true;
+
+  private Json key(String k) {
+    if (!first) {
+      sb.append(',');
+    }
+    first = false;
+    sb.append(quote(k)).append(':');
+    return this;
+  }
+
+  public Json put(String k, String v) {
+    key(k).sb.append(quote(v));
+    return this;
+  }
+
+  public Json put(String k, boolean v) {
+    key(k).sb.append(v);
+    return this;
+  }
+
+  public Json put(String k, long v) {
+    key(k).sb.append(v);
+    return this;
+  }
+
+  public Json put(String k, double v) {
+    key(k);
+    if (Double.isNaN(v) || Double.isInfinite(v)) {
+      sb.append("null");
+    } else {
+      sb.append(new BigDecimal(v).round(new MathContext(7)).stripTrailingZeros().toPlainString());
+    }
+    return this;
+  }
+
+  public Json put(String k, Json nested) {
+    key(k).sb.append(nested);
+    return this;
+  }
+
+  @Override
+  public String toString() {
+    return sb + "}";
+  }
+
+  static String quote(String s) {
+    StringBuilder q = new StringBuilder("\"");
+    for (char c : s.toCharArray()) {
+      switch (c) {
+        case '"' -> q.append("\\\"");
+        case '\\' -> q.append("\\\\");
+        case '\n' -> q.append("\\n");
+        case '\t' -> q.append("\\t");
+        default -> {
+          if (c < 0x20) {
+            q.append(String.format("\\u%04x", (int) c));
+          } else {
+            q.append(c);
+          }
+        }
+      }
+    }
+    return q.append('"').toString();
+  }
+}

@@ -1,0 +1,103 @@
+package org.coflow.bench.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import javax.imageio.ImageIO;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code bin/coflow sim} as users call it (the launcher only adds the class path). */
+class CliTest {
+  final ByteArrayOutputStream out = new ByteArrayOutputStream();
+  final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+  int run(String... args) {
+    return Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+  }
+
+  String out() {
+    return out.toString(StandardCharsets.UTF_8);
+  }
+
+  String err() {
+    return err.toString(StandardCharsets.UTF_8);
+  }
+
+  static final String TRACE = "data/coflow-benchmark/FB2010-1Hr-150-0.txt";
+
+  @Test
+  void jsonPrintsOneObjectPerPolicyWithTheDocumentedFields(@TempDir Path dir) throws Exception {
+    assertEquals(0, run("sim", "--trace", TRACE, "--coflows", "20", "--policy", "aalo,varys",
+        "--json", "--out", dir.toString()));
+    List<String> lines = out().lines().toList();
+    assertEquals(3, lines.size(), out()); // fair (baseline), aalo, varys
+    for (String field : List.of("\"policy\":", "\"coflows\":20", "\"avg_cct_s\":", "\"p50_cct_s\":",
+        "\"p95_cct_s\":", "\"p99_cct_s\":", "\"lower_bound_avg_cct_s\":", "\"wall_s\":")) {
+      for (String line : lines) {
+        assertTrue(line.startsWith("{") && line.endsWith("}") && line.contains(field), field + " in " + line);
+      }
+    }
+    assertTrue(lines.get(0).contains("\"policy\":\"fair\"") && lines.get(0).contains("\"avg_vs_fair\":1,"));
+    List<String> csv = Files.readAllLines(dir.resolve("coflows.csv"));
+    assertEquals(1 + 3 * 20, csv.size());
+    assertTrue(csv.get(0).startsWith("policy,coflow,arrival_s,cct_s,lower_bound_s"));
+    assertTrue(Files.readString(dir.resolve("summary.json")).contains("\"policy\":\"varys\""));
+    assertEquals(1000, ImageIO.read(dir.resolve("cct-cdf.png").toFile()).getWidth());
+  }
+
+  @Test
+  void tablePrintsEveryBinNormalised() {
+    assertEquals(0, run("sim", "--trace", TRACE, "--coflows", "30", "--policy", "varys", "--courier"));
+    String text = out();
+    assertTrue(text.contains("varys+courier"), text);
+    assertTrue(text.contains("avg/fair") && text.contains("avg/LB") && text.contains("short-narrow"), text);
+  }
+
+  @Test
+  void unknownPolicyListsTheValidNames() {
+    assertEquals(2, run("sim", "--trace", TRACE, "--policy", "fair,sjf"));
+    assertTrue(err().contains("unknown policy 'sjf'; valid policies: fair, aalo, varys, sincronia, "
+        + "graviton, baraat, creek, coda"), err());
+  }
+
+  @Test
+  void badTraceNamesFileLineAndValue(@TempDir Path dir) throws Exception {
+    Path bad = dir.resolve("bad.txt");
+    Files.writeString(bad, "150 1\n1 0 1 3 1 4:-2.0\n");
+    assertEquals(2, run("sim", "--trace", bad.toString()));
+    assertTrue(err().contains(bad + ":2: reducer size '-2.0' of coflow 1 must be a positive number"), err());
+    assertEquals(2, run("sim", "--trace", dir.resolve("missing.txt").toString()));
+    assertTrue(err().contains("does not exist"), err());
+  }
+
+  @Test
+  void badOptionsAndConfigAreRejectedClearly() {
+    assertEquals(2, run("sim", "--trace", TRACE, "--bandwidth", "fast"));
+    assertTrue(err().contains("invalid --bandwidth 'fast'"), err());
+    assertEquals(2, run("sim", "--trace", TRACE, "--conf", "coflow.policy.dclas.queues=0"));
+    assertTrue(err().contains("coflow.policy.dclas.queues") && err().contains("between 1 and 64"), err());
+    assertEquals(2, run("sim", "--trace", TRACE, "--conf", "coflow.policy.delat=5ms"));
+    assertTrue(err().contains("unknown configuration key 'coflow.policy.delat'"), err());
+    assertEquals(2, run("sim", "--frobnicate"));
+    assertTrue(err().contains("unknown option '--frobnicate'"), err());
+    assertEquals(2, run("launch"));
+    assertTrue(err().contains("unknown command 'launch'"), err());
+  }
+
+  @Test
+  void everyCommandHasHelp() {
+    for (String[] cmd : new String[][] {{"--help"}, {"sim", "--help"}, {"bench", "--help"}, {"docs", "--help"}}) {
+      out.reset();
+      assertEquals(0, run(cmd), String.join(" ", cmd));
+      assertTrue(out().startsWith("Usage: coflow"), out());
+    }
+  }
+}

@@ -1,0 +1,125 @@
+package org.coflow.api.model;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * What the scheduler knows: the fabric, the active coflows (in arrival order) and their active
+ * flows. One instance serves the live master (fed by agents' reports) and the simulator (fed by the
+ * trace); policies read it and never change it.
+ *
+ * <p>Active flows are kept in a dense list so that a {@code Schedule} can be a plain array indexed
+ * by {@link Flow#index()}. Removing a flow moves the last flow into its slot: positions are stable
+ * only between two changes of the state. Not thread-safe: the owner serialises updates and policy
+ * runs.
+ */
+public final class ClusterState {
+  private final Fabric fabric;
+  private final List<Coflow> coflows = new ArrayList<>();
+  private final List<Coflow> coflowsView = Collections.unmodifiableList(coflows);
+  private final List<Flow> flows = new ArrayList<>();
+  private final List<Flow> flowsView = Collections.unmodifiableList(flows);
+  private long nextFlowId;
+  private long membershipVersion;
+
+  public ClusterState(Fabric fabric) {
+    this.fabric = fabric;
+  }
+
+  public Fabric fabric() {
+    return fabric;
+  }
+
+  /** Active (unfinished) coflows in arrival order. */
+  public List<Coflow> coflows() {
+    return coflowsView;
+  }
+
+  /** Active flows; {@code flows().get(f.index()) == f}. */
+  public List<Flow> flows() {
+    return flowsView;
+  }
+
+  /**
+   * A counter that changes whenever a coflow arrives or finishes, so that policies which order
+   * coflows only on such events (Sincronia) can cache their order.
+   */
+  public long membershipVersion() {
+    return membershipVersion;
+  }
+
+  /** Admits a coflow; its arrival must not precede that of the last admitted one. */
+  public void addCoflow(Coflow c) {
+    if (!coflows.isEmpty()) {
+      Coflow last = coflows.get(coflows.size() - 1);
+      if (c.arrival() < last.arrival() || (c.arrival() == last.arrival() && c.seq() < last.seq())) {
+        throw new IllegalArgumentException(
+            "coflow " + c.id() + " arrives before the last admitted coflow " + last.id());
+      }
+    }
+    coflows.add(c);
+    membershipVersion++;
+  }
+
+  /**
+   * Adds a flow to an admitted coflow.
+   *
+   * @param size bytes, or {@link Flow#UNKNOWN}
+   * @throws IllegalArgumentException for a port outside the fabric or a size of 0 or below
+   *     (other than {@link Flow#UNKNOWN})
+   */
+  public Flow addFlow(Coflow c, int src, int dst, double size, double now) {
+    checkPort("source", src, c);
+    checkPort("destination", dst, c);
+    if (size != Flow.UNKNOWN && !(size > 0)) {
+      throw new IllegalArgumentException(
+          "coflow " + c.id() + ": flow " + src + "->" + dst + " must have a positive size, got " + size);
+    }
+    Flow f = new Flow(nextFlowId++, c, src, dst, size, now);
+    c.addFlow(f);
+    f.index = flows.size();
+    flows.add(f);
+    return f;
+  }
+
+  private void checkPort(String what, int port, Coflow c) {
+    if (port < 0 || port >= fabric.size()) {
+      throw new IllegalArgumentException("coflow " + c.id() + ": " + what + " port " + port
+          + " is outside the fabric (ports 0.." + (fabric.size() - 1) + ")");
+    }
+  }
+
+  /** Records {@code bytes} more sent by an active flow. */
+  public void addSent(Flow f, double bytes) {
+    f.addSent(bytes);
+    f.coflow().addSent(bytes);
+  }
+
+  /**
+   * Marks an active flow finished and removes it (and its coflow, if that was its last flow).
+   *
+   * @return true if the flow's coflow finished with it
+   */
+  public boolean finishFlow(Flow f, double now) {
+    int i = f.index;
+    if (i < 0 || flows.get(i) != f) {
+      throw new IllegalStateException(f + " is not active");
+    }
+    Flow last = flows.remove(flows.size() - 1);
+    if (last != f) {
+      flows.set(i, last);
+      last.index = i;
+    }
+    f.index = -1;
+    f.markFinished();
+    Coflow c = f.coflow();
+    c.flowFinished(f, now);
+    if (c.unfinishedFlows() == 0) {
+      coflows.remove(c);
+      membershipVersion++;
+      return true;
+    }
+    return false;
+  }
+}

@@ -1,0 +1,74 @@
+package org.coflow.master.policy;
+
+import java.util.List;
+import org.coflow.api.model.ClusterState;
+import org.coflow.api.model.Coflow;
+import org.coflow.api.model.Fabric;
+import org.coflow.api.model.Flow;
+
+/**
+ * Template shared by every policy: a fresh budget, the policy's own allocation (which also lists
+ * every flow in priority order), then the shared work-conserving {@link #backfill}.
+ */
+public abstract class AbstractPolicy implements SchedulingPolicy {
+  private PortBudget budget;
+  private Allocator allocator;
+  private Fabric fabric;
+
+  /**
+   * Allocates rates from {@code budget} and appends every active flow of {@code state} to
+   * {@code schedule}'s order exactly once, most important first.
+   */
+  protected abstract void allocate(ClusterState state, double now, PortBudget budget, Schedule schedule);
+
+  @Override
+  public final Schedule schedule(ClusterState state, double now) {
+    if (fabric != state.fabric()) {
+      fabric = state.fabric();
+      budget = new PortBudget(fabric);
+      allocator = new Allocator(fabric.size());
+    } else {
+      budget.reset(fabric);
+    }
+    Schedule schedule = Schedule.empty(state);
+    allocate(state, now, budget, schedule);
+    if (schedule.orderSize() != state.flows().size()) {
+      throw new IllegalStateException(name() + " ordered " + schedule.orderSize() + " of "
+          + state.flows().size() + " active flows");
+    }
+    Backfill.fill(state, budget, schedule, null, allocator);
+    observe(state, schedule, now);
+    return schedule;
+  }
+
+  /** Sees the final schedule (after backfill), for policies that track service over time. */
+  protected void observe(ClusterState state, Schedule schedule, double now) {}
+
+  /** The allocator of the current fabric (valid inside {@link #allocate}). */
+  protected final Allocator allocator() {
+    return allocator;
+  }
+
+  /** Appends all active flows of {@code c} to the order with one priority class. */
+  protected static void appendCoflow(Coflow c, int priorityClass, Schedule schedule) {
+    List<Flow> active = c.activeFlows();
+    for (int i = 0, n = active.size(); i < n; i++) {
+      schedule.append(active.get(i).index(), priorityClass);
+    }
+  }
+
+  /** Sum of the scheduled rates of a coflow's active flows. */
+  protected static double coflowRate(Coflow c, Schedule schedule) {
+    double sum = 0;
+    List<Flow> active = c.activeFlows();
+    for (int i = 0, n = active.size(); i < n; i++) {
+      sum += schedule.rate(active.get(i).index());
+    }
+    return sum;
+  }
+
+  @Override
+  public String toString() {
+    return name();
+  }
+}
