@@ -38,6 +38,7 @@ public final class CourierPolicy implements SchedulingPolicy {
   private final double minSize;
   private int lastConnections;
   private Allocator allocator;
+  private final List<List<FlowDemand<Flow>>> byReceiver = new ArrayList<>();
 
   public CourierPolicy(SchedulingPolicy inner, int maxNum, double minSize) {
     this.inner = inner;
@@ -65,16 +66,23 @@ public final class CourierPolicy implements SchedulingPolicy {
     Schedule decided = inner.schedule(state, now);
     List<Flow> flows = state.flows();
     int ports = state.fabric().size();
-    List<List<FlowDemand<Flow>>> byReceiver = new ArrayList<>(ports);
-    for (int p = 0; p < ports; p++) {
-      byReceiver.add(new ArrayList<>());
+    if (byReceiver.size() != ports) {
+      byReceiver.clear();
+      for (int p = 0; p < ports; p++) {
+        byReceiver.add(new ArrayList<>());
+      }
     }
-    int[] order = decided.order();
-    for (int k = 0; k < decided.orderSize(); k++) {
-      Flow f = flows.get(order[k]);
+    for (List<FlowDemand<Flow>> demands : byReceiver) {
+      demands.clear();
+    }
+    int[] order = new int[decided.orderSize()];
+    int[] n = {0};
+    decided.forEachInOrder(i -> order[n[0]++] = i);
+    for (int i : order) {
+      Flow f = flows.get(i);
       double size = f.sizeKnown() ? f.remaining() : 0;
       byReceiver.get(f.dst()).add(new FlowDemand<>(f, f.src(), f.dst(), size,
-          decided.rate(f.index()), decided.priority(f.index())));
+          decided.rate(i), decided.priority(i)));
     }
     boolean[] connected = new boolean[flows.size()];
     int connections = 0;
@@ -94,8 +102,7 @@ public final class CourierPolicy implements SchedulingPolicy {
     lastConnections = connections;
     Schedule out = Schedule.empty(state);
     PortBudget budget = new PortBudget(state.fabric());
-    for (int k = 0; k < decided.orderSize(); k++) {
-      int i = order[k];
+    for (int i : order) {
       out.append(i, decided.priority(i));
       if (!connected[i]) {
         continue;

@@ -85,6 +85,7 @@ public final class Simulator {
     int finished = 0;
     long events = 0;
     List<Flow> done = new ArrayList<>();
+    double[] untilDone = new double[1024];
     while (next < n || !state.flows().isEmpty()) {
       if (state.flows().isEmpty() && arrival[next] > now) {
         now = arrival[next];
@@ -104,24 +105,25 @@ public final class Simulator {
       if (decision < now + dt) {
         dt = Math.max(decision - now, COALESCE_SECONDS);
       }
+      int[] served = schedule.served();
+      int servedSize = schedule.servedSize();
+      if (untilDone.length < servedSize) {
+        untilDone = new double[Math.max(servedSize, 2 * untilDone.length)];
+      }
       double firstDone = Double.POSITIVE_INFINITY;
-      for (int i = 0, m = flows.size(); i < m; i++) {
-        double r = schedule.rate(i);
-        if (r > 0) {
-          firstDone = Math.min(firstDone, flows.get(i).remaining() / r);
-        }
+      for (int k = 0; k < servedSize; k++) {
+        int i = served[k];
+        untilDone[k] = flows.get(i).remaining() / schedule.rate(i);
+        firstDone = Math.min(firstDone, untilDone[k]);
       }
       if (firstDone <= dt) {
         // Extend to the last completion inside the window, but never past another event.
         double limit = Math.min(dt, firstDone * (1 + coalesce));
         dt = firstDone;
-        for (int i = 0, m = flows.size(); i < m; i++) {
-          double r = schedule.rate(i);
-          if (r > 0) {
-            double t = flows.get(i).remaining() / r;
-            if (t > dt && t <= limit) {
-              dt = t;
-            }
+        for (int k = 0; k < servedSize; k++) {
+          double t = untilDone[k];
+          if (t > dt && t <= limit) {
+            dt = t;
           }
         }
       }
@@ -130,19 +132,18 @@ public final class Simulator {
             + flows.size() + " flows are active but none has a rate and no event is pending");
       }
       done.clear();
-      for (int i = 0, m = flows.size(); i < m; i++) {
+      for (int k = 0; k < servedSize; k++) {
+        int i = served[k];
         double r = schedule.rate(i);
-        if (r > 0) {
-          Flow f = flows.get(i);
-          double rem = f.remaining();
-          double moved = r * dt;
-          if (rem - moved <= r * COALESCE_SECONDS || rem - moved <= 1e-9 * f.size()) {
-            // Finishes within this event (possibly before its end: it then idles).
-            state.addSent(f, rem);
-            done.add(f);
-          } else {
-            state.addSent(f, moved);
-          }
+        Flow f = flows.get(i);
+        double rem = f.remaining();
+        double moved = r * dt;
+        if (rem - moved <= r * COALESCE_SECONDS || rem - moved <= 1e-9 * f.size()) {
+          // Finishes within this event (possibly before its end: it then idles).
+          state.addSent(f, rem);
+          done.add(f);
+        } else {
+          state.addSent(f, moved);
         }
       }
       now += dt;

@@ -67,7 +67,8 @@ public final class TraceParser {
       coflows.add(c);
     }
     if (coflows.size() != count) {
-      throw error("header announces " + count + " coflows but the file has " + coflows.size());
+      throw new TraceFormatException(file, 1,
+          "header announces " + count + " coflows but the file has " + coflows.size());
     }
     return new Trace(file, ports, List.copyOf(coflows));
   }

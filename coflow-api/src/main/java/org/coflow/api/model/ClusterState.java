@@ -20,11 +20,18 @@ public final class ClusterState {
   private final List<Coflow> coflowsView = Collections.unmodifiableList(coflows);
   private final List<Flow> flows = new ArrayList<>();
   private final List<Flow> flowsView = Collections.unmodifiableList(flows);
+  private final int[] pairCount;
   private long nextFlowId;
   private long membershipVersion;
 
   public ClusterState(Fabric fabric) {
     this.fabric = fabric;
+    this.pairCount = new int[fabric.size() * fabric.size()];
+  }
+
+  /** Number of active flows from port {@code src} to port {@code dst}. */
+  public int activeFlows(int src, int dst) {
+    return pairCount[src * fabric.size() + dst];
   }
 
   public Fabric fabric() {
@@ -58,6 +65,7 @@ public final class ClusterState {
             "coflow " + c.id() + " arrives before the last admitted coflow " + last.id());
       }
     }
+    c.index = coflows.size();
     coflows.add(c);
     membershipVersion++;
   }
@@ -80,6 +88,7 @@ public final class ClusterState {
     c.addFlow(f);
     f.index = flows.size();
     flows.add(f);
+    pairCount[src * fabric.size() + dst]++;
     return f;
   }
 
@@ -93,7 +102,7 @@ public final class ClusterState {
   /** Records {@code bytes} more sent by an active flow. */
   public void addSent(Flow f, double bytes) {
     f.addSent(bytes);
-    f.coflow().addSent(bytes);
+    f.coflow().addSent(f, bytes);
   }
 
   /**
@@ -113,10 +122,15 @@ public final class ClusterState {
     }
     f.index = -1;
     f.markFinished();
+    pairCount[f.src() * fabric.size() + f.dst()]--;
     Coflow c = f.coflow();
     c.flowFinished(f, now);
     if (c.unfinishedFlows() == 0) {
-      coflows.remove(c);
+      coflows.remove(c.index);
+      for (int k = c.index; k < coflows.size(); k++) {
+        coflows.get(k).index = k;
+      }
+      c.index = -1;
       membershipVersion++;
       return true;
     }

@@ -23,6 +23,19 @@ public final class Coflow {
   private double bytesSent;
   private int unfinished;
   private double finishTime = Double.NaN;
+  /** Position in {@link ClusterState#coflows()} while active, -1 otherwise. */
+  int index = -1;
+  private double[] received = new double[0];
+  private double[] sizeTo = new double[0];
+  private double[] sentFrom = new double[0];
+  private double[] sizeFrom = new double[0];
+  private final List<Integer> senders = new ArrayList<>();
+  private final java.util.BitSet senderSeen = new java.util.BitSet();
+  private int unknownSizes;
+  private int[] activeTo = new int[0];
+  private int[] activeFrom = new int[0];
+  private final List<Integer> receivers = new ArrayList<>();
+  private final java.util.BitSet receiverSeen = new java.util.BitSet();
 
   /**
    * @param id stable identifier (Spark: application id + shuffle id; MapReduce: job id)
@@ -56,6 +69,11 @@ public final class Coflow {
     return weight;
   }
 
+  /** Position among the active coflows of its {@link ClusterState} (arrival order), or -1. */
+  public int index() {
+    return index;
+  }
+
   /** All flows ever added, finished or not. */
   public List<Flow> flows() {
     return flowsView;
@@ -78,12 +96,7 @@ public final class Coflow {
 
   /** True when every flow is known in size (a clairvoyant coflow). */
   public boolean sizesKnown() {
-    for (Flow f : flows) {
-      if (!f.sizeKnown()) {
-        return false;
-      }
-    }
-    return true;
+    return unknownSizes == 0;
   }
 
   /** Sum of the known flow sizes (bytes); flows of unknown size count what they have sent. */
@@ -101,17 +114,91 @@ public final class Coflow {
   }
 
   void addFlow(Flow f) {
+    int dst = f.dst();
+    int src = f.src();
+    int need = Math.max(src, dst) + 1;
+    if (need > activeTo.length) {
+      int len = Math.max(need, 2 * activeTo.length);
+      received = java.util.Arrays.copyOf(received, len);
+      sizeTo = java.util.Arrays.copyOf(sizeTo, len);
+      sentFrom = java.util.Arrays.copyOf(sentFrom, len);
+      sizeFrom = java.util.Arrays.copyOf(sizeFrom, len);
+      activeTo = java.util.Arrays.copyOf(activeTo, len);
+      activeFrom = java.util.Arrays.copyOf(activeFrom, len);
+    }
+    if (f.sizeKnown()) {
+      sizeTo[dst] += f.size();
+      sizeFrom[src] += f.size();
+    } else {
+      unknownSizes++;
+    }
+    if (!senderSeen.get(src)) {
+      senderSeen.set(src);
+      senders.add(src);
+    }
+    if (!receiverSeen.get(dst)) {
+      receiverSeen.set(dst);
+      receivers.add(dst);
+    }
+    activeTo[dst]++;
+    activeFrom[src]++;
     flows.add(f);
     f.coflowIndex = active.size();
     active.add(f);
     unfinished++;
   }
 
-  void addSent(double bytes) {
+  void addSent(Flow f, double bytes) {
     bytesSent += bytes;
+    received[f.dst()] += bytes;
+    sentFrom[f.src()] += bytes;
+    if (!f.sizeKnown()) {
+      sizeTo[f.dst()] += bytes;
+      sizeFrom[f.src()] += bytes;
+    }
+  }
+
+  /**
+   * Bytes this coflow still has to send out of {@code port}, over flows of known size (a flow of
+   * unknown size counts as nothing left).
+   */
+  public double remainingFrom(int port) {
+    return port < sizeFrom.length ? Math.max(0, sizeFrom[port] - sentFrom[port]) : 0;
+  }
+
+  /** Bytes this coflow still has to deliver to {@code port}, over flows of known size. */
+  public double remainingTo(int port) {
+    return port < sizeTo.length ? Math.max(0, sizeTo[port] - received[port]) : 0;
+  }
+
+  /** Every port this coflow has had a flow out of, in first-seen order (its senders). */
+  public List<Integer> senders() {
+    return Collections.unmodifiableList(senders);
+  }
+
+  /** Bytes this coflow's flows have delivered to {@code port} so far (a receiver's view). */
+  public double receivedAt(int port) {
+    return port < received.length ? received[port] : 0;
+  }
+
+  /** Unfinished flows of this coflow out of {@code port}. */
+  public int activeFlowsFrom(int port) {
+    return port < activeFrom.length ? activeFrom[port] : 0;
+  }
+
+  /** Unfinished flows of this coflow into {@code port}. */
+  public int activeFlowsTo(int port) {
+    return port < activeTo.length ? activeTo[port] : 0;
+  }
+
+  /** Every port this coflow has had a flow into, in first-seen order (its receivers). */
+  public List<Integer> receivers() {
+    return Collections.unmodifiableList(receivers);
   }
 
   void flowFinished(Flow f, double now) {
+    activeTo[f.dst()]--;
+    activeFrom[f.src()]--;
     Flow last = active.remove(active.size() - 1);
     if (last != f) {
       active.set(f.coflowIndex, last);

@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.coflow.api.model.ClusterState;
 import org.coflow.api.model.Coflow;
-import org.coflow.api.model.Flow;
 import org.coflow.api.model.PolicyType;
 
 /**
@@ -56,7 +55,7 @@ public final class Aalo extends AbstractPolicy {
       for (int q = 0; q < byQueue.size(); q++) {
         for (Coflow c : byQueue.get(q)) {
           appendCoflow(c, q, schedule);
-          allocator().maxMinFair(c.activeFlows(), budget, schedule);
+          allocator().maxMinFair(c, budget, schedule);
         }
       }
     }
@@ -98,7 +97,7 @@ public final class Aalo extends AbstractPolicy {
       budget.setResiduals(share);
       for (Coflow c : byQueue.get(q)) {
         appendCoflow(c, q, schedule);
-        allocator().maxMinFair(c.activeFlows(), budget, schedule);
+        allocator().maxMinFair(c, budget, schedule);
       }
       // Only the share of queues present at a port was handed out; what they leave returns.
       double[] rest = budget.copyResiduals();
@@ -116,25 +115,26 @@ public final class Aalo extends AbstractPolicy {
 
   /** Adds queue q's weight once to every resource a coflow of queue q uses. */
   private static void markPorts(Coflow c, int ports, double[] weightAt, double w, int q, int[] marked) {
-    for (Flow f : c.activeFlows()) {
-      int up = f.src();
-      int down = ports + f.dst();
-      if (marked[up] != q + 1) {
-        marked[up] = q + 1;
-        weightAt[up] += w;
+    for (int p : c.senders()) {
+      if (c.activeFlowsFrom(p) > 0 && marked[p] != q + 1) {
+        marked[p] = q + 1;
+        weightAt[p] += w;
       }
-      if (marked[down] != q + 1) {
-        marked[down] = q + 1;
-        weightAt[down] += w;
+    }
+    for (int p : c.receivers()) {
+      if (c.activeFlowsTo(p) > 0 && marked[ports + p] != q + 1) {
+        marked[ports + p] = q + 1;
+        weightAt[ports + p] += w;
       }
     }
   }
 
   @Override
   public double nextDecisionTime(ClusterState state, Schedule schedule, double now) {
+    double[] rates = schedule.coflowRates(state);
     double next = Double.POSITIVE_INFINITY;
     for (Coflow c : state.coflows()) {
-      next = Math.min(next, queues.nextDemotion(c, coflowRate(c, schedule), now));
+      next = Math.min(next, queues.nextDemotion(c, rates[c.index()], now));
     }
     return next;
   }

@@ -1,10 +1,8 @@
 package org.coflow.master.policy;
 
-import java.util.List;
 import org.coflow.api.model.ClusterState;
 import org.coflow.api.model.Coflow;
 import org.coflow.api.model.Fabric;
-import org.coflow.api.model.Flow;
 
 /**
  * Template shared by every policy: a fresh budget, the policy's own allocation (which also lists
@@ -51,20 +49,7 @@ public abstract class AbstractPolicy implements SchedulingPolicy {
 
   /** Appends all active flows of {@code c} to the order with one priority class. */
   protected static void appendCoflow(Coflow c, int priorityClass, Schedule schedule) {
-    List<Flow> active = c.activeFlows();
-    for (int i = 0, n = active.size(); i < n; i++) {
-      schedule.append(active.get(i).index(), priorityClass);
-    }
-  }
-
-  /** Sum of the scheduled rates of a coflow's active flows. */
-  protected static double coflowRate(Coflow c, Schedule schedule) {
-    double sum = 0;
-    List<Flow> active = c.activeFlows();
-    for (int i = 0, n = active.size(); i < n; i++) {
-      sum += schedule.rate(active.get(i).index());
-    }
-    return sum;
+    schedule.appendCoflow(c, priorityClass);
   }
 
   @Override

@@ -1,6 +1,7 @@
 package org.coflow.master.policy;
 
 import java.util.List;
+import org.coflow.api.model.Coflow;
 import org.coflow.api.model.Flow;
 
 /**
@@ -17,9 +18,10 @@ public final class Allocator {
   private final int[] members;
   private final int[] touched;
   private final boolean[] isTouched;
-  private final double[] load;
   private int[] list = new int[1024];
   private boolean[] frozen = new boolean[1024];
+  private Flow[] live = new Flow[1024];
+  private int groupSize;
 
   public Allocator(int ports) {
     this.ports = ports;
@@ -28,7 +30,6 @@ public final class Allocator {
     this.members = new int[2 * ports];
     this.touched = new int[2 * ports];
     this.isTouched = new boolean[2 * ports];
-    this.load = new double[2 * ports];
   }
 
   public int ports() {
@@ -41,7 +42,82 @@ public final class Allocator {
    * current level and the others keep rising. The result is work-conserving for these flows.
    */
   public void maxMinFair(List<Flow> flows, PortBudget budget, Schedule schedule) {
-    int n = flows.size();
+    // Flows with a saturated port get nothing; skipping them first keeps the cost of a coflow
+    // that waits behind others to one cheap scan.
+    double[] res = budget.residual;
+    groupSize = 0;
+    for (int i = 0, m = flows.size(); i < m; i++) {
+      Flow f = flows.get(i);
+      if (res[f.src()] > PortBudget.EPS && res[ports + f.dst()] > PortBudget.EPS) {
+        addToGroup(f);
+      }
+    }
+    fillGroup(budget, schedule);
+  }
+
+  /**
+   * {@link #maxMinFair(List, PortBudget, Schedule)} of a coflow's active flows, skipped at the
+   * cost of its ports (not its flows) when none of them can get anything.
+   */
+  public void maxMinFair(Coflow c, PortBudget budget, Schedule schedule) {
+    if (mayTake(c, budget)) {
+      maxMinFair(c.activeFlows(), budget, schedule);
+    }
+  }
+
+  /**
+   * False only if no active flow of the coflow can get capacity: none of its sending ports has
+   * uplink left, or none of its receiving ports downlink. Costs the coflow's ports.
+   */
+  public static boolean mayTake(Coflow c, PortBudget budget) {
+    boolean up = false;
+    for (int p : c.senders()) {
+      if (c.activeFlowsFrom(p) > 0 && budget.up(p) > PortBudget.EPS) {
+        up = true;
+        break;
+      }
+    }
+    if (!up) {
+      return false;
+    }
+    for (int p : c.receivers()) {
+      if (c.activeFlowsTo(p) > 0 && budget.down(p) > PortBudget.EPS) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** True if every port an active flow of the coflow uses still has capacity (all-or-none). */
+  public static boolean allPortsFree(Coflow c, PortBudget budget) {
+    for (int p : c.senders()) {
+      if (c.activeFlowsFrom(p) > 0 && budget.up(p) <= PortBudget.EPS) {
+        return false;
+      }
+    }
+    for (int p : c.receivers()) {
+      if (c.activeFlowsTo(p) > 0 && budget.down(p) <= PortBudget.EPS) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Starts an empty group for {@link #addToGroup} and {@link #fillGroup}. */
+  public void clearGroup() {
+    groupSize = 0;
+  }
+
+  public void addToGroup(Flow f) {
+    if (groupSize == live.length) {
+      live = java.util.Arrays.copyOf(live, 2 * groupSize);
+    }
+    live[groupSize++] = f;
+  }
+
+  /** {@link #maxMinFair} of the flows added since {@link #clearGroup}. */
+  public void fillGroup(PortBudget budget, Schedule schedule) {
+    int n = groupSize;
     if (n == 0) {
       return;
     }
@@ -49,9 +125,10 @@ public final class Allocator {
       list = new int[2 * n];
       frozen = new boolean[n];
     }
+    Flow[] flowsLive = live;
     int t = 0;
     for (int i = 0; i < n; i++) {
-      Flow f = flows.get(i);
+      Flow f = flowsLive[i];
       t = touch(f.src(), t);
       t = touch(ports + f.dst(), t);
       count[f.src()]++;
@@ -67,7 +144,7 @@ public final class Allocator {
       pos += count[r];
     }
     for (int i = 0; i < n; i++) {
-      Flow f = flows.get(i);
+      Flow f = flowsLive[i];
       list[members[f.src()]++] = i;
       list[members[ports + f.dst()]++] = i;
     }
@@ -105,7 +182,7 @@ public final class Allocator {
             int i = list[j];
             if (!frozen[i]) {
               frozen[i] = true;
-              Flow f = flows.get(i);
+              Flow f = flowsLive[i];
               schedule.addRate(f.index(), level);
               count[f.src()]--;
               count[ports + f.dst()]--;
@@ -121,6 +198,13 @@ public final class Allocator {
    * Strict priority per flow: in the given order, each flow takes everything both of its ports
    * still have (Sincronia's greedy allocation; also the shape of the shared backfill).
    */
+  public void greedy(Coflow c, PortBudget budget, Schedule schedule) {
+    if (mayTake(c, budget)) {
+      greedy(c.activeFlows(), budget, schedule);
+    }
+  }
+
+  /** {@link #greedy(Coflow, PortBudget, Schedule)} over a list of flows in order. */
   public void greedy(List<Flow> flowsInOrder, PortBudget budget, Schedule schedule) {
     for (int i = 0, n = flowsInOrder.size(); i < n; i++) {
       Flow f = flowsInOrder.get(i);
@@ -138,11 +222,12 @@ public final class Allocator {
    *
    * @return Γ in seconds, or infinity (nothing allocated) if a port the coflow needs is saturated
    */
-  public double madd(List<Flow> activeFlows, PortBudget budget, Schedule schedule) {
-    double gamma = bottleneck(activeFlows, budget.residual);
+  public double madd(Coflow c, PortBudget budget, Schedule schedule) {
+    double gamma = bottleneck(c, budget.residual);
     if (gamma == Double.POSITIVE_INFINITY || gamma <= 0) {
       return Double.POSITIVE_INFINITY;
     }
+    List<Flow> activeFlows = c.activeFlows();
     for (int i = 0, n = activeFlows.size(); i < n; i++) {
       Flow f = activeFlows.get(i);
       double r = f.remaining() / gamma;
@@ -153,31 +238,25 @@ public final class Allocator {
   }
 
   /**
-   * Effective bottleneck Γ of a set of flows of known size against the given per-resource
-   * capacities: max over ports of (bytes through the port / capacity). Infinity if a needed port
-   * has no capacity.
+   * Effective bottleneck Γ of a coflow's remaining bytes (flows of known size) against the given
+   * per-resource capacities (uplinks, then downlinks): max over its ports of bytes / capacity.
+   * Infinity if a port it still needs has no capacity. Costs the coflow's ports, not its flows.
    */
-  public double bottleneck(List<Flow> activeFlows, double[] capacity) {
-    int t = 0;
-    for (int i = 0, n = activeFlows.size(); i < n; i++) {
-      Flow f = activeFlows.get(i);
-      double rem = f.remaining();
-      t = touch(f.src(), t);
-      t = touch(ports + f.dst(), t);
-      load[f.src()] += rem;
-      load[ports + f.dst()] += rem;
-    }
+  public double bottleneck(Coflow c, double[] capacity) {
     double gamma = 0;
-    for (int k = 0; k < t; k++) {
-      int r = touched[k];
-      if (load[r] > 0) {
-        gamma = capacity[r] <= PortBudget.EPS
-            ? Double.POSITIVE_INFINITY
-            : Math.max(gamma, load[r] / capacity[r]);
+    for (int p : c.senders()) {
+      double bytes = c.remainingFrom(p);
+      if (bytes > 0) {
+        gamma = capacity[p] <= PortBudget.EPS ? Double.POSITIVE_INFINITY : Math.max(gamma, bytes / capacity[p]);
       }
-      load[r] = 0;
     }
-    untouch(t);
+    for (int p : c.receivers()) {
+      double bytes = c.remainingTo(p);
+      if (bytes > 0) {
+        double cap = capacity[ports + p];
+        gamma = cap <= PortBudget.EPS ? Double.POSITIVE_INFINITY : Math.max(gamma, bytes / cap);
+      }
+    }
     return gamma;
   }
 

@@ -1,8 +1,8 @@
 package org.coflow.master.policy;
 
-import java.util.ArrayList;
 import java.util.List;
 import org.coflow.api.model.ClusterState;
+import org.coflow.api.model.Coflow;
 import org.coflow.api.model.Flow;
 
 /**
@@ -22,23 +22,54 @@ public final class Backfill {
    */
   public static void fill(ClusterState state, PortBudget budget, Schedule schedule, boolean[] eligible,
       Allocator allocator) {
+    if (!anyFlowWithSpareAtBothEnds(state, budget)) {
+      return;
+    }
     List<Flow> flows = state.flows();
-    int[] order = schedule.order();
-    List<Flow> group = new ArrayList<>();
-    int n = schedule.orderSize();
-    for (int k = 0; k < n; ) {
-      int cls = schedule.priority(order[k]);
-      group.clear();
-      for (; k < n && schedule.priority(order[k]) == cls; k++) {
-        int i = order[k];
-        if (eligible == null || eligible[i]) {
-          Flow f = flows.get(i);
-          if (budget.available(f.src(), f.dst()) > PortBudget.EPS) {
-            group.add(f);
+    int segments = schedule.segments();
+    for (int k = 0; k < segments; ) {
+      int cls = schedule.segmentClass(k);
+      allocator.clearGroup();
+      for (; k < segments && schedule.segmentClass(k) == cls; k++) {
+        Coflow c = schedule.segmentCoflow(k);
+        if (c == null) {
+          offer(flows.get(schedule.segmentFlow(k)), budget, eligible, allocator);
+        } else if (Allocator.mayTake(c, budget)) {
+          List<Flow> active = c.activeFlows();
+          for (int i = 0, n = active.size(); i < n; i++) {
+            offer(active.get(i), budget, eligible, allocator);
           }
         }
       }
-      allocator.maxMinFair(group, budget, schedule);
+      allocator.fillGroup(budget, schedule);
     }
+  }
+
+  private static void offer(Flow f, PortBudget budget, boolean[] eligible, Allocator allocator) {
+    if ((eligible == null || eligible[f.index()]) && budget.available(f.src(), f.dst()) > PortBudget.EPS) {
+      allocator.addToGroup(f);
+    }
+  }
+
+  /** Cheap test (ports squared, not flows) that a backfill pass could hand out anything. */
+  static boolean anyFlowWithSpareAtBothEnds(ClusterState state, PortBudget budget) {
+    int ports = budget.ports();
+    int[] spareDown = new int[ports];
+    int d = 0;
+    for (int p = 0; p < ports; p++) {
+      if (budget.down(p) > PortBudget.EPS) {
+        spareDown[d++] = p;
+      }
+    }
+    for (int u = 0; u < ports && d > 0; u++) {
+      if (budget.up(u) > PortBudget.EPS) {
+        for (int k = 0; k < d; k++) {
+          if (state.activeFlows(u, spareDown[k]) > 0) {
+            return true;
+          }
+        }
+      }
+    }
+    return false;
   }
 }

@@ -1,6 +1,5 @@
 package org.coflow.master.policy;
 
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -73,16 +72,21 @@ public final class Baraat extends AbstractPolicy {
     List<Coflow> coflows = state.coflows();
     int rank = 0;
     int i = 0;
-    List<Flow> members = new ArrayList<>();
     while (i < coflows.size()) {
-      members.clear();
+      allocator().clearGroup();
       Coflow c;
       do {
         c = coflows.get(i++);
         appendCoflow(c, rank, schedule);
-        members.addAll(c.activeFlows());
+        if (Allocator.mayTake(c, budget)) {
+          for (Flow f : c.activeFlows()) {
+            if (budget.available(f.src(), f.dst()) > PortBudget.EPS) {
+              allocator().addToGroup(f);
+            }
+          }
+        }
       } while (isHeavy(c) && i < coflows.size());
-      allocator().maxMinFair(members, budget, schedule);
+      allocator().fillGroup(budget, schedule);
       rank++;
     }
   }
@@ -117,10 +121,11 @@ public final class Baraat extends AbstractPolicy {
 
   @Override
   public double nextDecisionTime(ClusterState state, Schedule schedule, double now) {
+    double[] rates = schedule.coflowRates(state);
     double next = Double.POSITIVE_INFINITY;
     for (Coflow c : state.coflows()) {
       if (!isHeavy(c)) {
-        double rate = coflowRate(c, schedule);
+        double rate = rates[c.index()];
         if (rate > 0) {
           // Just past H, so that the strict comparison sees the coflow as heavy.
           next = Math.min(next, now + (threshold - c.bytesSent()) / rate * (1 + 1e-12) + 1e-9);

@@ -59,16 +59,22 @@ public class Coda extends AbstractPolicy {
   }
 
   /**
-   * Coflows (as flow lists) in inter-coflow priority order: D-CLAS queues, FIFO inside each. The
-   * identification issue overrides this to return late-bound extended coflows.
+   * A coflow as the scheduler treats it: an identified coflow plus, with late binding, the flows
+   * within the extension diameter of it ({@code extra}, empty for true coflows).
    */
-  protected List<List<Flow>> coflowsInPriorityOrder(ClusterState state, double now) {
+  protected record Candidate(Coflow coflow, List<Flow> extra) {}
+
+  /**
+   * Coflows in inter-coflow priority order: D-CLAS queues, FIFO inside each. The identification
+   * issue overrides this to return late-bound extended coflows.
+   */
+  protected List<Candidate> coflowsInPriorityOrder(ClusterState state, double now) {
     queues.refresh(state, now);
-    List<List<Flow>> ordered = new ArrayList<>();
+    List<Candidate> ordered = new ArrayList<>();
     for (int q = 0; q < queues.queues(); q++) {
       for (Coflow c : state.coflows()) {
         if (queues.queue(c) == q) {
-          ordered.add(c.activeFlows());
+          ordered.add(new Candidate(c, List.of()));
         }
       }
     }
@@ -78,19 +84,29 @@ public class Coda extends AbstractPolicy {
   @Override
   protected void allocate(ClusterState state, double now, PortBudget budget, Schedule schedule) {
     boolean[] bound = new boolean[state.flows().size()];
+    List<Candidate> candidates = coflowsInPriorityOrder(state, now);
+    boolean extended = candidates.stream().anyMatch(c -> !c.extra().isEmpty());
     List<List<Flow>> levels = new ArrayList<>(flowQueues);
     for (int j = 0; j < flowQueues; j++) {
       levels.add(new ArrayList<>());
     }
     int rank = 0;
-    for (List<Flow> coflow : coflowsInPriorityOrder(state, now)) {
+    for (Candidate cand : candidates) {
+      if (!extended && !Allocator.mayTake(cand.coflow(), budget)) {
+        // Nothing can move: its flows' order among themselves cannot change any rate.
+        appendCoflow(cand.coflow(), rank, schedule);
+        rank += flowQueues;
+        continue;
+      }
       for (List<Flow> level : levels) {
         level.clear();
       }
-      for (Flow f : coflow) {
-        if (!bound[f.index()]) {
-          bound[f.index()] = true;
-          levels.get(flowLevel(f)).add(f);
+      for (List<Flow> part : List.of(cand.coflow().activeFlows(), cand.extra())) {
+        for (Flow f : part) {
+          if (!bound[f.index()]) {
+            bound[f.index()] = true;
+            levels.get(flowLevel(f)).add(f);
+          }
         }
       }
       for (List<Flow> level : levels) {
@@ -105,11 +121,14 @@ public class Coda extends AbstractPolicy {
 
   @Override
   public double nextDecisionTime(ClusterState state, Schedule schedule, double now) {
+    double[] rates = schedule.coflowRates(state);
     double next = Double.POSITIVE_INFINITY;
     for (Coflow c : state.coflows()) {
-      next = Math.min(next, queues.nextDemotion(c, coflowRate(c, schedule), now));
+      next = Math.min(next, queues.nextDemotion(c, rates[c.index()], now));
     }
-    for (Flow f : state.flows()) {
+    int[] served = schedule.served();
+    for (int k = 0, n = schedule.servedSize(); k < n; k++) {
+      Flow f = state.flows().get(served[k]);
       double r = schedule.rate(f.index());
       int level = flowLevel(f);
       if (r > 0 && level < flowQueues - 1) {

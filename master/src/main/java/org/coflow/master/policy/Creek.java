@@ -1,6 +1,7 @@
 package org.coflow.master.policy;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -36,24 +37,25 @@ public final class Creek extends AbstractPolicy {
   private final double[] upper;
   private final double delta;
   private final double starvation;
-  private final Map<Coflow, Double> snapshot = new IdentityHashMap<>();
   private final Map<Coflow, SubCoflows> subs = new IdentityHashMap<>();
   private long period = Long.MIN_VALUE;
 
-  /** Per receiver port of one coflow: bytes received, last service, boost expiry. */
+  /** The store's snapshot of one coflow and, per receiver port, service and boost state. */
   private static final class SubCoflows {
-    final double[] received;
+    double snapshot;
     final double[] lastServed;
     final double[] boostedUntil;
     final boolean[] servedLast;
+    final double[] rateTo;
 
-    SubCoflows(int ports, double arrival) {
-      received = new double[ports];
+    SubCoflows(int ports, double arrival, double snapshot) {
+      this.snapshot = snapshot;
       lastServed = new double[ports];
       boostedUntil = new double[ports];
       servedLast = new boolean[ports];
-      java.util.Arrays.fill(lastServed, arrival);
-      java.util.Arrays.fill(boostedUntil, Double.NEGATIVE_INFINITY);
+      rateTo = new double[ports];
+      Arrays.fill(lastServed, arrival);
+      Arrays.fill(boostedUntil, Double.NEGATIVE_INFINITY);
     }
   }
 
@@ -95,38 +97,35 @@ public final class Creek extends AbstractPolicy {
     long p = delta > 0 ? (long) Math.floor(now / delta) : Long.MAX_VALUE;
     boolean sync = delta <= 0 || p != period;
     period = p;
-    snapshot.keySet().removeIf(c -> c.unfinishedFlows() == 0);
     subs.keySet().removeIf(c -> c.unfinishedFlows() == 0);
     List<List<Flow>> byLevel = new ArrayList<>(levels);
     for (int k = 0; k < levels; k++) {
       byLevel.add(new ArrayList<>());
     }
+    int[] levelAt = new int[ports];
     for (Coflow c : state.coflows()) {
-      if (sync || !snapshot.containsKey(c)) {
-        snapshot.put(c, c.bytesSent());
+      SubCoflows s = subs.get(c);
+      if (s == null) {
+        s = new SubCoflows(ports, c.arrival(), c.bytesSent());
+        subs.put(c, s);
+      } else if (sync) {
+        s.snapshot = c.bytesSent();
       }
-      SubCoflows s = subs.computeIfAbsent(c, x -> new SubCoflows(ports, x.arrival()));
-      java.util.Arrays.fill(s.received, 0);
-      for (Flow f : c.flows()) {
-        s.received[f.dst()] += f.sent();
-      }
-      for (Flow f : c.activeFlows()) {
-        int r = f.dst();
-        if (s.servedLast[r]) {
-          s.lastServed[r] = now;
+      for (int r : c.receivers()) {
+        if (c.activeFlowsTo(r) == 0) {
+          continue;
         }
-      }
-      double store = snapshot.get(c);
-      for (Flow f : c.activeFlows()) {
-        int r = f.dst();
+        if (s.servedLast[r]) {
+          s.lastServed[r] = now; // served from the last decision until now
+        }
         if (starvation > 0 && s.boostedUntil[r] <= now && now - s.lastServed[r] >= starvation) {
           s.boostedUntil[r] = now + starvation;
         }
-        int level = levelFor(Math.max(store, s.received[r]));
-        if (s.boostedUntil[r] > now) {
-          level = Math.max(0, level - 1);
-        }
-        byLevel.get(level).add(f);
+        int level = levelFor(Math.max(s.snapshot, c.receivedAt(r)));
+        levelAt[r] = s.boostedUntil[r] > now ? Math.max(0, level - 1) : level;
+      }
+      for (Flow f : c.activeFlows()) {
+        byLevel.get(levelAt[f.dst()]).add(f);
       }
     }
     for (int k = 0; k < levels; k++) {
@@ -137,15 +136,27 @@ public final class Creek extends AbstractPolicy {
     }
   }
 
+  /** Per (coflow, receiver): the rate it receives now; fills {@code rateTo} of every coflow. */
+  private void ratesTo(ClusterState state, Schedule schedule) {
+    for (Coflow c : state.coflows()) {
+      Arrays.fill(subs.get(c).rateTo, 0);
+    }
+    int[] served = schedule.served();
+    for (int k = 0, n = schedule.servedSize(); k < n; k++) {
+      Flow f = state.flows().get(served[k]);
+      subs.get(f.coflow()).rateTo[f.dst()] += schedule.rate(served[k]);
+    }
+  }
+
   @Override
   protected void observe(ClusterState state, Schedule schedule, double now) {
+    ratesTo(state, schedule);
     for (Coflow c : state.coflows()) {
       SubCoflows s = subs.get(c);
-      java.util.Arrays.fill(s.servedLast, false);
-      for (Flow f : c.activeFlows()) {
-        if (schedule.rate(f.index()) > 0) {
-          s.servedLast[f.dst()] = true;
-          s.lastServed[f.dst()] = now;
+      for (int r : c.receivers()) {
+        s.servedLast[r] = s.rateTo[r] > 0;
+        if (s.servedLast[r]) {
+          s.lastServed[r] = now;
         }
       }
     }
@@ -153,33 +164,33 @@ public final class Creek extends AbstractPolicy {
 
   @Override
   public double nextDecisionTime(ClusterState state, Schedule schedule, double now) {
-    int ports = state.fabric().size();
+    ratesTo(state, schedule);
     double next = Double.POSITIVE_INFINITY;
-    double[] rateTo = new double[ports];
     for (Coflow c : state.coflows()) {
       SubCoflows s = subs.get(c);
       double total = 0;
-      java.util.Arrays.fill(rateTo, 0);
-      for (Flow f : c.activeFlows()) {
-        double r = schedule.rate(f.index());
-        rateTo[f.dst()] += r;
-        total += r;
+      for (int r : c.receivers()) {
+        total += s.rateTo[r];
       }
-      double store = snapshot.get(c);
-      int storeLevel = levelFor(store);
+      int storeLevel = levelFor(s.snapshot);
       if (total > 0 && storeLevel < levels - 1) {
         double cross = now + (upper[storeLevel] - c.bytesSent()) / total;
-        next = Math.min(next, delta > 0 ? Math.max(Math.ceil(cross / delta) * delta, (Math.floor(now / delta) + 1) * delta) : cross);
+        next = Math.min(next, delta > 0
+            ? Math.max(Math.ceil(cross / delta) * delta, (Math.floor(now / delta) + 1) * delta)
+            : cross);
       }
-      for (Flow f : c.activeFlows()) {
-        int r = f.dst();
-        int local = levelFor(s.received[r]);
-        if (rateTo[r] > 0 && local < levels - 1 && s.received[r] >= store) {
-          next = Math.min(next, now + (upper[local] - s.received[r]) / rateTo[r] * (1 + 1e-12) + 1e-9);
+      for (int r : c.receivers()) {
+        if (c.activeFlowsTo(r) == 0) {
+          continue;
+        }
+        double received = c.receivedAt(r);
+        int local = levelFor(received);
+        if (s.rateTo[r] > 0 && local < levels - 1 && received >= s.snapshot) {
+          next = Math.min(next, now + (upper[local] - received) / s.rateTo[r] * (1 + 1e-12) + 1e-9);
         }
         if (s.boostedUntil[r] > now) {
           next = Math.min(next, s.boostedUntil[r]);
-        } else if (starvation > 0 && rateTo[r] <= 0) {
+        } else if (starvation > 0 && s.rateTo[r] <= 0) {
           next = Math.min(next, Math.max(now, s.lastServed[r] + starvation));
         }
       }

@@ -1,14 +1,12 @@
 package org.coflow.master.policy;
 
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.Comparator;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import org.coflow.api.model.ClusterState;
 import org.coflow.api.model.Coflow;
-import org.coflow.api.model.Flow;
 import org.coflow.api.model.PolicyType;
 
 /**
@@ -111,28 +109,27 @@ public final class Graviton extends AbstractPolicy {
 
   private void admit(Coflow c, int rank, PortBudget budget, Schedule schedule) {
     appendCoflow(c, rank, schedule);
-    for (Flow f : c.activeFlows()) {
-      if (budget.available(f.src(), f.dst()) <= PortBudget.EPS) {
-        return;
-      }
+    if (Allocator.allPortsFree(c, budget)) {
+      allocator().maxMinFair(c.activeFlows(), budget, schedule);
     }
-    allocator().maxMinFair(c.activeFlows(), budget, schedule);
   }
 
   private static int senderWidth(Coflow c) {
-    // Trace coflows have at most one sender per port; count distinct ones in general.
-    BitSet senders = new BitSet();
-    for (Flow f : c.activeFlows()) {
-      senders.set(f.src());
+    int width = 0;
+    for (int p : c.senders()) {
+      if (c.activeFlowsFrom(p) > 0) {
+        width++;
+      }
     }
-    return senders.cardinality();
+    return width;
   }
 
   @Override
   protected void observe(ClusterState state, Schedule schedule, double now) {
+    double[] rates = schedule.coflowRates(state);
     servedByLastSchedule.clear();
     for (Coflow c : state.coflows()) {
-      if (coflowRate(c, schedule) > 0) {
+      if (rates[c.index()] > 0) {
         servedByLastSchedule.add(c);
         lastServed.put(c, now);
       }
@@ -141,9 +138,10 @@ public final class Graviton extends AbstractPolicy {
 
   @Override
   public double nextDecisionTime(ClusterState state, Schedule schedule, double now) {
+    double[] rates = schedule.coflowRates(state);
     double next = Double.POSITIVE_INFINITY;
     for (Coflow c : state.coflows()) {
-      double rate = coflowRate(c, schedule);
+      double rate = rates[c.index()];
       next = Math.min(next, queues.nextDemotion(c, rate, now));
       Double until = boostedUntil.get(c);
       if (until != null) {

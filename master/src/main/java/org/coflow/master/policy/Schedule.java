@@ -1,34 +1,53 @@
 package org.coflow.master.policy;
 
 import java.util.Arrays;
+import java.util.List;
+import java.util.function.IntConsumer;
 import org.coflow.api.model.ClusterState;
+import org.coflow.api.model.Coflow;
+import org.coflow.api.model.Flow;
 
 /**
  * A policy's decision for every active flow of a {@link ClusterState}, indexed by
- * {@link org.coflow.api.model.Flow#index()}: a rate in bytes/s and a priority class.
+ * {@link Flow#index()}: a rate in bytes/s and a priority class.
  *
  * <p>Priority classes: 0 is the most important; flows of equal importance (for instance all flows
  * of one coflow under a coflow-ordering policy, or every flow under fair sharing) share a class.
- * {@link #order()} lists every active flow once, most important first; it is the order in which the
- * shared backfill hands out leftover capacity and in which Courier selects unified flows.
+ * The priority order lists every active flow once, most important first, as a sequence of
+ * segments: a whole coflow (all its active flows, one class) or a single flow. Whole-coflow
+ * segments keep a decision's cost proportional to the coflows and the flows that move, not to
+ * every waiting flow. The order is what the shared backfill hands out leftovers by and what
+ * Courier selects unified flows by.
  *
  * <p>A schedule is valid only for the state it was computed from: the next change of the state
  * may renumber flows.
  */
 public final class Schedule {
+  private final ClusterState state;
   private final double[] rate;
-  private final int[] priority;
-  private final int[] order;
-  private int orderSize;
+  private final int[] served;
+  private int servedSize;
+  /** Class + 1 of flows appended on their own; 0 when the flow came with its coflow. */
+  private final int[] flowClass;
+  /** Class + 1 of coflows appended whole, by coflow index. */
+  private final int[] coflowClass;
+  private Coflow[] segCoflow = new Coflow[16];
+  private int[] segFlow = new int[16];
+  private int[] segClass = new int[16];
+  private int segments;
+  private int ordered;
 
-  public Schedule(int flows) {
+  public Schedule(ClusterState state) {
+    this.state = state;
+    int flows = state.flows().size();
     this.rate = new double[flows];
-    this.priority = new int[flows];
-    this.order = new int[flows];
+    this.served = new int[flows];
+    this.flowClass = new int[flows];
+    this.coflowClass = new int[state.coflows().size()];
   }
 
   public static Schedule empty(ClusterState state) {
-    return new Schedule(state.flows().size());
+    return new Schedule(state);
   }
 
   public int size() {
@@ -39,31 +58,115 @@ public final class Schedule {
     return rate[flow];
   }
 
+  /** Sets the rate of a flow that has none yet. */
   public void setRate(int flow, double bytesPerSecond) {
-    rate[flow] = bytesPerSecond;
+    if (rate[flow] != 0) {
+      throw new IllegalStateException("rate of flow " + flow + " is already set");
+    }
+    addRate(flow, bytesPerSecond);
   }
 
   public void addRate(int flow, double bytesPerSecond) {
-    rate[flow] += bytesPerSecond;
+    if (bytesPerSecond > 0) {
+      if (rate[flow] == 0) {
+        served[servedSize++] = flow;
+      }
+      rate[flow] += bytesPerSecond;
+    }
   }
 
+  /** Indices of the flows with a positive rate (length {@link #servedSize()}). Do not modify. */
+  public int[] served() {
+    return served;
+  }
+
+  public int servedSize() {
+    return servedSize;
+  }
+
+  /** Sum of the rates per coflow, indexed by {@link Coflow#index()}. */
+  public double[] coflowRates(ClusterState state) {
+    double[] sums = new double[state.coflows().size()];
+    for (int k = 0; k < servedSize; k++) {
+      int i = served[k];
+      sums[state.flows().get(i).coflow().index()] += rate[i];
+    }
+    return sums;
+  }
+
+  /** Priority class of a flow (0 = most important). */
   public int priority(int flow) {
-    return priority[flow];
+    int c = flowClass[flow];
+    if (c > 0) {
+      return c - 1;
+    }
+    c = coflowClass[state.flows().get(flow).coflow().index()];
+    if (c == 0) {
+      throw new IllegalStateException("flow " + flow + " was never put in the priority order");
+    }
+    return c - 1;
   }
 
-  /** Appends a flow to the priority order with the given class; each flow must be appended once. */
+  /** Appends one flow to the priority order with the given class. */
   public void append(int flow, int priorityClass) {
-    priority[flow] = priorityClass;
-    order[orderSize++] = flow;
+    flowClass[flow] = priorityClass + 1;
+    segment(null, flow, priorityClass);
+    ordered++;
   }
 
-  /** Flow indices, most important first (length {@link #orderSize()}). Do not modify. */
-  public int[] order() {
-    return order;
+  /** Appends all active flows of a coflow to the priority order with one class. */
+  public void appendCoflow(Coflow c, int priorityClass) {
+    coflowClass[c.index()] = priorityClass + 1;
+    segment(c, -1, priorityClass);
+    ordered += c.activeFlows().size();
   }
 
+  private void segment(Coflow c, int flow, int priorityClass) {
+    if (segments == segFlow.length) {
+      segCoflow = Arrays.copyOf(segCoflow, 2 * segments);
+      segFlow = Arrays.copyOf(segFlow, 2 * segments);
+      segClass = Arrays.copyOf(segClass, 2 * segments);
+    }
+    segCoflow[segments] = c;
+    segFlow[segments] = flow;
+    segClass[segments++] = priorityClass;
+  }
+
+  /** Number of flows in the priority order (every active flow, once, when complete). */
   public int orderSize() {
-    return orderSize;
+    return ordered;
+  }
+
+  int segments() {
+    return segments;
+  }
+
+  /** The coflow of a whole-coflow segment, or null for a single-flow segment. */
+  Coflow segmentCoflow(int k) {
+    return segCoflow[k];
+  }
+
+  int segmentFlow(int k) {
+    return segFlow[k];
+  }
+
+  int segmentClass(int k) {
+    return segClass[k];
+  }
+
+  /** Calls {@code action} with every flow index in priority order. */
+  public void forEachInOrder(IntConsumer action) {
+    for (int k = 0; k < segments; k++) {
+      Coflow c = segCoflow[k];
+      if (c == null) {
+        action.accept(segFlow[k]);
+      } else {
+        List<Flow> active = c.activeFlows();
+        for (int i = 0, n = active.size(); i < n; i++) {
+          action.accept(active.get(i).index());
+        }
+      }
+    }
   }
 
   /** A copy of the rates, for tests and reports. */

@@ -53,7 +53,7 @@ public final class Sincronia extends AbstractPolicy {
     int rank = 0;
     for (Coflow c : order) {
       appendCoflow(c, rank++, schedule);
-      allocator().greedy(c.activeFlows(), budget, schedule);
+      allocator().greedy(c, budget, schedule);
     }
   }
 

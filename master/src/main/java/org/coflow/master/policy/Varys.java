@@ -46,7 +46,7 @@ public final class Varys extends AbstractPolicy {
     for (Coflow c : state.coflows()) {
       if (c.sizesKnown()) {
         known.add(c);
-        keyed.add(new double[] {allocator().bottleneck(c.activeFlows(), full), keyed.size()});
+        keyed.add(new double[] {allocator().bottleneck(c, full), keyed.size()});
       } else {
         unknown.addAll(c.activeFlows());
       }
@@ -56,7 +56,7 @@ public final class Varys extends AbstractPolicy {
     for (double[] k : keyed) {
       Coflow c = known.get((int) k[1]);
       appendCoflow(c, rank++, schedule);
-      allocator().madd(c.activeFlows(), budget, schedule);
+      allocator().madd(c, budget, schedule);
     }
     for (Flow f : unknown) {
       schedule.append(f.index(), rank);

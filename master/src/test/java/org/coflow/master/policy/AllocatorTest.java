@@ -40,7 +40,7 @@ class AllocatorTest {
     Flow big = s.addFlow(c, 0, 2, 40, 0);
     Flow small = s.addFlow(c, 1, 2, 10, 0);
     Schedule sch = Schedule.empty(s);
-    double gamma = new Allocator(3).madd(c.activeFlows(), new PortBudget(s.fabric()), sch);
+    double gamma = new Allocator(3).madd(c, new PortBudget(s.fabric()), sch);
     assertEquals(5, gamma, 1e-9); // port 2 receives 50 bytes at 10/s
     assertEquals(8, sch.rate(big.index()), 1e-9);
     assertEquals(2, sch.rate(small.index()), 1e-9);

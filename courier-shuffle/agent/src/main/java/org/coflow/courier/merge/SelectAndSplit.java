@@ -1,7 +1,6 @@
 package org.coflow.courier.merge;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import org.coflow.api.model.PolicyType;
 
@@ -31,27 +30,40 @@ public final class SelectAndSplit {
     if (maxNum < 1) {
       throw new IllegalArgumentException("MaxNum must be at least 1, got " + maxNum);
     }
-    Comparator<Connection<K>> importance = type == PolicyType.RATE
-        ? Comparator.<Connection<K>>comparingDouble(c -> -c.rate())
-        : Comparator.<Connection<K>>comparingInt(Connection::order);
-    importance = importance.thenComparingDouble(c -> -c.size());
-
-    List<Connection<K>> pending = new ArrayList<>(unified.size());
-    for (UnifiedFlow<K> u : unified) {
-      pending.add(new Connection<>(u, u.size(), u.rate()));
-    }
-    // Lines 3-10 (select): stable sort keeps first-seen order among equals.
-    pending.sort(importance);
-    List<Connection<K>> active = new ArrayList<>(Math.min(maxNum, pending.size()));
-    for (int i = 0; i < pending.size() && active.size() < maxNum; i++) {
-      active.add(pending.get(i));
+    List<Connection<K>> active = new ArrayList<>(Math.min(maxNum, unified.size()) + 1);
+    if (unified.size() <= maxNum) {
+      for (UnifiedFlow<K> u : unified) {
+        active.add(new Connection<>(u, u.size(), u.rate()));
+      }
+    } else {
+      // Lines 3-10 (select): the maxNum most important, in order. An insertion-sorted top list
+      // costs one comparison per flow that does not make it, so n flows cost about n, not n log n.
+      int[] top = new int[maxNum];
+      int size = 0;
+      for (int i = 0; i < unified.size(); i++) {
+        UnifiedFlow<K> u = unified.get(i);
+        if (size == maxNum && !moreImportant(u, unified.get(top[size - 1]), type)) {
+          continue;
+        }
+        int j = size == maxNum ? size - 1 : size++;
+        while (j > 0 && moreImportant(u, unified.get(top[j - 1]), type)) {
+          top[j] = top[j - 1];
+          j--;
+        }
+        top[j] = i;
+      }
+      for (int k = 0; k < size; k++) {
+        UnifiedFlow<K> u = unified.get(top[k]);
+        active.add(new Connection<>(u, u.size(), u.rate()));
+      }
+      return active;
     }
     // Lines 11-17 (split), only once every unified flow has a connection.
     while (active.size() < maxNum) {
       int best = -1;
       for (int i = 0; i < active.size(); i++) {
         Connection<K> c = active.get(i);
-        if (c.size() > minSize && (best < 0 || importance.compare(c, active.get(best)) < 0)) {
+        if (c.size() > minSize && (best < 0 || moreImportant(c, active.get(best), type))) {
           best = i;
         }
       }
@@ -63,5 +75,20 @@ public final class SelectAndSplit {
       active.add(best + 1, halves[1]);
     }
     return active;
+  }
+
+  private static boolean moreImportant(UnifiedFlow<?> a, UnifiedFlow<?> b, PolicyType type) {
+    return compare(a.rate(), a.order(), a.size(), b.rate(), b.order(), b.size(), type) < 0;
+  }
+
+  private static boolean moreImportant(Connection<?> a, Connection<?> b, PolicyType type) {
+    return compare(a.rate(), a.order(), a.size(), b.rate(), b.order(), b.size(), type) < 0;
+  }
+
+  /** Negative when the first is more important: by rate or order, then by size. */
+  private static int compare(double rateA, int orderA, double sizeA, double rateB, int orderB,
+      double sizeB, PolicyType type) {
+    int c = type == PolicyType.RATE ? Double.compare(rateB, rateA) : Integer.compare(orderA, orderB);
+    return c != 0 ? c : Double.compare(sizeB, sizeA);
   }
 }

@@ -21,8 +21,8 @@ public final class UnifiedFlow<K> {
   private double size;
   private double rate;
   private int order;
-  private final List<FlowDemand<K>> carried = new ArrayList<>();
-  private final List<FlowDemand<K>> deferred = new ArrayList<>();
+  private final List<FlowDemand<K>> carried = new ArrayList<>(2);
+  private List<FlowDemand<K>> deferred = Collections.emptyList();
 
   UnifiedFlow(FlowDemand<K> first) {
     this.src = first.src();
@@ -66,6 +66,13 @@ public final class UnifiedFlow<K> {
     return Collections.unmodifiableList(deferred);
   }
 
+  private List<FlowDemand<K>> deferredList() {
+    if (!(deferred instanceof ArrayList)) {
+      deferred = new ArrayList<>();
+    }
+    return deferred;
+  }
+
   /** Courier Alg. 2, MergeFlow, rate-based branch. */
   void mergeRate(FlowDemand<K> f) {
     rate += f.rate();
@@ -79,14 +86,14 @@ public final class UnifiedFlow<K> {
       size += f.size();
       carried.add(f);
     } else if (f.order() < order) {
-      deferred.addAll(carried);
+      deferredList().addAll(carried);
       carried.clear();
       carried.add(f);
       order = f.order();
       size = f.size();
       rate = f.rate();
     } else {
-      deferred.add(f);
+      deferredList().add(f);
     }
   }
 }
