@@ -81,9 +81,9 @@ public final class CdfPlot {
       g.drawString(label, left - 8 - g.getFontMetrics().stringWidth(label), y + 5);
     }
     g.drawString("coflow completion time (s, log scale)", left + pw / 2 - 110, h - 25);
-    g.drawString("fraction of coflows", 10, top - 15);
+    g.drawString("fraction of coflows", 10, top - 8);
     g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 15));
-    g.drawString(title, left, 30);
+    g.drawString(title, left, 22);
     g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 13));
     for (int i = 0; i < runs.size(); i++) {
       SimResult r = runs.get(i);

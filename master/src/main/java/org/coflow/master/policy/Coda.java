@@ -25,19 +25,12 @@ import org.coflow.api.model.PolicyType;
  */
 public class Coda extends AbstractPolicy {
   private final QueueTracker queues;
-  private final int flowQueues;
-  private final double[] flowUpper;
+  private final Thresholds flowLevels;
 
   public Coda(int queues, double firstThreshold, double multiplier, double deltaSeconds,
       int flowQueues, double flowFirstThreshold, double flowMultiplier) {
     this.queues = new QueueTracker(queues, firstThreshold, multiplier, deltaSeconds);
-    this.flowQueues = flowQueues;
-    this.flowUpper = new double[flowQueues];
-    for (int i = 0; i < flowQueues; i++) {
-      flowUpper[i] = i == flowQueues - 1
-          ? Double.POSITIVE_INFINITY
-          : flowFirstThreshold * Math.pow(flowMultiplier, i);
-    }
+    this.flowLevels = new Thresholds(flowQueues, flowFirstThreshold, flowMultiplier);
   }
 
   @Override
@@ -51,11 +44,7 @@ public class Coda extends AbstractPolicy {
   }
 
   private int flowLevel(Flow f) {
-    int q = 0;
-    while (q < flowQueues - 1 && f.sent() > flowUpper[q]) {
-      q++;
-    }
-    return q;
+    return flowLevels.level(f.sent());
   }
 
   /**
@@ -86,8 +75,8 @@ public class Coda extends AbstractPolicy {
     boolean[] bound = new boolean[state.flows().size()];
     List<Candidate> candidates = coflowsInPriorityOrder(state, now);
     boolean extended = candidates.stream().anyMatch(c -> !c.extra().isEmpty());
-    List<List<Flow>> levels = new ArrayList<>(flowQueues);
-    for (int j = 0; j < flowQueues; j++) {
+    List<List<Flow>> levels = new ArrayList<>(flowLevels.levels());
+    for (int j = 0; j < flowLevels.levels(); j++) {
       levels.add(new ArrayList<>());
     }
     int rank = 0;
@@ -95,7 +84,7 @@ public class Coda extends AbstractPolicy {
       if (!extended && !Allocator.mayTake(cand.coflow(), budget)) {
         // Nothing can move: its flows' order among themselves cannot change any rate.
         appendCoflow(cand.coflow(), rank, schedule);
-        rank += flowQueues;
+        rank += flowLevels.levels();
         continue;
       }
       for (List<Flow> level : levels) {
@@ -129,11 +118,7 @@ public class Coda extends AbstractPolicy {
     int[] served = schedule.served();
     for (int k = 0, n = schedule.servedSize(); k < n; k++) {
       Flow f = state.flows().get(served[k]);
-      double r = schedule.rate(f.index());
-      int level = flowLevel(f);
-      if (r > 0 && level < flowQueues - 1) {
-        next = Math.min(next, now + (flowUpper[level] - f.sent()) / r * (1 + 1e-12) + 1e-9);
-      }
+      next = Math.min(next, flowLevels.crossing(f.sent(), schedule.rate(f.index()), now));
     }
     return next;
   }

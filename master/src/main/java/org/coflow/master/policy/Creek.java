@@ -34,7 +34,7 @@ import org.coflow.api.model.PolicyType;
  */
 public final class Creek extends AbstractPolicy {
   private final int levels;
-  private final double[] upper;
+  private final Thresholds ladder;
   private final double delta;
   private final double starvation;
   private final Map<Coflow, SubCoflows> subs = new IdentityHashMap<>();
@@ -65,10 +65,7 @@ public final class Creek extends AbstractPolicy {
       throw new IllegalArgumentException("Creek uses 1 to 8 priority levels (switch queues), got " + levels);
     }
     this.levels = levels;
-    this.upper = new double[levels];
-    for (int i = 0; i < levels; i++) {
-      upper[i] = i == levels - 1 ? Double.POSITIVE_INFINITY : firstThreshold * Math.pow(multiplier, i);
-    }
+    this.ladder = new Thresholds(levels, firstThreshold, multiplier);
     this.delta = deltaSeconds;
     this.starvation = starvationSeconds;
   }
@@ -84,11 +81,7 @@ public final class Creek extends AbstractPolicy {
   }
 
   private int levelFor(double bytes) {
-    int q = 0;
-    while (q < levels - 1 && bytes > upper[q]) {
-      q++;
-    }
-    return q;
+    return ladder.level(bytes);
   }
 
   @Override
@@ -174,7 +167,7 @@ public final class Creek extends AbstractPolicy {
       }
       int storeLevel = levelFor(s.snapshot);
       if (total > 0 && storeLevel < levels - 1) {
-        double cross = now + (upper[storeLevel] - c.bytesSent()) / total;
+        double cross = now + (ladder.upper(storeLevel) - c.bytesSent()) / total;
         next = Math.min(next, delta > 0
             ? Math.max(Math.ceil(cross / delta) * delta, (Math.floor(now / delta) + 1) * delta)
             : cross);
@@ -184,9 +177,8 @@ public final class Creek extends AbstractPolicy {
           continue;
         }
         double received = c.receivedAt(r);
-        int local = levelFor(received);
-        if (s.rateTo[r] > 0 && local < levels - 1 && received >= s.snapshot) {
-          next = Math.min(next, now + (upper[local] - received) / s.rateTo[r] * (1 + 1e-12) + 1e-9);
+        if (received >= s.snapshot) {
+          next = Math.min(next, ladder.crossing(received, s.rateTo[r], now));
         }
         if (s.boostedUntil[r] > now) {
           next = Math.min(next, s.boostedUntil[r]);

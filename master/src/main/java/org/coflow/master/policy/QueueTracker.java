@@ -16,35 +16,23 @@ import org.coflow.api.model.Coflow;
  * bytes known at that moment). Δ = 0 means continuous, exact knowledge.
  */
 final class QueueTracker {
-  private final int queues;
-  private final double[] upper;
+  private final Thresholds ladder;
   private final double delta;
   private final Map<Coflow, Integer> queueOf = new IdentityHashMap<>();
   private long period = Long.MIN_VALUE;
 
   QueueTracker(int queues, double firstThreshold, double multiplier, double deltaSeconds) {
-    if (queues < 1) {
-      throw new IllegalArgumentException("need at least one queue, got " + queues);
-    }
-    this.queues = queues;
-    this.upper = new double[queues];
-    for (int i = 0; i < queues; i++) {
-      upper[i] = i == queues - 1 ? Double.POSITIVE_INFINITY : firstThreshold * Math.pow(multiplier, i);
-    }
+    this.ladder = new Thresholds(queues, firstThreshold, multiplier);
     this.delta = deltaSeconds;
   }
 
   int queues() {
-    return queues;
+    return ladder.levels();
   }
 
   /** Queue of a coflow that has sent {@code bytes}: the number of thresholds strictly below it. */
   int queueFor(double bytes) {
-    int q = 0;
-    while (q < queues - 1 && bytes > upper[q]) {
-      q++;
-    }
-    return q;
+    return ladder.level(bytes);
   }
 
   /** Re-evaluates membership if a new coordination period began; forgets finished coflows. */
@@ -78,10 +66,10 @@ final class QueueTracker {
    */
   double nextDemotion(Coflow c, double aggregateRate, double now) {
     int q = queue(c);
-    if (q >= queues - 1 || aggregateRate <= 0) {
+    if (ladder.isLast(q) || aggregateRate <= 0) {
       return Double.POSITIVE_INFINITY;
     }
-    double cross = now + Math.max(0, upper[q] - c.bytesSent()) / aggregateRate;
+    double cross = now + Math.max(0, ladder.upper(q) - c.bytesSent()) / aggregateRate;
     if (delta <= 0) {
       return cross;
     }
