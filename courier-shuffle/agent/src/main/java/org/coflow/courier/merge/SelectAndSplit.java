@@ -10,8 +10,11 @@ import org.coflow.api.model.PolicyType;
  * <p>With more unified flows than {@code maxNum}, the most important ones (highest rate for RATE
  * policies, lowest priority class for ORDER) are started and the rest wait. With fewer, the most
  * important connections larger than {@code minSize} are halved (rate and size for RATE, size for
- * ORDER) until {@code maxNum} connections exist. Ties go to the larger size, then to the pair that
- * came first.
+ * ORDER) until {@code maxNum} connections exist. Ties go to the larger size, then to the peer
+ * that follows this host cyclically (the smallest {@code src - dst - 1}, unsigned): hosts choosing
+ * among equally important peers then spread their connections over different peers instead of
+ * all picking the same few (which, with many receivers of one wide coflow, would leave most
+ * senders idle).
  *
  * <p>Fix of the paper's pseudo-code: its loop runs while fewer than {@code maxNum} connections
  * exist and never ends when nothing is left to select and nothing is larger than {@code minSize};
@@ -78,7 +81,8 @@ public final class SelectAndSplit {
   }
 
   private static boolean moreImportant(UnifiedFlow<?> a, UnifiedFlow<?> b, PolicyType type) {
-    return compare(a.rate(), a.order(), a.size(), b.rate(), b.order(), b.size(), type) < 0;
+    int c = compare(a.rate(), a.order(), a.size(), b.rate(), b.order(), b.size(), type);
+    return c != 0 ? c < 0 : Integer.compareUnsigned(a.src() - a.dst() - 1, b.src() - b.dst() - 1) < 0;
   }
 
   private static boolean moreImportant(Connection<?> a, Connection<?> b, PolicyType type) {

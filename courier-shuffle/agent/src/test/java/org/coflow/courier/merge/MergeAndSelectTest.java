@@ -48,6 +48,23 @@ class MergeAndSelectTest {
   }
 
   @Test
+  void receiversSpreadOverEqualPeersInsteadOfAllPickingTheSame() {
+    // Receivers 1 and 2 each fetch equally from senders 0..5; with MaxNum 2 they pick the peers
+    // right after themselves (cyclically), so no sender carries both receivers' connections.
+    List<Integer> picked = new ArrayList<>();
+    for (int dst : new int[] {1, 4}) {
+      List<FlowDemand<String>> d = new ArrayList<>();
+      for (int src = 0; src < 6; src++) {
+        d.add(f("s" + src, src, dst, 100, 1, 0));
+      }
+      for (Connection<String> c : SelectAndSplit.select(Merge.merge(d, PolicyType.RATE), PolicyType.RATE, 2, 1000)) {
+        picked.add(c.flow().src());
+      }
+    }
+    assertEquals(List.of(2, 3, 5, 0), picked);
+  }
+
+  @Test
   void splitsTheMostImportantFlowAboveMinSize() {
     List<Connection<String>> active = SelectAndSplit.select(Merge.merge(List.of(
         f("big", 0, 1, 64, 0, 0), f("small", 2, 1, 3, 0, 0), f("later", 3, 1, 100, 0, 2)),
