@@ -52,17 +52,21 @@ class InvariantsTest {
   @ParameterizedTest
   @MethodSource("policies")
   void wholeTrace(String policy) {
-    check(full, policy, false);
+    check(full, policy, false, Simulator.DEFAULT_COALESCE);
   }
 
   static void check(Trace trace, String name, boolean courier) {
+    check(trace, name, courier, 0);
+  }
+
+  static void check(Trace trace, String name, boolean courier, double coalesce) {
     SchedulingPolicy policy = Policies.create(name, Config.defaults());
     if (courier) {
       policy = new CourierPolicy(policy, CourierConfig.MAX_NUM.defaultValue(),
           CourierConfig.MIN_SIZE.defaultValue());
     }
-    // Exact events (no completion window), every schedule checked.
-    SimResult r = new Simulator(trace, GBPS, 0).run(policy, courier, new InvariantChecker(!courier),
+    // Every schedule checked.
+    SimResult r = new Simulator(trace, GBPS, coalesce).run(policy, courier, new InvariantChecker(!courier),
         ProgressListener.NONE);
     assertEquals(trace.coflows().size(), r.coflows());
     for (int i = 0; i < r.coflows(); i++) {

@@ -1,0 +1,49 @@
+package org.coflow.bench.sim;
+
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.coflow.api.model.ClusterState;
+import org.coflow.api.model.Coflow;
+import org.coflow.api.model.Fabric;
+import org.coflow.api.model.Flow;
+import org.coflow.master.policy.Schedule;
+import org.junit.jupiter.api.Test;
+
+/** The checker the invariant tests rely on must catch what it claims to catch. */
+class InvariantCheckerTest {
+  final ClusterState state = new ClusterState(Fabric.uniform(2, 10));
+  final Flow flow;
+
+  InvariantCheckerTest() {
+    Coflow c = new Coflow("c", 0, 0, 1);
+    state.addCoflow(c);
+    flow = state.addFlow(c, 0, 1, 100, 0);
+  }
+
+  @Test
+  void idleFlowWithSpareCapacityIsNotWorkConserving() {
+    Schedule s = Schedule.empty(state);
+    s.appendCoflow(flow.coflow(), 0);
+    AssertionError e = assertThrows(AssertionError.class, () -> new InvariantChecker(true).check(state, s, 0, "t"));
+    assertTrue(e.getMessage().contains("not work-conserving"), e.getMessage());
+    new InvariantChecker(false).check(state, s, 0, "t"); // exempt (Courier)
+  }
+
+  @Test
+  void rateAboveCapacityIsCaught() {
+    Schedule s = Schedule.empty(state);
+    s.appendCoflow(flow.coflow(), 0);
+    s.setRate(flow.index(), 11);
+    AssertionError e = assertThrows(AssertionError.class, () -> new InvariantChecker(true).check(state, s, 0, "t"));
+    assertTrue(e.getMessage().contains("uplink of port 0"), e.getMessage());
+  }
+
+  @Test
+  void fullRateIsFine() {
+    Schedule s = Schedule.empty(state);
+    s.appendCoflow(flow.coflow(), 0);
+    s.setRate(flow.index(), 10);
+    new InvariantChecker(true).check(state, s, 0, "t");
+  }
+}
