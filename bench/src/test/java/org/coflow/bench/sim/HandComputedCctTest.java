@@ -88,11 +88,11 @@ class HandComputedCctTest {
         .with(PolicyConfig.DELTA_MS, 0L).with(PolicyConfig.CREEK_STARVATION_MS, 0L);
     assertArrayEquals(new double[] {11, 1}, run("creek", c, text), 1e-6);
     assertArrayEquals(new double[] {11, 2}, run("fair", Config.defaults(), text), 1e-6);
-    // With the 200 ms starvation timer, A (no bandwidth since 1.0) is raised back to B's level
-    // for 200 ms at 1.2, 1.6, 2.0, ...: B gets 0.2 + 0.1 + 0.2 + 0.1 + 0.2 + 0.1 MB by 2.2 and its
-    // last 0.1 MB alone: B ends at 2.3 (CCT 1.3); A still ends at 11.
+    // With the 200 ms starvation timer, A (no bandwidth since 1.0) is raised back to B's level at
+    // 1.2 and stays there while served (its bytes do not reach the next level): B has 0.2 MB at
+    // 1.2 and its last 0.8 MB at half rate take until 2.8 (CCT 1.8); A still ends at 11.
     Config starving = c.with(PolicyConfig.CREEK_STARVATION_MS, 200L);
-    assertArrayEquals(new double[] {11, 1.3}, run("creek", starving, text), 1e-6);
+    assertArrayEquals(new double[] {11, 1.8}, run("creek", starving, text), 1e-6);
   }
 
   @org.junit.jupiter.api.Test

@@ -26,9 +26,10 @@ import org.coflow.api.model.PolicyType;
  *   <li>D2: K = 8 levels, thresholds 10 MiB x10^i (Aalo's spacing; the paper gives none).
  *   <li>D3: the "coflow condition" rule is off (level from bytes only).
  *   <li>D5: strict priority across levels, per-flow max-min fair sharing within a level.
- *   <li>D6: starvation is tracked per sub-coflow (coflow, receiver): when none of its flows has
- *       had bandwidth for {@code starvation} seconds (default 200 ms, Linux's minimum RTO), it is
- *       raised one level for that long, and again if it still starves.
+ *   <li>D6: starvation is tracked per sub-coflow (coflow, receiver): for every {@code starvation}
+ *       seconds (default 200 ms, Linux's minimum RTO) in which none of its flows has had
+ *       bandwidth, the receiver raises it one level ("repeated until the flow escapes the
+ *       starvation"); the raise holds while it is served and ends when its bytes demote it again.
  *   <li>D11: known sizes are ignored.
  * </ul>
  */
@@ -44,18 +45,23 @@ public final class Creek extends AbstractPolicy {
   private static final class SubCoflows {
     double snapshot;
     final double[] lastServed;
-    final double[] boostedUntil;
     final boolean[] servedLast;
+    /** Levels a starving receiver raised the coflow by, the byte level then, and when. */
+    final int[] boost;
+    final int[] boostBase;
+    final double[] boostedAt;
     final double[] rateTo;
 
     SubCoflows(int ports, double arrival, double snapshot) {
       this.snapshot = snapshot;
       lastServed = new double[ports];
-      boostedUntil = new double[ports];
       servedLast = new boolean[ports];
+      boost = new int[ports];
+      boostBase = new int[ports];
+      boostedAt = new double[ports];
       rateTo = new double[ports];
       Arrays.fill(lastServed, arrival);
-      Arrays.fill(boostedUntil, Double.NEGATIVE_INFINITY);
+      Arrays.fill(boostedAt, Double.NEGATIVE_INFINITY);
     }
   }
 
@@ -111,11 +117,20 @@ public final class Creek extends AbstractPolicy {
         if (s.servedLast[r]) {
           s.lastServed[r] = now; // served from the last decision until now
         }
-        if (starvation > 0 && s.boostedUntil[r] <= now && now - s.lastServed[r] >= starvation) {
-          s.boostedUntil[r] = now + starvation;
-        }
         int level = levelFor(Math.max(s.snapshot, c.receivedAt(r)));
-        levelAt[r] = s.boostedUntil[r] > now ? Math.max(0, level - 1) : level;
+        if (s.boost[r] > 0 && level > s.boostBase[r]) {
+          s.boost[r] = 0; // demoted by bytes since the raise: the normal rule resumes
+        }
+        if (starvation > 0 && !s.servedLast[r]) {
+          double since = Math.max(s.lastServed[r], s.boostedAt[r]);
+          while (now - since >= starvation && s.boost[r] < level) {
+            since += starvation;
+            s.boost[r]++;
+            s.boostBase[r] = level;
+            s.boostedAt[r] = since;
+          }
+        }
+        levelAt[r] = level - s.boost[r];
       }
       for (Flow f : c.activeFlows()) {
         byLevel.get(levelAt[f.dst()]).add(f);
@@ -180,10 +195,9 @@ public final class Creek extends AbstractPolicy {
         if (received >= s.snapshot) {
           next = Math.min(next, ladder.crossing(received, s.rateTo[r], now));
         }
-        if (s.boostedUntil[r] > now) {
-          next = Math.min(next, s.boostedUntil[r]);
-        } else if (starvation > 0 && s.rateTo[r] <= 0) {
-          next = Math.min(next, Math.max(now, s.lastServed[r] + starvation));
+        int level = levelFor(Math.max(s.snapshot, received));
+        if (starvation > 0 && s.rateTo[r] <= 0 && s.boost[r] < level) {
+          next = Math.min(next, Math.max(now, Math.max(s.lastServed[r], s.boostedAt[r]) + starvation));
         }
       }
     }
