@@ -40,6 +40,7 @@ public final class Creek extends AbstractPolicy {
   private final double starvation;
   private final Map<Coflow, SubCoflows> subs = new IdentityHashMap<>();
   private long period = Long.MIN_VALUE;
+  private final List<List<Flow>> byLevel = new ArrayList<>();
 
   /** The store's snapshot of one coflow and, per receiver port, service and boost state. */
   private static final class SubCoflows {
@@ -72,6 +73,9 @@ public final class Creek extends AbstractPolicy {
     }
     this.levels = levels;
     this.ladder = new Thresholds(levels, firstThreshold, multiplier);
+    for (int k = 0; k < levels; k++) {
+      byLevel.add(new ArrayList<>());
+    }
     this.delta = deltaSeconds;
     this.starvation = starvationSeconds;
   }
@@ -97,9 +101,8 @@ public final class Creek extends AbstractPolicy {
     boolean sync = delta <= 0 || p != period;
     period = p;
     subs.keySet().removeIf(c -> c.unfinishedFlows() == 0);
-    List<List<Flow>> byLevel = new ArrayList<>(levels);
-    for (int k = 0; k < levels; k++) {
-      byLevel.add(new ArrayList<>());
+    for (List<Flow> level : byLevel) {
+      level.clear();
     }
     int[] levelAt = new int[ports];
     for (Coflow c : state.coflows()) {
@@ -146,13 +149,16 @@ public final class Creek extends AbstractPolicy {
 
   /** Per (coflow, receiver): the rate it receives now; fills {@code rateTo} of every coflow. */
   private void ratesTo(ClusterState state, Schedule schedule) {
+    SubCoflows[] byIndex = new SubCoflows[state.coflows().size()];
     for (Coflow c : state.coflows()) {
-      Arrays.fill(subs.get(c).rateTo, 0);
+      SubCoflows s = subs.get(c);
+      Arrays.fill(s.rateTo, 0);
+      byIndex[c.index()] = s;
     }
     int[] served = schedule.served();
     for (int k = 0, n = schedule.servedSize(); k < n; k++) {
       Flow f = state.flows().get(served[k]);
-      subs.get(f.coflow()).rateTo[f.dst()] += schedule.rate(served[k]);
+      byIndex[f.coflow().index()].rateTo[f.dst()] += schedule.rate(served[k]);
     }
   }
 

@@ -31,9 +31,9 @@ public final class Schedule {
   private final int[] flowClass;
   /** Class + 1 of coflows appended whole, by coflow index. */
   private final int[] coflowClass;
-  private Coflow[] segCoflow = new Coflow[16];
-  private int[] segFlow = new int[16];
-  private int[] segClass = new int[16];
+  private Coflow[] segCoflow;
+  private int[] segFlow;
+  private int[] segClass;
   private int segments;
   private int ordered;
 
@@ -44,6 +44,10 @@ public final class Schedule {
     this.served = new int[flows];
     this.flowClass = new int[flows];
     this.coflowClass = new int[state.coflows().size()];
+    int segs = state.coflows().size() + 16;
+    this.segCoflow = new Coflow[segs];
+    this.segFlow = new int[segs];
+    this.segClass = new int[segs];
   }
 
   public static Schedule empty(ClusterState state) {
