@@ -71,6 +71,18 @@ class HandComputedCctTest {
   }
 
   @org.junit.jupiter.api.Test
+  void aaloWeightedSharesThePortBetweenQueuesByWeight() throws Exception {
+    // 1 MiB first threshold, Δ = 0. A is alone until 1 s and drops to queue 1 as B (1 MB)
+    // arrives in queue 0. Weighted sharing gives queue 0 weight 10 and queue 1 weight 9 of the
+    // 10 queues: B gets 10/19 MB/s and ends at 1 + 1.9 = 2.9 (CCT 1.9); strict priority would
+    // give B the whole port (CCT 1). A ends at 11 either way.
+    String text = "2 2\n1 0 1 0 1 1:10.0\n2 1000 1 0 1 1:1.0\n";
+    Config c = Config.defaults().with(PolicyConfig.DCLAS_FIRST, 1L << 20).with(PolicyConfig.DELTA_MS, 0L);
+    assertArrayEquals(new double[] {11, 1.9}, run("aalo", c.with(PolicyConfig.AALO_INTER_QUEUE, "weighted"), text), 1e-6);
+    assertArrayEquals(new double[] {11, 1}, run("aalo", c, text), 1e-6);
+  }
+
+  @org.junit.jupiter.api.Test
   void baraatHeavyTaskSharesItsClass() throws Exception {
     // H = 1 MiB: A is heavy after 1 s, then shares its class with B at 0.5 MB/s each: B ends at
     // 1 + 2 = 3; A has 2 MB at t = 3 and its last 8 MB take until 11.
