@@ -36,7 +36,6 @@ public final class CourierPolicy implements SchedulingPolicy {
   private final SchedulingPolicy inner;
   private final int maxNum;
   private final double minSize;
-  private int lastConnections;
   private Allocator allocator;
   private final List<List<FlowDemand<Flow>>> byReceiver = new ArrayList<>();
 
@@ -54,11 +53,6 @@ public final class CourierPolicy implements SchedulingPolicy {
   @Override
   public PolicyType type() {
     return inner.type();
-  }
-
-  /** Connections all agents held after the last decision. */
-  public int lastConnections() {
-    return lastConnections;
   }
 
   @Override
@@ -85,21 +79,18 @@ public final class CourierPolicy implements SchedulingPolicy {
           decided.rate(i), decided.priority(i)));
     }
     boolean[] connected = new boolean[flows.size()];
-    int connections = 0;
     for (List<FlowDemand<Flow>> demands : byReceiver) {
       if (demands.isEmpty()) {
         continue;
       }
       List<UnifiedFlow<Flow>> unified = Merge.merge(demands, inner.type());
       List<Connection<Flow>> active = SelectAndSplit.select(unified, inner.type(), maxNum, minSize);
-      connections += active.size();
       for (Connection<Flow> c : active) {
         for (FlowDemand<Flow> d : c.flow().carried()) {
           connected[d.key().index()] = true;
         }
       }
     }
-    lastConnections = connections;
     Schedule out = Schedule.empty(state);
     PortBudget budget = new PortBudget(state.fabric());
     for (int i : order) {

@@ -41,6 +41,7 @@ public final class Creek extends AbstractPolicy {
   private final Map<Coflow, SubCoflows> subs = new IdentityHashMap<>();
   private long period = Long.MIN_VALUE;
   private final List<List<Flow>> byLevel = new ArrayList<>();
+  private Schedule ratesOf;
 
   /** The store's snapshot of one coflow and, per receiver port, service and boost state. */
   private static final class SubCoflows {
@@ -147,8 +148,16 @@ public final class Creek extends AbstractPolicy {
     }
   }
 
-  /** Per (coflow, receiver): the rate it receives now; fills {@code rateTo} of every coflow. */
+  /**
+   * Per (coflow, receiver): the rate it receives now; fills {@code rateTo} of every coflow. Called
+   * from {@link #observe} and again from {@link #nextDecisionTime} for the same schedule, which is
+   * computed once.
+   */
   private void ratesTo(ClusterState state, Schedule schedule) {
+    if (schedule == ratesOf) {
+      return;
+    }
+    ratesOf = schedule;
     SubCoflows[] byIndex = new SubCoflows[state.coflows().size()];
     for (Coflow c : state.coflows()) {
       SubCoflows s = subs.get(c);

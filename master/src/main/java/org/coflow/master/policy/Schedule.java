@@ -172,9 +172,4 @@ public final class Schedule {
       }
     }
   }
-
-  /** A copy of the rates, for tests and reports. */
-  public double[] rates() {
-    return Arrays.copyOf(rate, rate.length);
-  }
 }
