@@ -2,6 +2,7 @@ package org.coflow.bench.report;
 
 import java.math.BigDecimal;
 import java.math.MathContext;
+import org.coflow.master.http.JsonWriter;
 
 /** Minimal JSON text building for reports (numbers, strings, nested objects). */
 public final class Json {
@@ -53,22 +54,8 @@ public final class Json {
   }
 
   static String quote(String s) {
-    StringBuilder q = new StringBuilder("\"");
-    for (char c : s.toCharArray()) {
-      switch (c) {
-        case '"' -> q.append("\\\"");
-        case '\\' -> q.append("\\\\");
-        case '\n' -> q.append("\\n");
-        case '\t' -> q.append("\\t");
-        default -> {
-          if (c < 0x20) {
-            q.append(String.format("\\u%04x", (int) c));
-          } else {
-            q.append(c);
-          }
-        }
-      }
-    }
-    return q.append('"').toString();
+    StringBuilder q = new StringBuilder();
+    JsonWriter.quote(q, s);
+    return q.toString();
   }
 }

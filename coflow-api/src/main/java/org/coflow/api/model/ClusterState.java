@@ -15,12 +15,12 @@ import java.util.List;
  * runs.
  */
 public final class ClusterState {
-  private final Fabric fabric;
+  private Fabric fabric;
   private final List<Coflow> coflows = new ArrayList<>();
   private final List<Coflow> coflowsView = Collections.unmodifiableList(coflows);
   private final List<Flow> flows = new ArrayList<>();
   private final List<Flow> flowsView = Collections.unmodifiableList(flows);
-  private final int[] pairCount;
+  private int[] pairCount;
   private long nextFlowId;
   private long membershipVersion;
 
@@ -36,6 +36,28 @@ public final class ClusterState {
 
   public Fabric fabric() {
     return fabric;
+  }
+
+  /**
+   * Replaces the fabric with one of at least as many ports, keeping every coflow and flow on its
+   * ports: the live master adds ports as hosts appear and changes capacities as agents declare
+   * them. Policies notice the new fabric by identity and resize their per-port state.
+   *
+   * @throws IllegalArgumentException if {@code next} has fewer ports than the current fabric
+   */
+  public void setFabric(Fabric next) {
+    int n = fabric.size();
+    int m = next.size();
+    if (m < n) {
+      throw new IllegalArgumentException("a fabric can only grow: " + n + " ports, asked for " + m);
+    }
+    int[] counts = new int[m * m];
+    for (int s = 0; s < n; s++) {
+      System.arraycopy(pairCount, s * n, counts, s * m, n);
+    }
+    pairCount = counts;
+    fabric = next;
+    membershipVersion++;
   }
 
   /** Active (unfinished) coflows in arrival order. */

@@ -1,0 +1,147 @@
+package org.coflow.api.client;
+
+import java.util.Map;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * How a {@link MasterClient} reaches the master and presents its host. Defaults: reports at the
+ * master's interval, unary calls time out after 5 s, reconnection backoff from 100 ms doubling up
+ * to 5 s, keepalive pings every 10 s.
+ */
+public final class MasterClientOptions {
+  private final String target;
+  private final String hostId;
+  private String dataAddress = "";
+  private String engineAddress = "";
+  private double uplink;
+  private double downlink;
+  private Map<String, String> labels = Map.of();
+  private long reportIntervalMillis;
+  private long callTimeoutMillis = 5_000;
+  private long initialBackoffMillis = 100;
+  private long maxBackoffMillis = 5_000;
+  private long keepaliveMillis = 10_000;
+  private int maxMessageBytes = 32 << 20;
+  private ScheduledExecutorService scheduler;
+
+  /**
+   * @param target the master, as {@code host:port}
+   * @param hostId the host this agent is the Courier of
+   */
+  public MasterClientOptions(String target, String hostId) {
+    if (target == null || target.isEmpty()) {
+      throw new IllegalArgumentException("the master's address is empty: give it as host:port");
+    }
+    if (hostId == null || hostId.isEmpty()) {
+      throw new IllegalArgumentException("the agent's host id is empty");
+    }
+    this.target = target;
+    this.hostId = hostId;
+  }
+
+  public MasterClientOptions addresses(String dataAddress, String engineAddress) {
+    this.dataAddress = dataAddress;
+    this.engineAddress = engineAddress;
+    return this;
+  }
+
+  /** Declared capacities in bytes/s; 0 leaves them to the master's default. */
+  public MasterClientOptions capacity(double uplinkBytesPerSec, double downlinkBytesPerSec) {
+    this.uplink = uplinkBytesPerSec;
+    this.downlink = downlinkBytesPerSec;
+    return this;
+  }
+
+  public MasterClientOptions labels(Map<String, String> labels) {
+    this.labels = Map.copyOf(labels);
+    return this;
+  }
+
+  /** Report every {@code millis}; 0 (the default) uses the master's scheduling interval. */
+  public MasterClientOptions reportInterval(long millis) {
+    this.reportIntervalMillis = millis;
+    return this;
+  }
+
+  public MasterClientOptions callTimeout(long millis) {
+    this.callTimeoutMillis = millis;
+    return this;
+  }
+
+  public MasterClientOptions backoff(long initialMillis, long maxMillis) {
+    if (initialMillis <= 0 || maxMillis < initialMillis) {
+      throw new IllegalArgumentException("backoff needs 0 < initial <= max, got " + initialMillis
+          + " and " + maxMillis);
+    }
+    this.initialBackoffMillis = initialMillis;
+    this.maxBackoffMillis = maxMillis;
+    return this;
+  }
+
+  public MasterClientOptions keepalive(long millis) {
+    this.keepaliveMillis = millis;
+    return this;
+  }
+
+  /** Runs the client's work on {@code scheduler} instead of a thread of its own. */
+  public MasterClientOptions scheduler(ScheduledExecutorService scheduler) {
+    this.scheduler = scheduler;
+    return this;
+  }
+
+  String target() {
+    return target;
+  }
+
+  String hostId() {
+    return hostId;
+  }
+
+  String dataAddress() {
+    return dataAddress;
+  }
+
+  String engineAddress() {
+    return engineAddress;
+  }
+
+  double uplinkBytesPerSec() {
+    return uplink;
+  }
+
+  double downlinkBytesPerSec() {
+    return downlink;
+  }
+
+  Map<String, String> labels() {
+    return labels;
+  }
+
+  long reportIntervalMillis() {
+    return reportIntervalMillis;
+  }
+
+  long callTimeoutMillis() {
+    return callTimeoutMillis;
+  }
+
+  long initialBackoffMillis() {
+    return initialBackoffMillis;
+  }
+
+  long maxBackoffMillis() {
+    return maxBackoffMillis;
+  }
+
+  long keepaliveMillis() {
+    return keepaliveMillis;
+  }
+
+  int maxMessageBytes() {
+    return maxMessageBytes;
+  }
+
+  ScheduledExecutorService scheduler() {
+    return scheduler;
+  }
+}

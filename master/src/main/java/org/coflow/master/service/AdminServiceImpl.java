@@ -1,0 +1,43 @@
+package org.coflow.master.service;
+
+import io.grpc.Status;
+import io.grpc.stub.StreamObserver;
+import org.coflow.api.proto.v1.AdminServiceGrpc;
+import org.coflow.api.proto.v1.GetPolicyRequest;
+import org.coflow.api.proto.v1.PolicyInfo;
+import org.coflow.api.proto.v1.SetPolicyRequest;
+import org.coflow.master.policy.Policies;
+import org.coflow.master.policy.SchedulingPolicy;
+
+/** Operators' calls: read and switch the policy. */
+final class AdminServiceImpl extends AdminServiceGrpc.AdminServiceImplBase {
+  private final MasterService master;
+
+  AdminServiceImpl(MasterService master) {
+    this.master = master;
+  }
+
+  @Override
+  public void getPolicy(GetPolicyRequest req, StreamObserver<PolicyInfo> out) {
+    out.onNext(info(master.policy()));
+    out.onCompleted();
+  }
+
+  @Override
+  public void setPolicy(SetPolicyRequest req, StreamObserver<PolicyInfo> out) {
+    SchedulingPolicy next;
+    try {
+      next = master.setPolicy(req.getName());
+    } catch (IllegalArgumentException e) {
+      out.onError(Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asException());
+      return;
+    }
+    out.onNext(info(next));
+    out.onCompleted();
+  }
+
+  private PolicyInfo info(SchedulingPolicy p) {
+    return PolicyInfo.newBuilder().setName(p.name()).setType(SchedulePusher.proto(p.type()))
+        .addAllAvailable(Policies.NAMES).setIntervalMs((int) master.intervalMillis()).build();
+  }
+}

@@ -1,0 +1,64 @@
+package org.coflow.master.service;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * One agent's session: the registry entry of its host (addresses, capacities) and, on the
+ * scheduling thread, what was last pushed to it.
+ *
+ * <p>Fields marked "guarded" are read and written under the {@link MasterState} lock; fields
+ * marked "loop" only on the scheduling thread.
+ */
+final class AgentSession {
+  final String id;
+  final String hostId;
+  final String dataAddress;
+  final String engineAddress;
+  /** Declared capacities in bytes/s; 0 = the master's default. */
+  final double uplink;
+  final double downlink;
+  final Map<String, String> labels;
+  final long openedMillis;
+
+  /** Guarded: the session's flows by their flow id. */
+  final Map<Long, FlowRecord> flows = new HashMap<>();
+  /** Guarded. */
+  long lastSeenNanos;
+  /** Guarded: set once, when the session is closed, replaced or expired. */
+  boolean closed;
+  /** Guarded: why it was closed, for the schedule stream's status. */
+  String closeReason;
+  /** Written under the lock, read by the scheduling thread: the current schedule stream. */
+  volatile ScheduleStream stream;
+  /** Guarded: report batches accepted, for the dashboard. */
+  long batches;
+
+  /** Loop: the stream the last update went to; a new stream gets a full schedule first. */
+  ScheduleStream pushedTo;
+  /** Loop: the next update must be full (new stream, or a skipped update). */
+  boolean needFull = true;
+  /** Loop: pair entries last pushed, by destination host: {rate, priority}. */
+  final Map<String, double[]> pushedPairs = new HashMap<>();
+  /** Loop: pair entries of the current round, by destination host: {rate, priority}. */
+  final Map<String, double[]> roundPairs = new HashMap<>();
+  /** Loop: flows this round whose entries changed or vanished (builders of the next update). */
+  final UpdateBuffer buffer = new UpdateBuffer();
+
+  AgentSession(String id, String hostId, String dataAddress, String engineAddress, double uplink,
+      double downlink, Map<String, String> labels, long openedMillis) {
+    this.id = id;
+    this.hostId = hostId;
+    this.dataAddress = dataAddress;
+    this.engineAddress = engineAddress;
+    this.uplink = uplink;
+    this.downlink = downlink;
+    this.labels = labels;
+    this.openedMillis = openedMillis;
+  }
+
+  @Override
+  public String toString() {
+    return "session " + id + " (host " + hostId + ")";
+  }
+}

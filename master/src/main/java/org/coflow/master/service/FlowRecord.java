@@ -1,0 +1,67 @@
+package org.coflow.master.service;
+
+import java.util.Map;
+import org.coflow.api.model.Flow;
+
+/**
+ * A flow as its agent reported it, plus the scheduling thread's view of it.
+ *
+ * <p>Guarded fields are written by report handlers under the {@link MasterState} lock and copied
+ * to the loop fields when the scheduling thread drains the round's changes; loop fields are only
+ * touched by the scheduling thread.
+ */
+final class FlowRecord {
+  final AgentSession session;
+  final long flowId;
+  /** As reported; empty when the agent could not tell (the identifier assigns one). */
+  final String coflowId;
+  final String srcHost;
+  final String dstHost;
+  final long startMillis;
+  final Map<String, String> attributes;
+
+  /** Guarded: cumulative bytes sent. */
+  long sent;
+  /** Guarded: bytes still to send, or -1 when unknown. */
+  long remaining = -1;
+  /** Guarded: finished, or dropped with its session or coflow. */
+  boolean ended;
+  /** Guarded: changed since the last drain. */
+  boolean dirty;
+
+  /** Loop: copies of the guarded values at the last drain. */
+  long viewSent;
+  long viewRemaining = -1;
+  boolean viewEnded;
+  /** Loop: the model flow while scheduled, null before and after. */
+  Flow flow;
+  /** Loop: the coflow the flow was scheduled in (reported or identified). */
+  String assignedCoflow;
+  /** Loop: bytes already added to the model flow. */
+  long appliedSent;
+  /** Loop: position in the scheduling thread's list of active records. */
+  int activePos = -1;
+  /** Loop: the decision of the last round. */
+  double rate;
+  int priority;
+  /** Loop: what was last pushed to the agent; {@code pushed} false until the first push. */
+  boolean pushed;
+  double pushedRate;
+  int pushedPriority;
+
+  FlowRecord(AgentSession session, long flowId, String coflowId, String srcHost, String dstHost,
+      long startMillis, Map<String, String> attributes) {
+    this.session = session;
+    this.flowId = flowId;
+    this.coflowId = coflowId;
+    this.srcHost = srcHost;
+    this.dstHost = dstHost;
+    this.startMillis = startMillis;
+    this.attributes = attributes;
+  }
+
+  @Override
+  public String toString() {
+    return "flow " + flowId + " of " + session;
+  }
+}

@@ -1,0 +1,213 @@
+package org.coflow.master.service;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.coflow.api.model.ClusterState;
+import org.coflow.api.model.Coflow;
+import org.coflow.api.model.Fabric;
+import org.coflow.api.model.Flow;
+import org.coflow.master.identify.CoflowIdentifier;
+
+/**
+ * Keeps the scheduling model ({@link ClusterState}) in step with the reported flows: hosts become
+ * ports (the fabric grows as hosts appear), coflows are admitted when their first flow arrives and
+ * leave with their last, reported byte counters become the model's sent bytes.
+ *
+ * <p>Scheduling thread only.
+ */
+final class ModelSync {
+  private final double defaultCapacity;
+  private final CoflowIdentifier identifier;
+  private final ClusterState state;
+  private final Map<String, Integer> ports = new HashMap<>();
+  private final List<String> hosts = new ArrayList<>();
+  private double[] uplink = new double[0];
+  private double[] downlink = new double[0];
+  private boolean fabricStale;
+  private final Map<String, Coflow> live = new HashMap<>();
+  /** Bytes of registered pair sizes already given to flows, by coflow id and pair. */
+  private final Map<String, Long> pairAssigned = new HashMap<>();
+  private Map<String, RegisteredCoflow> registered = Map.of();
+  private final List<FlowRecord> active = new ArrayList<>();
+  private long seq;
+  private double[] sentBytes = new double[0];
+  private double[] receivedBytes = new double[0];
+
+  ModelSync(double defaultCapacity, CoflowIdentifier identifier) {
+    this.defaultCapacity = defaultCapacity;
+    this.identifier = identifier;
+    this.state = new ClusterState(Fabric.uniform(1, defaultCapacity));
+  }
+
+  ClusterState state() {
+    return state;
+  }
+
+  /** Records whose flows are in the model, in no particular order. */
+  List<FlowRecord> active() {
+    return active;
+  }
+
+  List<String> hosts() {
+    return hosts;
+  }
+
+  /** Port of {@code host}, or -1 if it was never seen. */
+  int portOf(String host) {
+    Integer p = ports.get(host);
+    return p == null ? -1 : p;
+  }
+
+  RegisteredCoflow registration(String coflowId) {
+    return registered.get(coflowId);
+  }
+
+  /** Bytes each port sent and received since the last call (the reported counters' growth). */
+  double[][] takeTraffic() {
+    double[][] t = {sentBytes, receivedBytes};
+    sentBytes = new double[hosts.size()];
+    receivedBytes = new double[hosts.size()];
+    return t;
+  }
+
+  /** The agents' declared capacities (0 = default) for their hosts' ports. */
+  void sessions(List<AgentSession> sessions) {
+    for (AgentSession s : sessions) {
+      int p = port(s.hostId);
+      double up = s.uplink > 0 ? s.uplink : defaultCapacity;
+      double down = s.downlink > 0 ? s.downlink : defaultCapacity;
+      if (uplink[p] != up || downlink[p] != down) {
+        uplink[p] = up;
+        downlink[p] = down;
+        fabricStale = true;
+      }
+    }
+  }
+
+  void registrations(Map<String, RegisteredCoflow> coflows) {
+    registered = coflows;
+  }
+
+  /**
+   * Applies the round's changed records: new flows join the model, counters advance, ended flows
+   * leave it.
+   *
+   * @param removed receives the records whose flows left the model
+   */
+  void apply(List<FlowRecord> changed, double now, List<FlowRecord> removed) {
+    List<FlowRecord> created = new ArrayList<>();
+    for (FlowRecord r : changed) {
+      if (r.flow == null) {
+        if (!r.viewEnded && r.activePos < 0) {
+          created.add(r);
+        }
+        continue;
+      }
+      advance(r);
+      if (r.viewEnded || r.flow.remaining() == 0 && r.viewRemaining == 0) {
+        finish(r, now);
+        removed.add(r);
+      }
+    }
+    for (FlowRecord r : created) {
+      port(r.srcHost);
+      port(r.dstHost);
+    }
+    if (fabricStale) {
+      state.setFabric(new Fabric(uplink, downlink));
+      fabricStale = false;
+    }
+    for (FlowRecord r : created) {
+      admit(r, now);
+    }
+  }
+
+  private void admit(FlowRecord r, double now) {
+    String coflowId = r.coflowId.isEmpty()
+        ? identifier.identify(r.session.hostId, r.flowId, r.srcHost, r.dstHost, r.startMillis,
+            r.attributes)
+        : r.coflowId;
+    double size = size(r, coflowId);
+    if (size == 0) {
+      return;
+    }
+    Coflow c = live.get(coflowId);
+    if (c == null) {
+      RegisteredCoflow reg = registered.get(coflowId);
+      c = new Coflow(coflowId, seq++, now, reg != null ? reg.weight : 1);
+      state.addCoflow(c);
+      live.put(coflowId, c);
+    }
+    r.assignedCoflow = coflowId;
+    r.flow = state.addFlow(c, ports.get(r.srcHost), ports.get(r.dstHost), size, now);
+    r.appliedSent = 0;
+    advance(r);
+    r.activePos = active.size();
+    active.add(r);
+  }
+
+  /** Size of a new flow: reported, else from the coflow's registered pair size, else unknown. */
+  private double size(FlowRecord r, String coflowId) {
+    if (r.viewRemaining >= 0) {
+      return (double) r.viewSent + r.viewRemaining;
+    }
+    RegisteredCoflow reg = registered.get(coflowId);
+    Long pair = reg == null ? null : reg.pairSizes.get(RegisteredCoflow.pairKey(r.srcHost, r.dstHost));
+    if (pair == null) {
+      return Flow.UNKNOWN;
+    }
+    String key = coflowId + '\u0000' + RegisteredCoflow.pairKey(r.srcHost, r.dstHost);
+    long left = pair - pairAssigned.getOrDefault(key, 0L);
+    if (left <= r.viewSent) {
+      return Flow.UNKNOWN;
+    }
+    pairAssigned.merge(key, left, Long::sum);
+    return left;
+  }
+
+  private void advance(FlowRecord r) {
+    long delta = r.viewSent - r.appliedSent;
+    if (delta > 0) {
+      state.addSent(r.flow, delta);
+      r.appliedSent = r.viewSent;
+      sentBytes[r.flow.src()] += delta;
+      receivedBytes[r.flow.dst()] += delta;
+    }
+  }
+
+  private void finish(FlowRecord r, double now) {
+    Coflow c = r.flow.coflow();
+    if (state.finishFlow(r.flow, now)) {
+      live.remove(c.id());
+      pairAssigned.keySet().removeIf(k -> k.startsWith(c.id() + '\u0000'));
+    }
+    r.flow = null;
+    FlowRecord last = active.remove(active.size() - 1);
+    if (last != r) {
+      active.set(r.activePos, last);
+      last.activePos = r.activePos;
+    }
+    r.activePos = -1;
+  }
+
+  private int port(String host) {
+    Integer p = ports.get(host);
+    if (p != null) {
+      return p;
+    }
+    int n = hosts.size();
+    ports.put(host, n);
+    hosts.add(host);
+    uplink = Arrays.copyOf(uplink, n + 1);
+    downlink = Arrays.copyOf(downlink, n + 1);
+    uplink[n] = defaultCapacity;
+    downlink[n] = defaultCapacity;
+    sentBytes = Arrays.copyOf(sentBytes, n + 1);
+    receivedBytes = Arrays.copyOf(receivedBytes, n + 1);
+    fabricStale = true;
+    return n;
+  }
+}

@@ -1,0 +1,56 @@
+package org.coflow.master.service;
+
+import io.grpc.Status;
+import io.grpc.stub.ServerCallStreamObserver;
+import org.coflow.api.proto.v1.ScheduleUpdate;
+
+/**
+ * An agent's WatchSchedule stream. The scheduling thread sends on it and the session's owner may
+ * close it from another thread, so every call on the underlying observer is serialised here.
+ */
+final class ScheduleStream {
+  private final ServerCallStreamObserver<ScheduleUpdate> observer;
+  private boolean closed;
+
+  ScheduleStream(ServerCallStreamObserver<ScheduleUpdate> observer) {
+    this.observer = observer;
+  }
+
+  /**
+   * Sends {@code update} if the stream is open and its transport can take it now.
+   *
+   * @return false if the update was not sent (the caller sends a full schedule later)
+   */
+  synchronized boolean trySend(ScheduleUpdate update) {
+    if (closed || observer.isCancelled() || !observer.isReady()) {
+      return false;
+    }
+    observer.onNext(update);
+    return true;
+  }
+
+  synchronized boolean isOpen() {
+    return !closed && !observer.isCancelled();
+  }
+
+  /** Ends the stream with {@code status} (OK completes it normally). Idempotent. */
+  synchronized void close(Status status) {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    if (observer.isCancelled()) {
+      return;
+    }
+    if (status.isOk()) {
+      observer.onCompleted();
+    } else {
+      observer.onError(status.asRuntimeException());
+    }
+  }
+
+  /** Marks the stream closed after the client cancelled it (nothing left to send). */
+  synchronized void cancelled() {
+    closed = true;
+  }
+}

@@ -1,0 +1,347 @@
+package org.coflow.master.service;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.grpc.BindableService;
+import io.grpc.ManagedChannel;
+import io.grpc.Server;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.inprocess.InProcessChannelBuilder;
+import io.grpc.inprocess.InProcessServerBuilder;
+import io.grpc.stub.StreamObserver;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.coflow.api.config.Config;
+import org.coflow.api.proto.v1.AdminServiceGrpc;
+import org.coflow.api.proto.v1.AgentServiceGrpc;
+import org.coflow.api.proto.v1.CloseSessionRequest;
+import org.coflow.api.proto.v1.CoflowServiceGrpc;
+import org.coflow.api.proto.v1.FlowReport;
+import org.coflow.api.proto.v1.FlowSpec;
+import org.coflow.api.proto.v1.GetPolicyRequest;
+import org.coflow.api.proto.v1.OpenSessionRequest;
+import org.coflow.api.proto.v1.OpenSessionResponse;
+import org.coflow.api.proto.v1.PairSize;
+import org.coflow.api.proto.v1.PolicyInfo;
+import org.coflow.api.proto.v1.ProtocolVersion;
+import org.coflow.api.proto.v1.RegisterCoflowRequest;
+import org.coflow.api.proto.v1.ReportAck;
+import org.coflow.api.proto.v1.ReportBatch;
+import org.coflow.api.proto.v1.ScheduleUpdate;
+import org.coflow.api.proto.v1.SetPolicyRequest;
+import org.coflow.api.proto.v1.UnregisterCoflowRequest;
+import org.coflow.api.proto.v1.WatchScheduleRequest;
+import org.coflow.master.policy.PolicyConfig;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Every rpc over an in-process channel, with the bad inputs each must refuse cleanly. */
+class MasterServiceRpcTest {
+  private MasterService master;
+  private Server server;
+  private ManagedChannel channel;
+  private AgentServiceGrpc.AgentServiceBlockingStub agents;
+  private AgentServiceGrpc.AgentServiceStub agentsAsync;
+  private CoflowServiceGrpc.CoflowServiceBlockingStub coflows;
+  private AdminServiceGrpc.AdminServiceBlockingStub admin;
+
+  @BeforeEach
+  void start() throws Exception {
+    startMaster(Config.defaults().with(PolicyConfig.DELTA_MS, 20L).with(MasterConfig.POLICY, "fair"));
+  }
+
+  private void startMaster(Config config) throws Exception {
+    master = new MasterService(config);
+    String name = InProcessServerBuilder.generateName();
+    InProcessServerBuilder b = InProcessServerBuilder.forName(name).directExecutor();
+    for (BindableService s : master.services()) {
+      b.addService(s);
+    }
+    server = b.build().start();
+    master.start();
+    channel = InProcessChannelBuilder.forName(name).directExecutor().build();
+    agents = AgentServiceGrpc.newBlockingStub(channel).withDeadlineAfter(5, TimeUnit.SECONDS);
+    agentsAsync = AgentServiceGrpc.newStub(channel);
+    coflows = CoflowServiceGrpc.newBlockingStub(channel).withDeadlineAfter(5, TimeUnit.SECONDS);
+    admin = AdminServiceGrpc.newBlockingStub(channel).withDeadlineAfter(5, TimeUnit.SECONDS);
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    channel.shutdownNow();
+    server.shutdownNow();
+    master.close();
+  }
+
+  private OpenSessionResponse open(String host) {
+    return agents.openSession(OpenSessionRequest.newBuilder()
+        .setProtocolVersion(ProtocolVersion.PROTOCOL_VERSION_1).setHostId(host)
+        .setDataAddress(host + ":7337").setEngineAddress("BlockManagerId(" + host + ")").build());
+  }
+
+  private static FlowReport flow(long id, String coflow, String src, String dst, long sent, long remaining) {
+    return FlowReport.newBuilder().setFlowId(id)
+        .setSpec(FlowSpec.newBuilder().setCoflowId(coflow).setSrcHost(src).setDstHost(dst))
+        .setBytesSent(sent).setBytesRemaining(remaining).build();
+  }
+
+  /** A report stream that records acks and the final status. */
+  private final class Reports {
+    final LinkedBlockingQueue<Object> events = new LinkedBlockingQueue<>();
+    final StreamObserver<ReportBatch> out = agentsAsync.report(new StreamObserver<>() {
+      @Override
+      public void onNext(ReportAck ack) {
+        events.add(ack);
+      }
+
+      @Override
+      public void onError(Throwable t) {
+        events.add(Status.fromThrowable(t));
+      }
+
+      @Override
+      public void onCompleted() {
+        events.add(Status.OK);
+      }
+    });
+
+    Object send(String session, FlowReport... flows) throws InterruptedException {
+      out.onNext(ReportBatch.newBuilder().setSessionId(session).setSeq(1).addAllFlows(List.of(flows)).build());
+      Object e = events.poll(5, TimeUnit.SECONDS);
+      assertTrue(e != null, "no answer to a report batch");
+      return e;
+    }
+  }
+
+  private void awaitRounds(int n) throws InterruptedException {
+    long target = master.round() + n;
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (master.round() < target) {
+      assertTrue(System.nanoTime() < deadline, "the scheduling loop stopped at round " + master.round());
+      Thread.sleep(5);
+    }
+  }
+
+  private int modelFlows() {
+    return master.inspectModel(s -> s.flows().size());
+  }
+
+  @Test
+  void openSessionRefusesBadRequests() {
+    StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> agents.openSession(
+        OpenSessionRequest.newBuilder().setProtocolVersionValue(7).setHostId("h").build()));
+    assertEquals(Status.Code.FAILED_PRECONDITION, e.getStatus().getCode());
+    assertTrue(e.getStatus().getDescription().contains("protocol version 7"), e.getMessage());
+
+    e = assertThrows(StatusRuntimeException.class, () -> agents.openSession(OpenSessionRequest
+        .newBuilder().setProtocolVersion(ProtocolVersion.PROTOCOL_VERSION_1).build()));
+    assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
+    assertTrue(e.getStatus().getDescription().contains("host_id"), e.getMessage());
+
+    e = assertThrows(StatusRuntimeException.class, () -> agents.openSession(OpenSessionRequest
+        .newBuilder().setProtocolVersion(ProtocolVersion.PROTOCOL_VERSION_1).setHostId("h")
+        .setUplinkBytesPerSec(-5).build()));
+    assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
+    assertTrue(e.getStatus().getDescription().contains("-5"), e.getMessage());
+
+    OpenSessionResponse ok = open("h1");
+    assertFalse(ok.getSessionId().isEmpty());
+    assertEquals(master.masterId(), ok.getMasterId());
+    assertEquals(20, ok.getIntervalMs());
+    assertEquals("fair", ok.getPolicy());
+  }
+
+  @Test
+  void reportFromUnknownSessionIsNotFound() throws Exception {
+    Object e = new Reports().send("no-such-session", flow(1, "c", "a", "b", 0, 10));
+    assertEquals(Status.Code.NOT_FOUND, ((Status) e).getCode());
+    assertTrue(((Status) e).getDescription().contains("no-such-session"));
+  }
+
+  @Test
+  void badBatchesAreRefusedWholeAndLeaveNoTrace() throws Exception {
+    String s = open("a").getSessionId();
+    FlowReport good = flow(1, "c1", "a", "b", 0, 1000);
+
+    FlowReport unknown = FlowReport.newBuilder().setFlowId(2).setBytesSent(5).build();
+    Status st = (Status) new Reports().send(s, good, unknown);
+    assertEquals(Status.Code.FAILED_PRECONDITION, st.getCode());
+    assertTrue(st.getDescription().contains("flow 2") && st.getDescription().contains("spec"));
+
+    st = (Status) new Reports().send(s, good, flow(3, "c1", "a", "b", -1, 10));
+    assertEquals(Status.Code.INVALID_ARGUMENT, st.getCode());
+    assertTrue(st.getDescription().contains("-1"), st.getDescription());
+
+    st = (Status) new Reports().send(s, good, flow(3, "c1", "a", "b", 0, -10));
+    assertEquals(Status.Code.INVALID_ARGUMENT, st.getCode());
+    assertTrue(st.getDescription().contains("bytes_remaining"), st.getDescription());
+
+    st = (Status) new Reports().send(s, good, good);
+    assertEquals(Status.Code.INVALID_ARGUMENT, st.getCode());
+    assertTrue(st.getDescription().contains("twice"), st.getDescription());
+
+    st = (Status) new Reports().send(s, good, flow(4, "c1", "a", "", 0, 10));
+    assertEquals(Status.Code.INVALID_ARGUMENT, st.getCode());
+    assertTrue(st.getDescription().contains("dst_host"), st.getDescription());
+
+    awaitRounds(2);
+    assertEquals(0, modelFlows(), "a refused batch must not add its valid flows");
+
+    Reports r = new Reports();
+    assertTrue(r.send(s, flow(1, "c1", "a", "b", 500, 500)) instanceof ReportAck);
+    st = (Status) r.send(s, FlowReport.newBuilder().setFlowId(1).setBytesSent(100).build());
+    assertEquals(Status.Code.INVALID_ARGUMENT, st.getCode());
+    assertTrue(st.getDescription().contains("backwards from 500 to 100"), st.getDescription());
+    st = (Status) new Reports().send(s, flow(1, "c2", "a", "b", 600, 400));
+    assertEquals(Status.Code.INVALID_ARGUMENT, st.getCode());
+    assertTrue(st.getDescription().contains("spec changed"), st.getDescription());
+
+    awaitRounds(2);
+    double sent = master.inspectModel(m -> m.flows().get(0).sent());
+    assertEquals(500, sent, "the refused reports must not move the counter");
+    assertEquals(1000.0, (double) master.inspectModel(m -> m.flows().get(0).size()));
+  }
+
+  @Test
+  void watchOfUnknownSessionIsNotFound() throws Exception {
+    LinkedBlockingQueue<Status> done = new LinkedBlockingQueue<>();
+    agentsAsync.watchSchedule(WatchScheduleRequest.newBuilder().setSessionId("nope").build(),
+        new StreamObserver<>() {
+          @Override
+          public void onNext(ScheduleUpdate u) {}
+
+          @Override
+          public void onError(Throwable t) {
+            done.add(Status.fromThrowable(t));
+          }
+
+          @Override
+          public void onCompleted() {
+            done.add(Status.OK);
+          }
+        });
+    Status st = done.poll(5, TimeUnit.SECONDS);
+    assertEquals(Status.Code.NOT_FOUND, st.getCode());
+  }
+
+  @Test
+  void coflowRegistrationValidatesAndUnregisterDropsFlows() throws Exception {
+    coflows.registerCoflow(RegisterCoflowRequest.newBuilder().setCoflowId("job-1").setName("sort")
+        .addSizes(PairSize.newBuilder().setSrcHost("a").setDstHost("b").setBytes(4000)).build());
+    StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> coflows.registerCoflow(
+        RegisterCoflowRequest.newBuilder().setCoflowId("job-1").build()));
+    assertEquals(Status.Code.ALREADY_EXISTS, e.getStatus().getCode());
+    assertTrue(e.getStatus().getDescription().contains("job-1"));
+    e = assertThrows(StatusRuntimeException.class, () -> coflows.registerCoflow(
+        RegisterCoflowRequest.newBuilder().setCoflowId("job-2")
+            .addSizes(PairSize.newBuilder().setSrcHost("a").setDstHost("b").setBytes(-3)).build()));
+    assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
+    e = assertThrows(StatusRuntimeException.class, () -> coflows.registerCoflow(
+        RegisterCoflowRequest.newBuilder().setCoflowId("").build()));
+    assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
+    e = assertThrows(StatusRuntimeException.class, () -> coflows.unregisterCoflow(
+        UnregisterCoflowRequest.newBuilder().setCoflowId("job-9").build()));
+    assertEquals(Status.Code.NOT_FOUND, e.getStatus().getCode());
+
+    // A flow without bytes_remaining takes its size from the registered pair size.
+    String s = open("a").getSessionId();
+    FlowReport noSize = FlowReport.newBuilder().setFlowId(1).setBytesSent(100)
+        .setSpec(FlowSpec.newBuilder().setCoflowId("job-1").setSrcHost("a").setDstHost("b")).build();
+    assertTrue(new Reports().send(s, noSize) instanceof ReportAck);
+    awaitRounds(2);
+    assertEquals(4000.0, master.inspectModel(m -> m.flows().get(0).size()));
+    assertEquals("sort", master.snapshot(10).coflows().get(0).name());
+
+    coflows.unregisterCoflow(UnregisterCoflowRequest.newBuilder().setCoflowId("job-1").build());
+    awaitRounds(2);
+    assertEquals(0, modelFlows());
+  }
+
+  @Test
+  void policySwitchesAtRuntimeAndRefusesUnknownNames() throws Exception {
+    StatusRuntimeException e = assertThrows(StatusRuntimeException.class,
+        () -> admin.setPolicy(SetPolicyRequest.newBuilder().setName("fastest").build()));
+    assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
+    assertTrue(e.getStatus().getDescription().contains("varys"), e.getMessage());
+    assertEquals("fair", admin.getPolicy(GetPolicyRequest.getDefaultInstance()).getName());
+
+    PolicyInfo info = admin.setPolicy(SetPolicyRequest.newBuilder().setName("sincronia").build());
+    assertEquals("sincronia", info.getName());
+    assertEquals(org.coflow.api.proto.v1.PolicyType.POLICY_TYPE_ORDER, info.getType());
+    awaitRounds(2);
+    assertEquals("sincronia", master.snapshot(0).policy());
+  }
+
+  @Test
+  void closingReplacingAndExpiringSessionsDropTheirFlows() throws Exception {
+    stop();
+    startMaster(Config.defaults().with(PolicyConfig.DELTA_MS, 20L)
+        .with(MasterConfig.SESSION_TIMEOUT_MS, 300L));
+    String a = open("a").getSessionId();
+    assertTrue(new Reports().send(a, flow(1, "c", "a", "b", 0, 100)) instanceof ReportAck);
+    awaitRounds(2);
+    assertEquals(1, modelFlows());
+    agents.closeSession(CloseSessionRequest.newBuilder().setSessionId(a).build());
+    agents.closeSession(CloseSessionRequest.newBuilder().setSessionId(a).build());
+    awaitRounds(2);
+    assertEquals(0, modelFlows());
+
+    String a2 = open("a").getSessionId();
+    assertTrue(new Reports().send(a2, flow(1, "c", "a", "b", 0, 100)) instanceof ReportAck);
+    awaitRounds(2);
+    assertEquals(1, modelFlows());
+    String a3 = open("a").getSessionId();
+    Status st = (Status) new Reports().send(a2, flow(2, "c", "a", "b", 0, 100));
+    assertEquals(Status.Code.NOT_FOUND, st.getCode(), "a replaced session is gone");
+    awaitRounds(2);
+    assertEquals(0, modelFlows(), "the replaced session's flows are dropped");
+
+    assertTrue(new Reports().send(a3, flow(1, "c", "a", "b", 0, 100)) instanceof ReportAck);
+    awaitRounds(2);
+    assertEquals(1, modelFlows());
+    Thread.sleep(500);
+    awaitRounds(2);
+    assertEquals(0, modelFlows(), "a silent session expires with its flows");
+    assertEquals(0, master.snapshot(0).agents().size());
+  }
+
+  @Test
+  void flowsWithoutCoflowIdAreGroupedByTheFallbackIdentifier() throws Exception {
+    String s = open("a").getSessionId();
+    FlowReport.Builder tagged = FlowReport.newBuilder().setBytesRemaining(10)
+        .setSpec(FlowSpec.newBuilder().setSrcHost("a").setDstHost("b").putAttributes("job", "etl-7"));
+    FlowReport untagged = FlowReport.newBuilder().setFlowId(3).setBytesRemaining(10)
+        .setSpec(FlowSpec.newBuilder().setSrcHost("a").setDstHost("c")).build();
+    assertTrue(new Reports().send(s, tagged.setFlowId(1).build(), tagged.clone().setFlowId(2).build(),
+        untagged) instanceof ReportAck);
+    awaitRounds(2);
+    Map<String, Integer> widths = master.inspectModel(m -> {
+      Map<String, Integer> w = new java.util.TreeMap<>();
+      m.coflows().forEach(c -> w.put(c.id(), c.activeFlows().size()));
+      return w;
+    });
+    assertEquals(Map.of("job=etl-7", 2, "flow:a/3", 1), widths);
+  }
+
+  @Test
+  void finishedFlowsLeaveTheModel() throws Exception {
+    String s = open("a").getSessionId();
+    Reports r = new Reports();
+    r.send(s, flow(1, "c", "a", "b", 0, 100), flow(2, "c", "a", "b", 0, 100));
+    awaitRounds(2);
+    assertEquals(2, modelFlows());
+    r.send(s, FlowReport.newBuilder().setFlowId(1).setBytesSent(100).setFinished(true).build());
+    awaitRounds(2);
+    assertEquals(1, modelFlows());
+    assertEquals(100.0, master.inspectModel(m -> m.coflows().get(0).bytesSent()),
+        "the finished flow's last bytes count for its coflow");
+  }
+}
