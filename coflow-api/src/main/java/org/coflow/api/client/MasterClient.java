@@ -76,6 +76,7 @@ public final class MasterClient implements AutoCloseable {
   private ClientCallStreamObserver<ReportBatch> reports;
   private ClientCallStreamObserver<WatchScheduleRequest> watch;
   private long seq;
+  private long streamStartSeq;
   private long backoffMillis;
   private long intervalMillis;
   private volatile boolean connected;
@@ -207,6 +208,7 @@ public final class MasterClient implements AutoCloseable {
     }
     watch(gen);
     openReports(gen);
+    streamStartSeq = seq;
     connected = true;
     LOG.info("host={} session={} opened on master {} (policy {}, interval {} ms)",
         options.hostId(), sessionId, resp.getMasterId(), resp.getPolicy(), resp.getIntervalMs());
@@ -267,7 +269,9 @@ public final class MasterClient implements AutoCloseable {
     if (gen != generation || closed) {
       return;
     }
-    if (reports.isReady()) {
+    // The first batch of a stream goes out at once (gRPC buffers it until the stream is up), so a
+    // new session's flows reach the master in its next round; later batches respect flow control.
+    if (seq == streamStartSeq || reports.isReady()) {
       reports.onNext(batch());
     }
     scheduler.schedule(() -> tick(gen), intervalMillis, TimeUnit.MILLISECONDS);

@@ -71,8 +71,9 @@ public final class ClusterState {
   }
 
   /**
-   * A counter that changes whenever a coflow arrives or finishes, so that policies which order
-   * coflows only on such events (Sincronia) can cache their order.
+   * A counter that changes whenever a coflow arrives, gains a flow or finishes, so that policies
+   * which order coflows only on such events (Sincronia) can cache their order. (In the live master
+   * a coflow's flows trickle in over several rounds; its order must account for each.)
    */
   public long membershipVersion() {
     return membershipVersion;
@@ -111,6 +112,7 @@ public final class ClusterState {
     f.index = flows.size();
     flows.add(f);
     pairCount[src * fabric.size() + dst]++;
+    membershipVersion++;
     return f;
   }
 

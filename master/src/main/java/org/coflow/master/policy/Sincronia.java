@@ -20,7 +20,7 @@ import org.coflow.api.model.PolicyType;
  *
  * <ul>
  *   <li>Online use: the order is recomputed whenever a coflow arrives or finishes (the
- *       membership changes), from the remaining bytes at that moment; between such events it is
+ *       membership changes, or a coflow gains a flow), from the remaining bytes at that moment; between such events it is
  *       kept (the paper's online variant recomputes per epoch; arrivals are the natural epochs of
  *       an event-driven run).
  *   <li>Ties in the argmin put the later arrival last; coflows weigh 1 unless registered with a
