@@ -20,8 +20,18 @@ final class BenchCommand {
       Usage: coflow bench sim [--trace FILE] [--policy LIST] [--courier] [--coflows N]
                               [--bandwidth RATE] [--json] [--coalesce W]
                               [--config FILE] [--conf KEY=VALUE ...]
+             coflow bench master [--flows N] [--agents LIST] [--policy NAME] [--interval MS]
+                                 [--seconds S] [--bandwidth RATE] [--json]
 
-      Replays the whole trace (or its first N coflows) under every policy and prints each
+      bench master: starts a real master and plays simulated agents against it over gRPC on
+      loopback, each reporting its flows every interval and advancing them at the pushed rates.
+      Prints, per run, the policy's decision time per round (p50/p99), whole rounds (merge +
+      policy + push), and whether the master kept up (p99 round below the interval and no
+      growing delay). --agents takes a comma-separated list to find the largest sustainable
+      count; without --flows each agent has 100 flows, without --agents there is one agent per
+      1000 flows. Defaults: aalo, 100 ms, 10 s per run, 10 Gbit/s hosts.
+
+      bench sim: replays the whole trace (or its first N coflows) under every policy and prints each
       run's table followed by a summary: average and p95 CCT normalised to fair sharing
       and to the isolated lower bound, the speedup over fair sharing, and each run's wall
       time against the goal of 10 s per policy on a 2-core machine.
@@ -38,10 +48,13 @@ final class BenchCommand {
       out.print(HELP);
       return argv.length == 0 ? 2 : 0;
     }
-    if (!argv[0].equals("sim")) {
-      throw new UsageException("coflow bench: unknown benchmark '" + argv[0] + "'; benchmarks: sim");
-    }
     String[] rest = Arrays.copyOfRange(argv, 1, argv.length);
+    if (argv[0].equals("master")) {
+      return LoadCommand.run(rest, out, err);
+    }
+    if (!argv[0].equals("sim")) {
+      throw new UsageException("coflow bench: unknown benchmark '" + argv[0] + "'; benchmarks: sim, master");
+    }
     Args a = Args.parse("coflow bench sim", rest,
         Set.of("trace", "policy", "bandwidth", "config", "conf", "coalesce", "coflows"),
         Set.of("json", "help", "courier"));

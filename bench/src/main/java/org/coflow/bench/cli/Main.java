@@ -15,7 +15,9 @@ public final class Main {
 
       Commands:
         sim      replay a coflow trace under scheduling policies and compare CCTs
-        bench    benchmarks: 'bench sim' times every policy on the whole shipped trace
+        master   run the coflow master (gRPC control plane, scheduling loop, dashboard)
+        bench    benchmarks: 'bench sim' replays the whole trace under every policy,
+                 'bench master' loads a real master with simulated agents
         docs     regenerate docs/configuration.md from the configuration registries
 
       'coflow <command> --help' describes a command.
@@ -39,12 +41,14 @@ public final class Main {
       switch (argv[0]) {
         case "sim":
           return SimCommand.run(rest, home, out, err);
+        case "master":
+          return MasterCommand.run(rest, out, err);
         case "bench":
           return BenchCommand.run(rest, home, out, err);
         case "docs":
           return DocsCommand.run(rest, home, out, err);
         default:
-          err.println("coflow: unknown command '" + argv[0] + "'; commands: sim, bench, docs");
+          err.println("coflow: unknown command '" + argv[0] + "'; commands: sim, master, bench, docs");
           return 2;
       }
     } catch (UsageException e) {

@@ -144,6 +144,13 @@ public final class MasterClient implements AutoCloseable {
     }
   }
 
+  /** The latest schedule entry of one flow, or null if it has none. */
+  public FlowSchedule flowSchedule(long flowId) {
+    synchronized (flowSchedules) {
+      return flowSchedules.get(flowId);
+    }
+  }
+
   /** The latest per-destination-host entries of this agent's host (a copy). */
   public Map<String, PairSchedule> pairSchedules() {
     synchronized (flowSchedules) {

@@ -36,6 +36,8 @@ final class AgentSession {
 
   /** Loop: the stream the last update went to; a new stream gets a full schedule first. */
   ScheduleStream pushedTo;
+  /** Set by the sending thread when an update could not be sent: the next one must be full. */
+  volatile boolean sendFailed;
   /** Loop: the next update must be full (new stream, or a skipped update). */
   boolean needFull = true;
   /** Loop: pair entries last pushed, by destination host: {rate, priority}. */

@@ -39,8 +39,11 @@ final class FlowRecord {
   String assignedCoflow;
   /** Loop: bytes already added to the model flow. */
   long appliedSent;
-  /** Loop: position in the scheduling thread's list of active records. */
+  /** Loop: position in the scheduling thread's list of active records (= the flow's index). */
   int activePos = -1;
+  /** Loop: the flow's ports while scheduled. */
+  int srcPort;
+  int dstPort;
   /** Loop: the decision of the last round. */
   double rate;
   int priority;

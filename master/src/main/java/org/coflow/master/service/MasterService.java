@@ -3,6 +3,9 @@ package org.coflow.master.service;
 import io.grpc.BindableService;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.coflow.api.config.Config;
 import org.coflow.api.model.ClusterState;
@@ -23,6 +26,8 @@ public final class MasterService implements AutoCloseable {
   private final MasterState tables;
   private final SchedulerLoop loop;
   private final List<BindableService> services;
+  private final ExecutorService sender;
+  private final SchedulePusher pusher;
 
   public MasterService(Config config) {
     this(config, new AttributeIdentifier(config.get(MasterConfig.IDENTIFY_ATTRIBUTE)));
@@ -41,7 +46,12 @@ public final class MasterService implements AutoCloseable {
     long timeout = config.get(MasterConfig.SESSION_TIMEOUT_MS);
     this.tables = new MasterState(timeout, config.get(MasterConfig.MAX_REPORTS_PER_BATCH));
     ModelSync model = new ModelSync(config.get(MasterConfig.DEFAULT_CAPACITY), identifier);
-    SchedulePusher pusher = new SchedulePusher(config.get(MasterConfig.PUSH_TOLERANCE));
+    this.sender = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "coflow-push");
+      t.setDaemon(true);
+      return t;
+    });
+    this.pusher = new SchedulePusher(config.get(MasterConfig.PUSH_TOLERANCE), sender);
     SchedulingPolicy policy = Policies.create(config.get(MasterConfig.POLICY), config);
     this.loop = new SchedulerLoop(tables, model, pusher, policy, interval);
     this.services = List.of(new AgentServiceImpl(tables, loop, masterId, timeout),
@@ -59,6 +69,8 @@ public final class MasterService implements AutoCloseable {
   @Override
   public void close() throws InterruptedException {
     loop.stop();
+    sender.shutdown();
+    sender.awaitTermination(5, TimeUnit.SECONDS);
   }
 
   /** Changes whenever a master starts; agents tell a restarted master by it. */
@@ -95,6 +107,14 @@ public final class MasterService implements AutoCloseable {
     return loop.decisions.quantile(q);
   }
 
+  /**
+   * Quantile {@code q} of the CPU time the scheduling thread spent in the policy, in ms: the
+   * decision's own cost, without the waits for a core that a busy machine adds to its wall time.
+   */
+  public double decisionCpuQuantileMs(double q) {
+    return loop.decisionsCpu.quantile(q);
+  }
+
   /** Quantile {@code q} of whole rounds (merge, policy, push) over the last 1024, in ms. */
   public double roundQuantileMs(double q) {
     return loop.rounds.quantile(q);
@@ -102,8 +122,17 @@ public final class MasterService implements AutoCloseable {
 
   /** Forgets the recent round and decision times (a benchmark's warm-up). */
   public void resetLatencyWindows() {
-    loop.decisions.reset();
-    loop.rounds.reset();
+    loop.resetWindows();
+  }
+
+  /** Quantile {@code q} of the merge phase (reports into the model) over the last 1024 rounds, ms. */
+  public double mergeQuantileMs(double q) {
+    return loop.merges.quantile(q);
+  }
+
+  /** Quantile {@code q} of the push phase (diff and send) over the last 1024 rounds, ms. */
+  public double pushQuantileMs(double q) {
+    return loop.pushes.quantile(q);
   }
 
   /** How late the latest round started against its due time, in ms. */
@@ -139,6 +168,10 @@ public final class MasterService implements AutoCloseable {
         "Time the policy took per scheduling round.");
     loop.rounds.appendPrometheus(out, "coflow_master_round_seconds",
         "Time per scheduling round: merge reports, run the policy, push updates.");
+    loop.merges.appendPrometheus(out, "coflow_master_merge_seconds",
+        "Time per round to merge the agents' reports into the model.");
+    loop.pushes.appendPrometheus(out, "coflow_master_push_seconds",
+        "Time per round to diff the schedule and push updates to agents.");
     gauge(out, "coflow_master_flows", "Active flows in the model.", loop.flowCount());
     gauge(out, "coflow_master_coflows", "Active coflows in the model.", loop.coflowCount());
     gauge(out, "coflow_master_agents", "Open agent sessions.", tables.sessionCount());
@@ -152,9 +185,9 @@ public final class MasterService implements AutoCloseable {
     counter(out, "coflow_master_round_failures_total", "Rounds that failed with an error.",
         loop.failures.get());
     counter(out, "coflow_master_pushed_updates_total", "Schedule updates pushed to agents.",
-        loop.updatesPushed.get());
+        pusher.updatesSent.get());
     counter(out, "coflow_master_pushed_entries_total",
-        "Flow and pair entries carried by pushed updates.", loop.entriesPushed.get());
+        "Flow and pair entries carried by pushed updates.", pusher.entriesSent.get());
     out.append("# HELP coflow_master_policy_info The policy in force.\n")
         .append("# TYPE coflow_master_policy_info gauge\n")
         .append("coflow_master_policy_info{policy=\"").append(loop.policy().name())

@@ -46,7 +46,11 @@ final class ModelSync {
     return state;
   }
 
-  /** Records whose flows are in the model, in no particular order. */
+  /**
+   * Records whose flows are in the model, aligned with the model's flows:
+   * {@code active().get(i).flow.index() == i} (both append new flows and move the last into a
+   * finished flow's slot).
+   */
   List<FlowRecord> active() {
     return active;
   }
@@ -142,7 +146,9 @@ final class ModelSync {
       live.put(coflowId, c);
     }
     r.assignedCoflow = coflowId;
-    r.flow = state.addFlow(c, ports.get(r.srcHost), ports.get(r.dstHost), size, now);
+    r.srcPort = ports.get(r.srcHost);
+    r.dstPort = ports.get(r.dstHost);
+    r.flow = state.addFlow(c, r.srcPort, r.dstPort, size, now);
     r.appliedSent = 0;
     advance(r);
     r.activePos = active.size();

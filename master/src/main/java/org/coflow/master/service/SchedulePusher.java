@@ -1,8 +1,11 @@
 package org.coflow.master.service;
 
 import io.grpc.Status;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicLong;
 import org.coflow.api.model.PolicyType;
 import org.coflow.api.proto.v1.ScheduleUpdate;
 import org.coflow.master.policy.Schedule;
@@ -18,52 +21,70 @@ import org.coflow.master.policy.Schedule;
 final class SchedulePusher {
   private final double tolerance;
 
-  /** Counters of the last {@link #push}. */
-  long updatesSent;
-  long entriesSent;
+  private final PairSums pairs = new PairSums();
 
-  SchedulePusher(double tolerance) {
+  private final Executor sender;
+  private final List<Runnable> outbox = new ArrayList<>();
+  /** Updates and entries handed to the transport. */
+  final AtomicLong updatesSent = new AtomicLong();
+  final AtomicLong entriesSent = new AtomicLong();
+
+  /**
+   * @param sender runs the sends of a round, in order, off the scheduling thread (serialising and
+   *     writing a round's updates must not delay the next decision)
+   */
+  SchedulePusher(double tolerance, Executor sender) {
     this.tolerance = tolerance;
+    this.sender = sender;
   }
 
   /**
-   * @param active records with flows in the model, indexed consistently with {@code schedule}
+   * @param model the model {@code schedule} was computed on (its active records and host names)
    * @param removed records whose flows left the model this round
    * @param sessions every live session, by host id
+   * @param sessionByPort the live session of each port's host, or null
+   * @param allocatedSend receives the summed rates out of each port (length = ports)
+   * @param allocatedReceive receives the summed rates into each port
    */
-  void push(Schedule schedule, List<FlowRecord> active, List<FlowRecord> removed,
-      Map<String, AgentSession> sessions, long epoch, String policy, PolicyType type) {
-    updatesSent = 0;
-    entriesSent = 0;
+  void push(Schedule schedule, ModelSync model, List<FlowRecord> removed,
+      Map<String, AgentSession> sessions, AgentSession[] sessionByPort, double[] allocatedSend,
+      double[] allocatedReceive, long epoch, String policy, PolicyType type) {
     for (AgentSession s : sessions.values()) {
       s.roundPairs.clear();
       ScheduleStream stream = s.stream;
-      if (stream != s.pushedTo) {
+      if (stream != s.pushedTo || s.sendFailed) {
         s.pushedTo = stream;
+        s.sendFailed = false;
         s.needFull = true;
       }
     }
-    for (FlowRecord r : active) {
-      int i = r.flow.index();
-      r.rate = schedule.rate(i);
-      r.priority = schedule.priority(i);
+    int ports = model.hosts().size();
+    pairs.reset(ports);
+    List<FlowRecord> active = model.active();
+    for (int i = 0, n = active.size(); i < n; i++) {
+      FlowRecord r = active.get(i);
+      double rate = schedule.rate(i);
+      int priority = schedule.priority(i);
+      r.rate = rate;
+      r.priority = priority;
       AgentSession owner = r.session;
       if (!owner.closed && (owner.needFull || changed(r))) {
-        owner.buffer.flow(r.flowId, r.rate, r.priority);
+        owner.buffer.flow(r.flowId, rate, priority);
         r.pushed = true;
-        r.pushedRate = r.rate;
-        r.pushedPriority = r.priority;
+        r.pushedRate = rate;
+        r.pushedPriority = priority;
       }
-      AgentSession sender = sessions.get(r.srcHost);
-      if (sender != null) {
-        double[] pair = sender.roundPairs.get(r.dstHost);
-        if (pair == null) {
-          sender.roundPairs.put(r.dstHost, new double[] {r.rate, r.priority});
-        } else {
-          pair[0] += r.rate;
-          pair[1] = Math.min(pair[1], r.priority);
-        }
+      allocatedSend[r.srcPort] += rate;
+      allocatedReceive[r.dstPort] += rate;
+      if (sessionByPort[r.srcPort] != null) {
+        pairs.add(r.srcPort * ports + r.dstPort, rate, priority);
       }
+    }
+    for (int k = 0; k < pairs.touched; k++) {
+      int pair = pairs.keys[k];
+      AgentSession sender = sessionByPort[pair / ports];
+      sender.roundPairs.put(model.hosts().get(pair % ports),
+          new double[] {pairs.rate[pair], pairs.priority[pair]});
     }
     for (FlowRecord r : removed) {
       if (r.pushed && !r.session.needFull && !r.session.closed) {
@@ -80,6 +101,11 @@ final class SchedulePusher {
           send(s, s.buffer.take(), false, epoch, policy, type);
         }
       }
+    }
+    if (!outbox.isEmpty()) {
+      List<Runnable> batch = new ArrayList<>(outbox);
+      outbox.clear();
+      sender.execute(() -> batch.forEach(Runnable::run));
     }
   }
 
@@ -136,24 +162,71 @@ final class SchedulePusher {
     }
   }
 
+  /**
+   * Queues the update for the sending thread. A stream that cannot take it (gone, or its
+   * transport full) marks the session, whose next update is then a full schedule.
+   */
   private boolean send(AgentSession s, ScheduleUpdate.Builder b, boolean full, long epoch,
       String policy, PolicyType type) {
     ScheduleStream stream = s.pushedTo;
+    if (stream == null) {
+      s.needFull = true;
+      return false;
+    }
     int entries = b.getFlowsCount() + b.getRemovedFlowsCount() + b.getPairsCount()
         + b.getRemovedPairsCount();
     ScheduleUpdate update = b.setEpoch(epoch).setPolicy(policy).setPolicyType(proto(type))
         .setFull(full).build();
-    if (stream != null && stream.trySend(update)) {
-      updatesSent++;
-      entriesSent += entries;
-      return true;
-    }
-    s.needFull = true;
-    return false;
+    outbox.add(() -> {
+      if (stream.trySend(update)) {
+        updatesSent.incrementAndGet();
+        entriesSent.addAndGet(entries);
+      } else {
+        s.sendFailed = true;
+      }
+    });
+    return true;
   }
 
   static org.coflow.api.proto.v1.PolicyType proto(PolicyType type) {
     return type == PolicyType.ORDER ? org.coflow.api.proto.v1.PolicyType.POLICY_TYPE_ORDER
         : org.coflow.api.proto.v1.PolicyType.POLICY_TYPE_RATE;
+  }
+
+  /** Per host pair (src * ports + dst) sums of rates and best priorities, reused every round. */
+  private static final class PairSums {
+    double[] rate = new double[0];
+    int[] priority = new int[0];
+    boolean[] seen = new boolean[0];
+    int[] keys = new int[16];
+    int touched;
+
+    void reset(int ports) {
+      int n = ports * ports;
+      if (rate.length < n) {
+        rate = new double[n];
+        priority = new int[n];
+        seen = new boolean[n];
+      } else {
+        for (int k = 0; k < touched; k++) {
+          seen[keys[k]] = false;
+        }
+      }
+      touched = 0;
+    }
+
+    void add(int pair, double r, int p) {
+      if (!seen[pair]) {
+        seen[pair] = true;
+        rate[pair] = 0;
+        priority[pair] = Integer.MAX_VALUE;
+        if (touched == keys.length) {
+          keys = java.util.Arrays.copyOf(keys, 2 * touched);
+        }
+        keys[touched++] = pair;
+      }
+      rate[pair] += r;
+      priority[pair] = Math.min(priority[pair], p);
+    }
   }
 }

@@ -1,5 +1,7 @@
 package org.coflow.master.service;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -27,6 +29,7 @@ final class SchedulerLoop {
   private static final Logger LOG = LoggerFactory.getLogger(SchedulerLoop.class);
   /** Smoothing of the measured per-host traffic (weight of the newest round). */
   private static final double TRAFFIC_SMOOTHING = 0.3;
+  private static final ThreadMXBean CPU = ManagementFactory.getThreadMXBean();
 
   private final MasterState tables;
   private final ModelSync model;
@@ -38,6 +41,7 @@ final class SchedulerLoop {
   private SchedulingPolicy policy;
   private volatile SchedulingPolicy current;
   private Map<String, AgentSession> sessionsByHost = new HashMap<>();
+  private AgentSession[] sessionByPort = new AgentSession[0];
   private long startNanos;
   private long dueNanos;
   private double[] sendRate = new double[0];
@@ -48,8 +52,9 @@ final class SchedulerLoop {
 
   final LatencyWindow decisions = new LatencyWindow(1024);
   final LatencyWindow rounds = new LatencyWindow(1024);
-  final AtomicLong updatesPushed = new AtomicLong();
-  final AtomicLong entriesPushed = new AtomicLong();
+  final LatencyWindow decisionsCpu = new LatencyWindow(1024);
+  final LatencyWindow merges = new LatencyWindow(1024);
+  final LatencyWindow pushes = new LatencyWindow(1024);
   final AtomicLong overruns = new AtomicLong();
   final AtomicLong failures = new AtomicLong();
   private volatile long round;
@@ -138,6 +143,14 @@ final class SchedulerLoop {
     }
   }
 
+  void resetWindows() {
+    decisions.reset();
+    decisionsCpu.reset();
+    rounds.reset();
+    merges.reset();
+    pushes.reset();
+  }
+
   private void runRound() {
     long t0 = System.nanoTime();
     behindMs = (t0 - dueNanos) / 1e6;
@@ -181,19 +194,37 @@ final class SchedulerLoop {
     removed.clear();
     model.apply(changes.flows, now, removed);
     long d0 = System.nanoTime();
+    merges.add((d0 - t0) / 1e6);
+    long c0 = CPU.isCurrentThreadCpuTimeSupported() ? CPU.getCurrentThreadCpuTime() : -1;
     Schedule schedule = policy.schedule(model.state(), now);
-    decisions.add((System.nanoTime() - d0) / 1e6);
+    long p0 = System.nanoTime();
+    decisions.add((p0 - d0) / 1e6);
+    if (c0 >= 0) {
+      decisionsCpu.add((CPU.getCurrentThreadCpuTime() - c0) / 1e6);
+    }
     long epoch = round + 1;
-    pusher.push(schedule, model.active(), removed, sessionsByHost, epoch, policy.name(), policy.type());
-    updatesPushed.addAndGet(pusher.updatesSent);
-    entriesPushed.addAndGet(pusher.entriesSent);
-    traffic(schedule, t0);
+    int ports = model.hosts().size();
+    if (sessionByPort.length != ports || changes.sessions != null) {
+      sessionByPort = new AgentSession[ports];
+      for (AgentSession s : sessionsByHost.values()) {
+        int port = model.portOf(s.hostId);
+        if (port >= 0) {
+          sessionByPort[port] = s;
+        }
+      }
+    }
+    allocatedSend = new double[ports];
+    allocatedReceive = new double[ports];
+    pusher.push(schedule, model, removed, sessionsByHost, sessionByPort, allocatedSend,
+        allocatedReceive, epoch, policy.name(), policy.type());
+    pushes.add((System.nanoTime() - p0) / 1e6);
+    traffic(t0);
     flowCount = model.state().flows().size();
     coflowCount = model.state().coflows().size();
     round = epoch;
   }
 
-  private void traffic(Schedule schedule, long t0) {
+  private void traffic(long t0) {
     int ports = model.hosts().size();
     double seconds = Math.max(1e-3, (t0 - lastRoundNanos) / 1e9);
     lastRoundNanos = t0;
@@ -205,12 +236,6 @@ final class SchedulerLoop {
     for (int p = 0; p < ports && p < bytes[0].length; p++) {
       sendRate[p] += TRAFFIC_SMOOTHING * (bytes[0][p] / seconds - sendRate[p]);
       receiveRate[p] += TRAFFIC_SMOOTHING * (bytes[1][p] / seconds - receiveRate[p]);
-    }
-    allocatedSend = new double[ports];
-    allocatedReceive = new double[ports];
-    for (FlowRecord r : model.active()) {
-      allocatedSend[r.flow.src()] += r.rate;
-      allocatedReceive[r.flow.dst()] += r.rate;
     }
   }
 
