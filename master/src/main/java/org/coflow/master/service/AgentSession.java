@@ -40,10 +40,6 @@ final class AgentSession {
   volatile boolean sendFailed;
   /** Loop: the next update must be full (new stream, or a skipped update). */
   boolean needFull = true;
-  /** Loop: pair entries last pushed, by destination host: {rate, priority}. */
-  final Map<String, double[]> pushedPairs = new HashMap<>();
-  /** Loop: pair entries of the current round, by destination host: {rate, priority}. */
-  final Map<String, double[]> roundPairs = new HashMap<>();
   /** Loop: flows this round whose entries changed or vanished (builders of the next update). */
   final UpdateBuffer buffer = new UpdateBuffer();
 

@@ -21,7 +21,7 @@ import org.coflow.master.policy.Schedule;
 final class SchedulePusher {
   private final double tolerance;
 
-  private final PairSums pairs = new PairSums();
+  private final PairTable pairs = new PairTable();
 
   private final Executor sender;
   private final List<Runnable> outbox = new ArrayList<>();
@@ -50,7 +50,6 @@ final class SchedulePusher {
       Map<String, AgentSession> sessions, AgentSession[] sessionByPort, double[] allocatedSend,
       double[] allocatedReceive, long epoch, String policy, PolicyType type) {
     for (AgentSession s : sessions.values()) {
-      s.roundPairs.clear();
       ScheduleStream stream = s.stream;
       if (stream != s.pushedTo || s.sendFailed) {
         s.pushedTo = stream;
@@ -80,26 +79,20 @@ final class SchedulePusher {
         pairs.add(r.srcPort * ports + r.dstPort, rate, priority);
       }
     }
-    for (int k = 0; k < pairs.touched; k++) {
-      int pair = pairs.keys[k];
-      AgentSession sender = sessionByPort[pair / ports];
-      sender.roundPairs.put(model.hosts().get(pair % ports),
-          new double[] {pairs.rate[pair], pairs.priority[pair]});
-    }
     for (FlowRecord r : removed) {
       if (r.pushed && !r.session.needFull && !r.session.closed) {
         r.session.buffer.removedFlow(r.flowId);
       }
       r.pushed = false;
     }
+    diffPairs(model, sessionByPort);
     for (AgentSession s : sessions.values()) {
       if (s.needFull) {
-        sendFull(s, epoch, policy, type);
-      } else {
-        diffPairs(s);
-        if (s.buffer.entries() > 0) {
-          send(s, s.buffer.take(), false, epoch, policy, type);
+        if (send(s, s.buffer.take(), true, epoch, policy, type)) {
+          s.needFull = false;
         }
+      } else if (s.buffer.entries() > 0) {
+        send(s, s.buffer.take(), false, epoch, policy, type);
       }
     }
     if (!outbox.isEmpty()) {
@@ -107,6 +100,32 @@ final class SchedulePusher {
       outbox.clear();
       sender.execute(() -> batch.forEach(Runnable::run));
     }
+  }
+
+  /**
+   * Adds to each sender's buffer its pairs whose sums changed (all of them for a session that gets
+   * a full schedule) and the pairs that lost their last flow.
+   */
+  private void diffPairs(ModelSync model, AgentSession[] sessionByPort) {
+    int ports = pairs.ports();
+    List<String> hosts = model.hosts();
+    for (int k = 0; k < pairs.touchedCount; k++) {
+      int pair = pairs.touched[k];
+      AgentSession s = sessionByPort[pair / ports];
+      double rate = pairs.rate[pair];
+      int priority = pairs.priority[pair];
+      if (s.needFull || !pairs.pushed[pair] || pairs.pushedPriority[pair] != priority
+          || rateChanged(pairs.pushedRate[pair], rate)) {
+        s.buffer.pair(hosts.get(pair % ports), rate, priority);
+        pairs.markPushed(pair, rate, priority);
+      }
+    }
+    pairs.retainPushed(pairs::touchedThisRound, pair -> {
+      AgentSession s = sessionByPort[pair / ports];
+      if (s != null && !s.needFull && !s.closed) {
+        s.buffer.removedPair(hosts.get(pair % ports));
+      }
+    });
   }
 
   /** Ends the stream of a session that closed, replaced or expired. */
@@ -120,46 +139,12 @@ final class SchedulePusher {
   }
 
   private boolean changed(FlowRecord r) {
-    if (!r.pushed || r.priority != r.pushedPriority) {
-      return true;
-    }
-    double diff = Math.abs(r.rate - r.pushedRate);
-    return tolerance == 0 ? diff != 0 : diff > tolerance * r.pushedRate || r.rate == 0 && diff != 0;
+    return !r.pushed || r.priority != r.pushedPriority || rateChanged(r.pushedRate, r.rate);
   }
 
-  private void diffPairs(AgentSession s) {
-    for (Map.Entry<String, double[]> e : s.roundPairs.entrySet()) {
-      double[] now = e.getValue();
-      double[] before = s.pushedPairs.get(e.getKey());
-      if (before == null || before[1] != now[1] || pairRateChanged(before[0], now[0])) {
-        s.buffer.pair(e.getKey(), now[0], (int) now[1]);
-        s.pushedPairs.put(e.getKey(), now.clone());
-      }
-    }
-    s.pushedPairs.keySet().removeIf(dst -> {
-      if (!s.roundPairs.containsKey(dst)) {
-        s.buffer.removedPair(dst);
-        return true;
-      }
-      return false;
-    });
-  }
-
-  private boolean pairRateChanged(double before, double now) {
+  private boolean rateChanged(double before, double now) {
     double diff = Math.abs(now - before);
     return tolerance == 0 ? diff != 0 : diff > tolerance * before || now == 0 && diff != 0;
-  }
-
-  /** Sends the buffer, which holds every flow of {@code s} when it needs a full schedule. */
-  private void sendFull(AgentSession s, long epoch, String policy, PolicyType type) {
-    s.pushedPairs.clear();
-    for (Map.Entry<String, double[]> e : s.roundPairs.entrySet()) {
-      s.buffer.pair(e.getKey(), e.getValue()[0], (int) e.getValue()[1]);
-      s.pushedPairs.put(e.getKey(), e.getValue().clone());
-    }
-    if (send(s, s.buffer.take(), true, epoch, policy, type)) {
-      s.needFull = false;
-    }
   }
 
   /**
@@ -191,42 +176,5 @@ final class SchedulePusher {
   static org.coflow.api.proto.v1.PolicyType proto(PolicyType type) {
     return type == PolicyType.ORDER ? org.coflow.api.proto.v1.PolicyType.POLICY_TYPE_ORDER
         : org.coflow.api.proto.v1.PolicyType.POLICY_TYPE_RATE;
-  }
-
-  /** Per host pair (src * ports + dst) sums of rates and best priorities, reused every round. */
-  private static final class PairSums {
-    double[] rate = new double[0];
-    int[] priority = new int[0];
-    boolean[] seen = new boolean[0];
-    int[] keys = new int[16];
-    int touched;
-
-    void reset(int ports) {
-      int n = ports * ports;
-      if (rate.length < n) {
-        rate = new double[n];
-        priority = new int[n];
-        seen = new boolean[n];
-      } else {
-        for (int k = 0; k < touched; k++) {
-          seen[keys[k]] = false;
-        }
-      }
-      touched = 0;
-    }
-
-    void add(int pair, double r, int p) {
-      if (!seen[pair]) {
-        seen[pair] = true;
-        rate[pair] = 0;
-        priority[pair] = Integer.MAX_VALUE;
-        if (touched == keys.length) {
-          keys = java.util.Arrays.copyOf(keys, 2 * touched);
-        }
-        keys[touched++] = pair;
-      }
-      rate[pair] += r;
-      priority[pair] = Math.min(priority[pair], p);
-    }
   }
 }
