@@ -225,7 +225,7 @@ public final class MasterClient implements AutoCloseable {
 
   private void watch(int gen) {
     stub.watchSchedule(WatchScheduleRequest.newBuilder().setSessionId(sessionId).build(),
-        new ClientResponseObserver<WatchScheduleRequest, ScheduleUpdate>() {
+        new SessionStream<WatchScheduleRequest, ScheduleUpdate>(gen, "schedule") {
           @Override
           public void beforeStart(ClientCallStreamObserver<WatchScheduleRequest> call) {
             watch = call;
@@ -235,22 +235,11 @@ public final class MasterClient implements AutoCloseable {
           public void onNext(ScheduleUpdate update) {
             scheduler.execute(() -> apply(gen, update));
           }
-
-          @Override
-          public void onError(Throwable t) {
-            scheduler.execute(() -> failed(gen, Status.fromThrowable(t)));
-          }
-
-          @Override
-          public void onCompleted() {
-            scheduler.execute(() -> failed(gen, Status.UNAVAILABLE.withDescription(
-                "the master ended the schedule stream")));
-          }
         });
   }
 
   private void openReports(int gen) {
-    stub.report(new ClientResponseObserver<ReportBatch, ReportAck>() {
+    stub.report(new SessionStream<ReportBatch, ReportAck>(gen, "report") {
       @Override
       public void beforeStart(ClientCallStreamObserver<ReportBatch> call) {
         reports = call;
@@ -258,18 +247,29 @@ public final class MasterClient implements AutoCloseable {
 
       @Override
       public void onNext(ReportAck ack) {}
-
-      @Override
-      public void onError(Throwable t) {
-        scheduler.execute(() -> failed(gen, Status.fromThrowable(t)));
-      }
-
-      @Override
-      public void onCompleted() {
-        scheduler.execute(() -> failed(gen, Status.UNAVAILABLE.withDescription(
-            "the master ended the report stream")));
-      }
     });
+  }
+
+  /** A stream of one session: its end, for whatever reason, means reconnecting. */
+  private abstract class SessionStream<ReqT, RespT> implements ClientResponseObserver<ReqT, RespT> {
+    private final int gen;
+    private final String name;
+
+    SessionStream(int gen, String name) {
+      this.gen = gen;
+      this.name = name;
+    }
+
+    @Override
+    public void onError(Throwable t) {
+      scheduler.execute(() -> failed(gen, Status.fromThrowable(t)));
+    }
+
+    @Override
+    public void onCompleted() {
+      scheduler.execute(() -> failed(gen, Status.UNAVAILABLE.withDescription(
+          "the master ended the " + name + " stream")));
+    }
   }
 
   private void tick(int gen) {
