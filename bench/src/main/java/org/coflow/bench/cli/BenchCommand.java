@@ -21,7 +21,7 @@ final class BenchCommand {
                               [--bandwidth RATE] [--json] [--coalesce W]
                               [--config FILE] [--conf KEY=VALUE ...]
              coflow bench master [--flows N] [--agents LIST] [--policy NAME] [--interval MS]
-                                 [--seconds S] [--bandwidth RATE] [--json]
+                                 [--seconds S] [--bandwidth RATE] [--http-port N] [--json]
 
       bench master: starts a real master and plays simulated agents against it over gRPC on
       loopback, each reporting its flows every interval and advancing them at the pushed rates.
@@ -29,7 +29,8 @@ final class BenchCommand {
       policy + push), and whether the master kept up (p99 round below the interval and no
       growing delay). --agents takes a comma-separated list to find the largest sustainable
       count; without --flows each agent has 100 flows, without --agents there is one agent per
-      1000 flows. Defaults: aalo, 100 ms, 10 s per run, 10 Gbit/s hosts.
+      1000 flows. Defaults: aalo, 100 ms, 10 s per run, 10 Gbit/s hosts. --http-port serves the
+      master's dashboard during the run.
 
       bench sim: replays the whole trace (or its first N coflows) under every policy and prints each
       run's table followed by a summary: average and p95 CCT normalised to fair sharing

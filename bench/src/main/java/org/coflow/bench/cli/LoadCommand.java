@@ -17,7 +17,7 @@ final class LoadCommand {
 
   static int run(String[] argv, PrintStream out, PrintStream err) throws UsageException, IOException {
     Args a = Args.parse("coflow bench master", argv,
-        Set.of("flows", "agents", "policy", "interval", "seconds", "bandwidth"), Set.of("json", "help"));
+        Set.of("flows", "agents", "policy", "interval", "seconds", "bandwidth", "http-port"), Set.of("json", "help"));
     if (a.has("help")) {
       out.print(BenchCommand.HELP);
       return 0;
@@ -58,7 +58,8 @@ final class LoadCommand {
       int n = flows != null ? flows : 100 * agents;
       MasterLoad.Result r;
       try {
-        r = new MasterLoad(policy, agents, n, interval, seconds, bandwidth / 8).run(progress);
+        r = new MasterLoad(policy, agents, n, interval, seconds, bandwidth)
+            .httpPort(a.has("http-port") ? (int) positive(a, "http-port", "0") : -1).run(progress);
       } catch (IllegalArgumentException e) {
         throw new UsageException("coflow bench master: " + e.getMessage());
       } catch (IOException e) {

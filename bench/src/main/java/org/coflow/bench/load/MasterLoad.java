@@ -51,6 +51,7 @@ public final class MasterLoad {
   private final long intervalMs;
   private final double seconds;
   private final double capacity;
+  private int httpPort = -1;
 
   /**
    * @param capacity every host's link capacity in bytes/s
@@ -68,8 +69,14 @@ public final class MasterLoad {
     this.capacity = capacity;
   }
 
+  /** Serves the master's dashboard on {@code port} during the run (-1, the default: off). */
+  public MasterLoad httpPort(int port) {
+    this.httpPort = port;
+    return this;
+  }
+
   public Result run(java.io.PrintStream progress) throws Exception {
-    Config config = Config.defaults().with(MasterConfig.PORT, 0).with(MasterConfig.HTTP_PORT, -1)
+    Config config = Config.defaults().with(MasterConfig.PORT, 0).with(MasterConfig.HTTP_PORT, httpPort)
         .with(MasterConfig.HOST, "127.0.0.1").with(MasterConfig.POLICY, policy)
         .with(PolicyConfig.DELTA_MS, intervalMs).with(MasterConfig.SESSION_TIMEOUT_MS, 60_000L);
     ScheduledExecutorService shared = Executors.newScheduledThreadPool(2, r -> {
@@ -80,6 +87,9 @@ public final class MasterLoad {
     List<SimAgent> sims = new ArrayList<>();
     try (MasterServer server = MasterServer.start(config, null)) {
       MasterService master = server.service();
+      if (progress != null && server.httpPort() >= 0) {
+        progress.printf("  dashboard: http://127.0.0.1:%d/%n", server.httpPort());
+      }
       int coflows = Math.max(1, flows / FLOWS_PER_COFLOW);
       SplittableRandom random = new SplittableRandom(42);
       for (int i = 0; i < agents; i++) {

@@ -6,7 +6,9 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import io.grpc.stub.StreamObserver;
+import java.util.ArrayList;
 import java.util.Collections;
+import java.util.List;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -46,6 +48,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class MasterClient implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(MasterClient.class);
+  /** Largest report batch sent (the master's default limit is 100,000). */
+  static final int MAX_FLOWS_PER_BATCH = 10_000;
 
   /** Receives schedule updates on the client's scheduler thread. */
   public interface Listener {
@@ -111,12 +115,19 @@ public final class MasterClient implements AutoCloseable {
 
   /**
    * Records the current state of a flow: its spec (sent with its first report), bytes sent so far
-   * and, when known, bytes remaining ({@code -1} when unknown).
+   * and, when known, bytes remaining ({@code -1} when unknown). Flow ids are unique within the
+   * agent: a finished flow's id is not used again.
+   *
+   * @throws IllegalStateException if {@code flowId} was finished and the master not yet told
    */
   public void updateFlow(long flowId, FlowSpec spec, long bytesSent, long bytesRemaining) {
     synchronized (flows) {
       LocalFlow f = flows.get(flowId);
-      if (f == null || f.finished) {
+      if (f != null && f.finished) {
+        throw new IllegalStateException("flow " + flowId + " of host " + options.hostId()
+            + " is finished; a new flow needs a new id");
+      }
+      if (f == null) {
         f = new LocalFlow(spec);
         flows.put(flowId, f);
       }
@@ -206,7 +217,6 @@ public final class MasterClient implements AutoCloseable {
     if (options.reportIntervalMillis() == 0) {
       intervalMillis = Math.max(1, resp.getIntervalMs());
     }
-    backoffMillis = options.initialBackoffMillis();
     synchronized (flows) {
       for (LocalFlow f : flows.values()) {
         f.specSent = false;
@@ -219,8 +229,8 @@ public final class MasterClient implements AutoCloseable {
     connected = true;
     LOG.info("host={} session={} opened on master {} (policy {}, interval {} ms)",
         options.hostId(), sessionId, resp.getMasterId(), resp.getPolicy(), resp.getIntervalMs());
-    listener.onSession(resp);
     tick(gen);
+    notify(() -> listener.onSession(resp));
   }
 
   private void watch(int gen) {
@@ -246,7 +256,14 @@ public final class MasterClient implements AutoCloseable {
       }
 
       @Override
-      public void onNext(ReportAck ack) {}
+      public void onNext(ReportAck ack) {
+        // The master took a batch: the connection works, so the next failure starts afresh.
+        scheduler.execute(() -> {
+          if (gen == generation) {
+            backoffMillis = options.initialBackoffMillis();
+          }
+        });
+      }
     });
   }
 
@@ -279,13 +296,19 @@ public final class MasterClient implements AutoCloseable {
     // The first batch of a stream goes out at once (gRPC buffers it until the stream is up), so a
     // new session's flows reach the master in its next round; later batches respect flow control.
     if (seq == streamStartSeq || reports.isReady()) {
-      reports.onNext(batch());
+      for (ReportBatch b : batches()) {
+        reports.onNext(b);
+      }
     }
     scheduler.schedule(() -> tick(gen), intervalMillis, TimeUnit.MILLISECONDS);
   }
 
-  /** Every flow that changed since the last batch; an empty batch is the heartbeat. */
-  private ReportBatch batch() {
+  /**
+   * Every flow that changed since the last batch, in batches of at most
+   * {@link #MAX_FLOWS_PER_BATCH}; an empty batch is the heartbeat.
+   */
+  private List<ReportBatch> batches() {
+    List<ReportBatch> out = new ArrayList<>();
     ReportBatch.Builder b = ReportBatch.newBuilder().setSessionId(sessionId).setSeq(++seq);
     synchronized (flows) {
       for (Iterator<Map.Entry<Long, LocalFlow>> it = flows.entrySet().iterator(); it.hasNext(); ) {
@@ -312,9 +335,18 @@ public final class MasterClient implements AutoCloseable {
         if (f.finished) {
           it.remove();
         }
+        if (b.getFlowsCount() == MAX_FLOWS_PER_BATCH) {
+          out.add(b.build());
+          b = ReportBatch.newBuilder().setSessionId(sessionId).setSeq(++seq);
+        }
       }
     }
-    return b.build();
+    if (out.isEmpty() || b.getFlowsCount() > 0) {
+      out.add(b.build());
+    } else {
+      seq--;
+    }
+    return out;
   }
 
   private void apply(int gen, ScheduleUpdate u) {
@@ -326,21 +358,22 @@ public final class MasterClient implements AutoCloseable {
         flowSchedules.clear();
         pairSchedules.clear();
       }
-      for (FlowSchedule f : u.getFlowsList()) {
-        flowSchedules.put(f.getFlowId(), f);
-      }
+      // Removals first: an id can leave and come back (a new flow) in one update.
       for (long id : u.getRemovedFlowsList()) {
         flowSchedules.remove(id);
-      }
-      for (PairSchedule p : u.getPairsList()) {
-        pairSchedules.put(p.getDstHost(), p);
       }
       for (String dst : u.getRemovedPairsList()) {
         pairSchedules.remove(dst);
       }
+      for (FlowSchedule f : u.getFlowsList()) {
+        flowSchedules.put(f.getFlowId(), f);
+      }
+      for (PairSchedule p : u.getPairsList()) {
+        pairSchedules.put(p.getDstHost(), p);
+      }
     }
     epoch = u.getEpoch();
-    listener.onSchedule(u);
+    notify(() -> listener.onSchedule(u));
   }
 
   private void failed(int gen, Status status) {
@@ -355,8 +388,22 @@ public final class MasterClient implements AutoCloseable {
     backoffMillis = Math.min(options.maxBackoffMillis(), backoffMillis * 2);
     LOG.warn("host={}: master connection lost ({}: {}); reconnecting in {} ms", options.hostId(),
         status.getCode(), status.getDescription(), delay + jitter);
-    listener.onDisconnected(status, delay + jitter);
     scheduler.schedule(this::connect, delay + jitter, TimeUnit.MILLISECONDS);
+    // A schedule from a master we cannot reach is stale: the agent schedules locally meanwhile.
+    synchronized (flowSchedules) {
+      flowSchedules.clear();
+      pairSchedules.clear();
+    }
+    notify(() -> listener.onDisconnected(status, delay + jitter));
+  }
+
+  /** Runs a listener callback; its failure is the listener's bug, never the connection's. */
+  private void notify(Runnable callback) {
+    try {
+      callback.run();
+    } catch (RuntimeException e) {
+      LOG.error("host={}: master client listener failed", options.hostId(), e);
+    }
   }
 
   private void cancelStreams() {

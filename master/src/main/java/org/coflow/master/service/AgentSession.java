@@ -25,8 +25,8 @@ final class AgentSession {
   final Map<Long, FlowRecord> flows = new HashMap<>();
   /** Guarded. */
   long lastSeenNanos;
-  /** Guarded: set once, when the session is closed, replaced or expired. */
-  boolean closed;
+  /** Written under the lock, read by the scheduling thread: closed, replaced or expired. */
+  volatile boolean closed;
   /** Guarded: why it was closed, for the schedule stream's status. */
   String closeReason;
   /** Written under the lock, read by the scheduling thread: the current schedule stream. */

@@ -28,6 +28,8 @@ final class FlowRecord {
   boolean ended;
   /** Guarded: changed since the last drain. */
   boolean dirty;
+  /** Guarded: its coflow was unregistered; reports are ignored until the agent finishes it. */
+  boolean dropped;
 
   /** Loop: copies of the guarded values at the last drain. */
   long viewSent;
@@ -35,6 +37,11 @@ final class FlowRecord {
   boolean viewEnded;
   /** Loop: the model flow while scheduled, null before and after. */
   Flow flow;
+  /**
+   * Loop: the model is done with the flow although its agent has not said so (all its bytes
+   * reported, or its identified coflow unregistered); it is never admitted again.
+   */
+  boolean retired;
   /** Loop: the coflow the flow was scheduled in (reported or identified). */
   String assignedCoflow;
   /** Loop: bytes already added to the model flow. */

@@ -75,6 +75,15 @@ public final class MasterConfig implements ConfigRegistry.Provider {
       .check(v -> v > 0, "positive")
       .since(V).build());
 
+  public static final ConfigKey<Integer> MAX_HOSTS = REGISTRY.add(ConfigKey
+      .builder("coflow.master.maxHosts", ConfigType.INT)
+      .defaultValue(2048)
+      .doc("Most distinct host ids (agents and flow ends) the master accepts; sessions and flows "
+          + "naming more are refused with RESOURCE_EXHAUSTED. The scheduling model keeps "
+          + "per-host-pair state, so memory grows with the square of this number.")
+      .check(v -> v >= 2 && v <= 16384, "between 2 and 16384")
+      .since(V).build());
+
   public static final ConfigKey<Long> MAX_MESSAGE_BYTES = REGISTRY.add(ConfigKey
       .builder("coflow.master.maxMessageSize", ConfigType.BYTES)
       .defaultValue(32L << 20)

@@ -44,7 +44,8 @@ public final class MasterService implements AutoCloseable {
           + "needs a scheduling interval of at least 1 ms (0 is only meaningful to the simulator)");
     }
     long timeout = config.get(MasterConfig.SESSION_TIMEOUT_MS);
-    this.tables = new MasterState(timeout, config.get(MasterConfig.MAX_REPORTS_PER_BATCH));
+    this.tables = new MasterState(timeout, config.get(MasterConfig.MAX_REPORTS_PER_BATCH),
+        config.get(MasterConfig.MAX_HOSTS));
     ModelSync model = new ModelSync(config.get(MasterConfig.DEFAULT_CAPACITY), identifier);
     this.sender = Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "coflow-push");
@@ -188,6 +189,9 @@ public final class MasterService implements AutoCloseable {
         pusher.updatesSent.get());
     counter(out, "coflow_master_pushed_entries_total",
         "Flow and pair entries carried by pushed updates.", pusher.entriesSent.get());
+    counter(out, "coflow_master_dropped_rounds_total",
+        "Rounds whose updates were dropped because sending lagged (agents then get full schedules).",
+        pusher.dropped.get());
     out.append("# HELP coflow_master_policy_info The policy in force.\n")
         .append("# TYPE coflow_master_policy_info gauge\n")
         .append("coflow_master_policy_info{policy=\"").append(loop.policy().name())

@@ -30,6 +30,10 @@ import org.coflow.api.proto.v1.ReportBatch;
 final class MasterState {
   private final long sessionTimeoutNanos;
   private final int maxReportsPerBatch;
+  private final int maxHosts;
+  /** Every host id seen (sessions and flow ends): each becomes a port that is never reused. */
+  private final Set<String> hosts = new HashSet<>();
+  private final List<String> unregistered = new ArrayList<>();
   private final Map<String, AgentSession> sessions = new LinkedHashMap<>();
   private final Map<String, AgentSession> byHost = new HashMap<>();
   private final Map<String, RegisteredCoflow> coflows = new LinkedHashMap<>();
@@ -38,9 +42,10 @@ final class MasterState {
   private boolean sessionsChanged = true;
   private boolean coflowsChanged = true;
 
-  MasterState(long sessionTimeoutMillis, int maxReportsPerBatch) {
+  MasterState(long sessionTimeoutMillis, int maxReportsPerBatch, int maxHosts) {
     this.sessionTimeoutNanos = sessionTimeoutMillis * 1_000_000L;
     this.maxReportsPerBatch = maxReportsPerBatch;
+    this.maxHosts = maxHosts;
   }
 
   synchronized AgentSession open(OpenSessionRequest req, long nowNanos) throws StatusException {
@@ -53,6 +58,8 @@ final class MasterState {
     requireNonEmpty(req.getHostId(), "host_id", "the host this agent is the Courier of");
     requireCapacity("uplink_bytes_per_sec", req.getUplinkBytesPerSec());
     requireCapacity("downlink_bytes_per_sec", req.getDownlinkBytesPerSec());
+    requireRoom(hosts.contains(req.getHostId()) ? 0 : 1, "host " + req.getHostId());
+    hosts.add(req.getHostId());
     AgentSession previous = byHost.get(req.getHostId());
     if (previous != null) {
       end(previous, "replaced by a new session of host " + req.getHostId());
@@ -87,11 +94,22 @@ final class MasterState {
           + "coflow.master.maxReportsPerBatch=" + maxReportsPerBatch + ": split it");
     }
     Set<Long> seen = new HashSet<>();
+    Set<String> newHosts = new HashSet<>();
     for (FlowReport r : batch.getFlowsList()) {
-      validate(s, r, seen);
+      validate(s, r, seen, newHosts);
     }
+    requireRoom(newHosts.size(), "hosts " + newHosts);
+    hosts.addAll(newHosts);
     for (FlowReport r : batch.getFlowsList()) {
       FlowRecord f = s.flows.get(r.getFlowId());
+      if (f != null && f.dropped) {
+        // Its coflow was unregistered: the flow stays out of scheduling until the agent ends it.
+        if (r.getFinished()) {
+          s.flows.remove(r.getFlowId());
+        }
+        f.sent = r.getBytesSent();
+        continue;
+      }
       if (f == null) {
         FlowSpec spec = r.getSpec();
         f = new FlowRecord(s, r.getFlowId(), spec.getCoflowId(), spec.getSrcHost(),
@@ -110,7 +128,8 @@ final class MasterState {
     s.batches++;
   }
 
-  private void validate(AgentSession s, FlowReport r, Set<Long> seen) throws StatusException {
+  private void validate(AgentSession s, FlowReport r, Set<Long> seen, Set<String> newHosts)
+      throws StatusException {
     long id = r.getFlowId();
     if (!seen.add(id)) {
       throw invalid("flow " + id + " appears twice in one report batch: send one report per flow");
@@ -132,6 +151,16 @@ final class MasterState {
       FlowSpec spec = r.getSpec();
       requireNonEmpty(spec.getSrcHost(), "flow " + id + ": spec.src_host", "the sending host id");
       requireNonEmpty(spec.getDstHost(), "flow " + id + ": spec.dst_host", "the receiving host id");
+      if (!spec.getSrcHost().equals(s.hostId) && !spec.getDstHost().equals(s.hostId)) {
+        throw invalid("flow " + id + ": neither src_host '" + spec.getSrcHost() + "' nor dst_host '"
+            + spec.getDstHost() + "' is this session's host '" + s.hostId + "': an agent reports "
+            + "only flows its own host sends or receives");
+      }
+      for (String h : List.of(spec.getSrcHost(), spec.getDstHost())) {
+        if (!hosts.contains(h)) {
+          newHosts.add(h);
+        }
+      }
       return;
     }
     if (r.hasSpec()) {
@@ -200,15 +229,15 @@ final class MasterState {
           .asException();
     }
     for (AgentSession s : sessions.values()) {
-      s.flows.values().removeIf(f -> {
-        if (f.coflowId.equals(coflowId)) {
+      for (FlowRecord f : s.flows.values()) {
+        if (f.coflowId.equals(coflowId) && !f.dropped) {
           f.ended = true;
+          f.dropped = true;
           markDirty(f);
-          return true;
         }
-        return false;
-      });
+      }
     }
+    unregistered.add(coflowId);
     coflowsChanged = true;
   }
 
@@ -220,6 +249,8 @@ final class MasterState {
     List<AgentSession> sessions;
     /** Non-null when registrations changed: all registered coflows. */
     Map<String, RegisteredCoflow> coflows;
+    /** Coflows unregistered since the last drain (identified flows of theirs are dropped too). */
+    List<String> unregistered = List.of();
   }
 
   /**
@@ -257,7 +288,32 @@ final class MasterState {
       c.coflows = Collections.unmodifiableMap(new LinkedHashMap<>(coflows));
       coflowsChanged = false;
     }
+    if (!unregistered.isEmpty()) {
+      c.unregistered = new ArrayList<>(unregistered);
+      unregistered.clear();
+    }
     return c;
+  }
+
+  /**
+   * Marks drained records changed again, after a round that failed before applying them all:
+   * applying a record twice is harmless (counters are absolute), losing it is not.
+   */
+  synchronized void requeue(List<FlowRecord> records) {
+    for (FlowRecord f : records) {
+      f.viewSent = f.sent;
+      f.viewRemaining = f.remaining;
+      f.viewEnded = f.ended;
+      markDirty(f);
+    }
+  }
+
+  private void requireRoom(int more, String what) throws StatusException {
+    if (more > 0 && hosts.size() + more > maxHosts) {
+      throw Status.RESOURCE_EXHAUSTED.withDescription(what + " would take the master past "
+          + "coflow.master.maxHosts=" + maxHosts + " hosts: raise it (memory grows with its square)")
+          .asException();
+    }
   }
 
   synchronized int sessionCount() {

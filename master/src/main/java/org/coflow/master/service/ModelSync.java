@@ -105,13 +105,14 @@ final class ModelSync {
     List<FlowRecord> created = new ArrayList<>();
     for (FlowRecord r : changed) {
       if (r.flow == null) {
-        if (!r.viewEnded && r.activePos < 0) {
+        if (!r.viewEnded && !r.retired) {
           created.add(r);
         }
         continue;
       }
       advance(r);
       if (r.viewEnded || r.flow.remaining() == 0 && r.viewRemaining == 0) {
+        r.retired = !r.viewEnded;
         finish(r, now);
         removed.add(r);
       }
@@ -126,6 +127,19 @@ final class ModelSync {
     }
     for (FlowRecord r : created) {
       admit(r, now);
+    }
+  }
+
+  /** Drops every flow scheduled in one of {@code coflowIds} (unregistered coflows). */
+  void drop(List<String> coflowIds, double now, List<FlowRecord> removed) {
+    java.util.Set<String> ids = new java.util.HashSet<>(coflowIds);
+    for (int i = active.size() - 1; i >= 0; i--) {
+      FlowRecord r = active.get(i);
+      if (ids.contains(r.assignedCoflow)) {
+        r.retired = true;
+        finish(r, now);
+        removed.add(r);
+      }
     }
   }
 

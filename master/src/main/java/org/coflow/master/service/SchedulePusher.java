@@ -25,6 +25,11 @@ final class SchedulePusher {
 
   private final Executor sender;
   private final List<Runnable> outbox = new ArrayList<>();
+  /** Rounds of updates the sending thread may have queued before new ones are dropped. */
+  private static final int MAX_BACKLOG = 2;
+  private final java.util.concurrent.atomic.AtomicInteger backlog = new java.util.concurrent.atomic.AtomicInteger();
+  /** Rounds whose updates were dropped because the sending thread was behind. */
+  final AtomicLong dropped = new AtomicLong();
   /** Updates and entries handed to the transport. */
   final AtomicLong updatesSent = new AtomicLong();
   final AtomicLong entriesSent = new AtomicLong();
@@ -98,7 +103,23 @@ final class SchedulePusher {
     if (!outbox.isEmpty()) {
       List<Runnable> batch = new ArrayList<>(outbox);
       outbox.clear();
-      sender.execute(() -> batch.forEach(Runnable::run));
+      if (backlog.get() >= MAX_BACKLOG) {
+        // The transport is slower than the rounds: drop this round's updates rather than queue
+        // stale ones; their agents get full schedules once the sender catches up.
+        for (AgentSession s : sessions.values()) {
+          s.sendFailed = true;
+        }
+        dropped.incrementAndGet();
+      } else {
+        backlog.incrementAndGet();
+        sender.execute(() -> {
+          try {
+            batch.forEach(Runnable::run);
+          } finally {
+            backlog.decrementAndGet();
+          }
+        });
+      }
     }
   }
 
@@ -126,6 +147,15 @@ final class SchedulePusher {
         s.buffer.removedPair(hosts.get(pair % ports));
       }
     });
+  }
+
+  /** After a failed round: nothing half-built is sent, and every agent gets a full schedule next. */
+  void abandonRound(Iterable<AgentSession> sessions) {
+    outbox.clear();
+    for (AgentSession s : sessions) {
+      s.buffer.clear();
+      s.needFull = true;
+    }
   }
 
   /** Ends the stream of a session that closed, replaced or expired. */

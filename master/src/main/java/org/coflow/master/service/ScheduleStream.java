@@ -11,6 +11,8 @@ import org.coflow.api.proto.v1.ScheduleUpdate;
 final class ScheduleStream {
   private final ServerCallStreamObserver<ScheduleUpdate> observer;
   private boolean closed;
+  /** An update was refused; the stream takes only a full schedule until one goes through. */
+  private boolean broken;
 
   ScheduleStream(ServerCallStreamObserver<ScheduleUpdate> observer) {
     this.observer = observer;
@@ -22,10 +24,13 @@ final class ScheduleStream {
    * @return false if the update was not sent (the caller sends a full schedule later)
    */
   synchronized boolean trySend(ScheduleUpdate update) {
-    if (closed || observer.isCancelled() || !observer.isReady()) {
+    if (closed || observer.isCancelled() || !observer.isReady() || broken && !update.getFull()) {
+      // After one refused update, deltas would leave the agent with a gap: only a full one heals.
+      broken = true;
       return false;
     }
     observer.onNext(update);
+    broken = false;
     return true;
   }
 

@@ -92,7 +92,7 @@ final class SchedulerLoop {
   }
 
   /** Takes effect at the next round. */
-  void switchPolicy(SchedulingPolicy next) {
+  synchronized void switchPolicy(SchedulingPolicy next) {
     requested.set(next);
     current = next;
   }
@@ -160,7 +160,9 @@ final class SchedulerLoop {
     } catch (RuntimeException | Error e) {
       // The executor would silently stop scheduling after a thrown exception: log it and go on.
       failures.incrementAndGet();
-      LOG.error("scheduling round {} failed; the next round starts from the same state", round + 1, e);
+      LOG.error("scheduling round {} failed; every agent gets a full schedule next round", round + 1, e);
+      pusher.abandonRound(sessionsByHost.values());
+      removed.clear();
     }
     double ms = (System.nanoTime() - t0) / 1e6;
     rounds.add(ms);
@@ -191,8 +193,13 @@ final class SchedulerLoop {
       LOG.info("policy switched from {} to {} at round {}", policy.name(), next.name(), round + 1);
       policy = next;
     }
-    removed.clear();
-    model.apply(changes.flows, now, removed);
+    try {
+      model.apply(changes.flows, now, removed);
+      model.drop(changes.unregistered, now, removed);
+    } catch (RuntimeException | Error e) {
+      tables.requeue(changes.flows);
+      throw e;
+    }
     long d0 = System.nanoTime();
     merges.add((d0 - t0) / 1e6);
     long c0 = CPU.isCurrentThreadCpuTimeSupported() ? CPU.getCurrentThreadCpuTime() : -1;
@@ -218,6 +225,7 @@ final class SchedulerLoop {
     pusher.push(schedule, model, removed, sessionsByHost, sessionByPort, allocatedSend,
         allocatedReceive, epoch, policy.name(), policy.type());
     pushes.add((System.nanoTime() - p0) / 1e6);
+    removed.clear();
     traffic(t0);
     flowCount = model.state().flows().size();
     coflowCount = model.state().coflows().size();

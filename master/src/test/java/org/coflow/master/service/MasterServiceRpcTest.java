@@ -260,9 +260,103 @@ class MasterServiceRpcTest {
     assertEquals(4000.0, master.inspectModel(m -> m.flows().get(0).size()));
     assertEquals("sort", master.snapshot(10).coflows().get(0).name());
 
+    Reports r = new Reports();
     coflows.unregisterCoflow(UnregisterCoflowRequest.newBuilder().setCoflowId("job-1").build());
     awaitRounds(2);
     assertEquals(0, modelFlows());
+    // The agent does not know yet: its next reports are taken (not refused) and ignored.
+    assertTrue(r.send(s, FlowReport.newBuilder().setFlowId(1).setBytesSent(200).build()) instanceof ReportAck);
+    awaitRounds(2);
+    assertEquals(0, modelFlows(), "a flow of an unregistered coflow stays out of scheduling");
+    assertTrue(r.send(s, FlowReport.newBuilder().setFlowId(1).setBytesSent(300).setFinished(true).build())
+        instanceof ReportAck);
+  }
+
+  @Test
+  void unregisteringAnIdentifiedCoflowDropsItsFlows() throws Exception {
+    String s = open("a").getSessionId();
+    FlowReport.Builder tagged = FlowReport.newBuilder().setBytesRemaining(10)
+        .setSpec(FlowSpec.newBuilder().setSrcHost("a").setDstHost("b").putAttributes("job", "etl-7"));
+    Reports r = new Reports();
+    assertTrue(r.send(s, tagged.setFlowId(1).build()) instanceof ReportAck);
+    coflows.registerCoflow(RegisterCoflowRequest.newBuilder().setCoflowId("job=etl-7").build());
+    awaitRounds(2);
+    assertEquals(1, modelFlows());
+    coflows.unregisterCoflow(UnregisterCoflowRequest.newBuilder().setCoflowId("job=etl-7").build());
+    awaitRounds(2);
+    assertEquals(0, modelFlows());
+    assertTrue(r.send(s, FlowReport.newBuilder().setFlowId(1).setBytesSent(5).build()) instanceof ReportAck);
+    awaitRounds(2);
+    assertEquals(0, modelFlows(), "a dropped identified flow is not admitted again");
+  }
+
+  @Test
+  void agentsReportOnlyTheirOwnHostsFlowsAndHostsAreBounded() throws Exception {
+    String s = open("a").getSessionId();
+    Status st = (Status) new Reports().send(s, flow(1, "c", "x", "y", 0, 10));
+    assertEquals(Status.Code.INVALID_ARGUMENT, st.getCode());
+    assertTrue(st.getDescription().contains("'x'") && st.getDescription().contains("'a'"), st.getDescription());
+    stop();
+    startMaster(Config.defaults().with(PolicyConfig.DELTA_MS, 20L).with(MasterConfig.MAX_HOSTS, 3));
+    s = open("a").getSessionId();
+    assertTrue(new Reports().send(s, flow(1, "c", "a", "b", 0, 10)) instanceof ReportAck);
+    st = (Status) new Reports().send(s, flow(2, "c", "a", "c", 0, 10), flow(3, "c", "a", "d", 0, 10));
+    assertEquals(Status.Code.RESOURCE_EXHAUSTED, st.getCode());
+    assertTrue(st.getDescription().contains("coflow.master.maxHosts=3"), st.getDescription());
+    StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> {
+      open("c");
+      open("d");
+    });
+    assertEquals(Status.Code.RESOURCE_EXHAUSTED, e.getStatus().getCode());
+  }
+
+  @Test
+  void aFlowThatReportedItsLastByteIsNotAdmittedAgain() throws Exception {
+    String s = open("a").getSessionId();
+    Reports r = new Reports();
+    r.send(s, flow(1, "c", "a", "b", 50, 50));
+    awaitRounds(2);
+    assertEquals(1, modelFlows());
+    r.send(s, FlowReport.newBuilder().setFlowId(1).setBytesSent(100).setBytesRemaining(0).build());
+    awaitRounds(2);
+    assertEquals(0, modelFlows());
+    r.send(s, FlowReport.newBuilder().setFlowId(1).setBytesSent(100).setBytesRemaining(0).build());
+    awaitRounds(2);
+    assertEquals(0, modelFlows(), "an agent repeating its last counters must not restart the flow");
+  }
+
+  @Test
+  void aFlowIdThatEndsAndReturnsInOneRoundKeepsItsSchedule() throws Exception {
+    String s = open("a").getSessionId();
+    Map<Long, Double> schedule = new java.util.concurrent.ConcurrentHashMap<>();
+    agentsAsync.watchSchedule(WatchScheduleRequest.newBuilder().setSessionId(s).build(),
+        new StreamObserver<>() {
+          @Override
+          public void onNext(ScheduleUpdate u) {
+            if (u.getFull()) {
+              schedule.clear();
+            }
+            u.getRemovedFlowsList().forEach(schedule::remove);
+            u.getFlowsList().forEach(f -> schedule.put(f.getFlowId(), f.getRateBytesPerSec()));
+          }
+
+          @Override
+          public void onError(Throwable t) {}
+
+          @Override
+          public void onCompleted() {}
+        });
+    Reports r = new Reports();
+    r.send(s, flow(7, "c", "a", "b", 0, 1000));
+    awaitRounds(2);
+    assertTrue(schedule.containsKey(7L));
+    // The direct executor and a 20 ms interval put both batches in the same round almost always;
+    // the assertion holds either way.
+    r.send(s, FlowReport.newBuilder().setFlowId(7).setBytesSent(1000).setFinished(true).build());
+    r.send(s, flow(7, "c2", "a", "b", 0, 500));
+    awaitRounds(3);
+    assertEquals(1, modelFlows());
+    assertTrue(schedule.containsKey(7L), "the returning flow lost its schedule entry: " + schedule);
   }
 
   @Test
