@@ -78,7 +78,7 @@ final class LoadCommand {
             .put("behind_start_ms", r.behindStartMs()).put("behind_end_ms", r.behindEndMs())
             .put("overruns", r.overruns()).put("updates_pushed", r.updatesPushed())
             .put("entries_pushed", r.entriesPushed())
-            .put("flows_finished", r.flowsFinished()).put("kept_up", r.keptUp()));
+            .put("flows_ended", r.flowsEnded()).put("kept_up", r.keptUp()));
       } else {
         out.printf(Locale.ROOT, "%-7s %7d %8d %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %9.1f %9d %s%n",
             r.policy(), r.agents(), r.flows(), r.decisionP50Ms(), r.decisionP99Ms(),

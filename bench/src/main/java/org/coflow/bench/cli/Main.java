@@ -23,7 +23,26 @@ public final class Main {
       'coflow <command> --help' describes a command.
       """;
 
+  /**
+   * gRPC logs through java.util.logging: its INFO lines (transport details) are not for users, and
+   * its server handler reports every stream an agent closed under a pending write as a WARNING
+   * with a stack trace (an agent going away is routine; the master logs sessions itself).
+   */
+  static final java.util.logging.Logger GRPC_LOG = quietGrpc();
+  static final java.util.logging.Logger GRPC_SERVER_HANDLER_LOG = quiet(
+      "io.grpc.netty.shaded.io.grpc.netty.NettyServerHandler", java.util.logging.Level.SEVERE);
+
   private Main() {}
+
+  static java.util.logging.Logger quietGrpc() {
+    return quiet("io.grpc", java.util.logging.Level.WARNING);
+  }
+
+  private static java.util.logging.Logger quiet(String name, java.util.logging.Level level) {
+    java.util.logging.Logger logger = java.util.logging.Logger.getLogger(name);
+    logger.setLevel(level);
+    return logger;
+  }
 
   public static void main(String[] argv) {
     System.exit(run(argv, System.out, System.err));

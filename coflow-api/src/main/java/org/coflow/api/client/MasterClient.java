@@ -422,7 +422,17 @@ public final class MasterClient implements AutoCloseable {
   public void close() throws InterruptedException {
     closed = true;
     String session = sessionId;
-    scheduler.execute(this::cancelStreams);
+    // End the streams before the session, so that no report races its own session's end.
+    java.util.concurrent.CountDownLatch cancelled = new java.util.concurrent.CountDownLatch(1);
+    try {
+      scheduler.execute(() -> {
+        cancelStreams();
+        cancelled.countDown();
+      });
+      cancelled.await(options.callTimeoutMillis(), TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      // A shared scheduler already shut down: closing the channel below ends the streams.
+    }
     if (session != null && connected) {
       try {
         AgentServiceGrpc.newBlockingStub(channel)

@@ -69,8 +69,13 @@ final class AgentServiceImpl extends AgentServiceGrpc.AgentServiceImplBase {
           tables.report(batch, System.nanoTime());
         } catch (StatusException e) {
           failed = true;
-          LOG.warn("rejected report batch seq={} session={}: {}", batch.getSeq(),
-              batch.getSessionId(), e.getStatus().getDescription());
+          if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+            // Routine after a session ended (closed, replaced, expired): the agent reopens.
+            LOG.info("report for a session that is not open, session={}", batch.getSessionId());
+          } else {
+            LOG.warn("rejected report batch seq={} session={}: {}", batch.getSeq(),
+                batch.getSessionId(), e.getStatus().getDescription());
+          }
           out.onError(e);
           return;
         }

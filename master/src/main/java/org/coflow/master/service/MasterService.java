@@ -185,6 +185,9 @@ public final class MasterService implements AutoCloseable {
         loop.overruns.get());
     counter(out, "coflow_master_round_failures_total", "Rounds that failed with an error.",
         loop.failures.get());
+    counter(out, "coflow_master_flows_ended_total",
+        "Flows that left the model: finished, dropped with their session or coflow.",
+        loop.flowsEnded.get());
     counter(out, "coflow_master_pushed_updates_total", "Schedule updates pushed to agents.",
         pusher.updatesSent.get());
     counter(out, "coflow_master_pushed_entries_total",

@@ -56,6 +56,7 @@ final class SchedulerLoop {
   final LatencyWindow merges = new LatencyWindow(1024);
   final LatencyWindow pushes = new LatencyWindow(1024);
   final AtomicLong overruns = new AtomicLong();
+  final AtomicLong flowsEnded = new AtomicLong();
   final AtomicLong failures = new AtomicLong();
   private volatile long round;
   private volatile double behindMs;
@@ -225,6 +226,7 @@ final class SchedulerLoop {
     pusher.push(schedule, model, removed, sessionsByHost, sessionByPort, allocatedSend,
         allocatedReceive, epoch, policy.name(), policy.type());
     pushes.add((System.nanoTime() - p0) / 1e6);
+    flowsEnded.addAndGet(removed.size());
     removed.clear();
     traffic(t0);
     flowCount = model.state().flows().size();
