@@ -39,10 +39,7 @@ public final class AgentFleet implements AutoCloseable {
    * @param capacity every host's link capacity in bytes/s
    */
   public AgentFleet(String target, int agents, int flows, long intervalMs, double capacity, long seed) {
-    if (agents < 1 || flows < agents) {
-      throw new IllegalArgumentException("need at least one agent and one flow per agent, got "
-          + agents + " agents and " + flows + " flows");
-    }
+    checkSize(agents, flows);
     this.agents = agents;
     this.intervalMs = intervalMs;
     int coflows = Math.max(1, flows / FLOWS_PER_COFLOW);
@@ -52,6 +49,14 @@ public final class AgentFleet implements AutoCloseable {
           .capacity(capacity, capacity).scheduler(shared).callTimeout(30_000), u -> {});
       int mine = flows / agents + (i < flows % agents ? 1 : 0);
       sims.add(new SimAgent(i, client, mine, coflows, random.split()));
+    }
+  }
+
+  /** @throws IllegalArgumentException unless there is an agent and at least a flow per agent */
+  static void checkSize(int agents, int flows) {
+    if (agents < 1 || flows < agents) {
+      throw new IllegalArgumentException("need at least one agent and one flow per agent, got "
+          + agents + " agents and " + flows + " flows");
     }
   }
 

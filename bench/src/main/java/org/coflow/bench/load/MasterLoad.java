@@ -47,10 +47,7 @@ public final class MasterLoad {
    * @param capacity every host's link capacity in bytes/s
    */
   public MasterLoad(String policy, int agents, int flows, long intervalMs, double seconds, double capacity) {
-    if (agents < 1 || flows < agents) {
-      throw new IllegalArgumentException("need at least one agent and one flow per agent, got "
-          + agents + " agents and " + flows + " flows");
-    }
+    AgentFleet.checkSize(agents, flows);
     this.policy = policy;
     this.agents = agents;
     this.flows = flows;
