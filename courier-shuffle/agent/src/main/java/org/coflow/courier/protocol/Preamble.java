@@ -1,0 +1,58 @@
+package org.coflow.courier.protocol;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import java.util.List;
+import org.coflow.api.proto.courier.v1.Error;
+import org.coflow.api.proto.courier.v1.ErrorCode;
+
+/**
+ * The first 8 bytes of every connection, from the connecting side: the magic {@code "CFLW"} and a
+ * big-endian int32 protocol version. The accepting side checks them with a {@link Check} before
+ * any frame is decoded: a peer that does not speak the protocol is closed, a peer of another
+ * version gets an {@link FrameType#ERROR} frame naming both versions, then closed.
+ */
+public final class Preamble {
+  public static final int MAGIC = 0x43464C57; // "CFLW"
+  /** The protocol version of this release. */
+  public static final int VERSION = 1;
+  public static final int LENGTH = 8;
+
+  private Preamble() {}
+
+  public static ByteBuf encode(ByteBufAllocator alloc, int version) {
+    return alloc.buffer(LENGTH).writeInt(MAGIC).writeInt(version);
+  }
+
+  /** Validates the preamble, then removes itself (the frames follow). */
+  public static final class Check extends ByteToMessageDecoder {
+    @Override
+    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+      if (in.readableBytes() < LENGTH) {
+        return;
+      }
+      int magic = in.readInt();
+      int version = in.readInt();
+      if (magic != MAGIC) {
+        in.skipBytes(in.readableBytes());
+        ctx.close();
+        throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL, String.format(
+            "connection from %s does not speak the Courier protocol (magic 0x%08x, expected 0x%08x)",
+            ctx.channel().remoteAddress(), magic, MAGIC));
+      }
+      if (version != VERSION) {
+        in.skipBytes(in.readableBytes());
+        String message = "protocol version " + version + " is not supported by this agent, which "
+            + "speaks " + VERSION + ": run agents and clients of the same release";
+        ctx.writeAndFlush(Frame.of(FrameType.ERROR, Error.newBuilder()
+                .setCode(ErrorCode.ERROR_CODE_UNSUPPORTED_VERSION).setMessage(message).build()))
+            .addListener(ChannelFutureListener.CLOSE);
+        throw new ProtocolException(ErrorCode.ERROR_CODE_UNSUPPORTED_VERSION, message);
+      }
+      ctx.pipeline().remove(this);
+    }
+  }
+}
