@@ -1,0 +1,57 @@
+package org.coflow.courier.serve;
+
+import java.io.IOException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.coflow.api.proto.courier.v1.BlockRef;
+import org.coflow.api.proto.courier.v1.RegisterMapReduce;
+import org.coflow.api.proto.courier.v1.RegisterSpark;
+import org.coflow.courier.protocol.ProtocolException;
+
+/**
+ * What this agent may serve: the block sets local processes registered. A block outside every
+ * registered set is never served. Thread-safe.
+ */
+public final class BlockRegistry {
+  private final Map<String, BlockSet> sets = new ConcurrentHashMap<>();
+
+  /**
+   * Registers (or re-registers, replacing) a Spark executor's files.
+   *
+   * @throws ProtocolException INVALID for a bad id, directory or algorithm
+   */
+  public String register(RegisterSpark req) {
+    return add(new SparkBlockSet(req));
+  }
+
+  /** Registers (or re-registers) a MapReduce job's map outputs. */
+  public String register(RegisterMapReduce req) {
+    return add(new MapReduceBlockSet(req));
+  }
+
+  private String add(BlockSet set) {
+    sets.put(set.id(), set);
+    return set.id();
+  }
+
+  /** Forgets a set (its application or job ended); unknown ids are ignored. */
+  public void unregister(String blockSet) {
+    sets.remove(blockSet);
+  }
+
+  /**
+   * @throws ProtocolException NOT_FOUND for an unregistered set or a missing block, INVALID for a
+   *     malformed name, CORRUPT for an inconsistent index
+   */
+  public BlockSegment resolve(BlockRef ref) throws IOException {
+    BlockSet set = sets.get(ref.getBlockSet());
+    if (set == null) {
+      throw Dirs.notFound("block set '" + ref.getBlockSet() + "' is not registered on this agent");
+    }
+    return set.resolve(ref.getBlock());
+  }
+
+  public int size() {
+    return sets.size();
+  }
+}

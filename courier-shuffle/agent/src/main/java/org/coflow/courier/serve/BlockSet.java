@@ -1,0 +1,19 @@
+package org.coflow.courier.serve;
+
+import java.io.IOException;
+
+/** The blocks one local process registered: a Spark executor's or a MapReduce job's map outputs. */
+public interface BlockSet {
+
+  /** "spark/&lt;app&gt;/&lt;exec&gt;" or "mr/&lt;job&gt;". */
+  String id();
+
+  /**
+   * Finds a block's bytes. Never resolves to a file outside the set's registered directories.
+   *
+   * @throws org.coflow.courier.protocol.ProtocolException NOT_FOUND for a block that does not
+   *     exist, INVALID for a malformed name, CORRUPT for an index that contradicts its data file
+   * @throws IOException if reading the index fails
+   */
+  BlockSegment resolve(String block) throws IOException;
+}

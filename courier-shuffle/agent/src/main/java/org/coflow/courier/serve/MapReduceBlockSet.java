@@ -1,0 +1,115 @@
+package org.coflow.courier.serve;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.zip.CRC32;
+import org.coflow.api.proto.courier.v1.RegisterMapReduce;
+
+/**
+ * A MapReduce job's map outputs in a NodeManager's local directories:
+ * {@code <dir>/usercache/<user>/appcache/<app>/output/<map attempt>/file.out} and
+ * {@code file.out.index}, the index holding per reduce partition (start offset, raw length,
+ * part length) as three longs, then a CRC32 of those entries (Hadoop's {@code SpillRecord}).
+ * Block {@code <map attempt>/<reduce>} is that partition's IFile segment, which ends with its own
+ * CRC32 (checksum algorithm {@link Checksums#IFILE}).
+ */
+final class MapReduceBlockSet implements BlockSet {
+  private static final Pattern JOB = Pattern.compile("job_(\\d{1,20})_(\\d{1,10})");
+  private static final Pattern BLOCK = Pattern.compile("(attempt_\\d{1,20}_\\d{1,10}_m_\\d{1,10}_\\d{1,5})/(\\d{1,9})");
+  private static final int ENTRY = 24;
+
+  private final String id;
+  private final String user;
+  private final String app;
+  private final List<Path> dirs;
+
+  MapReduceBlockSet(RegisterMapReduce req) {
+    Matcher job = JOB.matcher(req.getJobId());
+    if (!job.matches()) {
+      throw Dirs.invalid("'" + req.getJobId() + "' is not a MapReduce job id (job_<cluster>_<n>)");
+    }
+    this.id = "mr/" + req.getJobId();
+    this.user = Dirs.segment(req.getUser(), id + ": user");
+    this.app = "application_" + job.group(1) + "_" + job.group(2);
+    this.dirs = Dirs.realDirs(req.getLocalDirsList(), id);
+  }
+
+  @Override
+  public String id() {
+    return id;
+  }
+
+  @Override
+  public BlockSegment resolve(String block) throws IOException {
+    Matcher m = BLOCK.matcher(block);
+    if (!m.matches()) {
+      throw Dirs.invalid(id + ": '" + block + "' is not a map output block (<map attempt id>/<reduce>)");
+    }
+    int reduce = Integer.parseInt(m.group(2));
+    for (Path dir : dirs) {
+      Path out = Dirs.inside(dir, dir.resolve("usercache").resolve(user).resolve("appcache").resolve(app)
+          .resolve("output").resolve(m.group(1)), block);
+      Path index = out.resolve("file.out.index");
+      if (Files.exists(index)) {
+        if (!index.toRealPath().startsWith(dir)) {
+          throw Dirs.notFound(id + ": block " + block + " links outside the registered directories");
+        }
+        return segment(out.resolve("file.out"), index, reduce, block);
+      }
+    }
+    throw Dirs.notFound(id + ": no map output for block " + block + " in " + dirs);
+  }
+
+  private BlockSegment segment(Path data, Path index, int reduce, String block) throws IOException {
+    ByteBuffer entries;
+    try (FileChannel ch = FileChannel.open(index, StandardOpenOption.READ)) {
+      long size = ch.size();
+      if (size < ENTRY + 8 || (size - 8) % ENTRY != 0 || size > Integer.MAX_VALUE) {
+        throw Dirs.corrupt(id + ": index " + index + " has " + size + " bytes, not a spill record");
+      }
+      entries = ByteBuffer.allocate((int) size);
+      while (entries.hasRemaining()) {
+        if (ch.read(entries, entries.position()) < 0) {
+          throw Dirs.corrupt(id + ": index " + index + " is truncated");
+        }
+      }
+    }
+    int body = entries.capacity() - 8;
+    CRC32 crc = new CRC32();
+    crc.update(entries.array(), 0, body);
+    if (crc.getValue() != entries.getLong(body)) {
+      throw Dirs.corrupt(id + ": index " + index + " fails its checksum");
+    }
+    int partitions = body / ENTRY;
+    if (reduce >= partitions) {
+      throw Dirs.notFound(id + ": block " + block + " names reduce partition " + reduce
+          + " but the map output has " + partitions);
+    }
+    long start = entries.getLong(reduce * ENTRY);
+    long raw = entries.getLong(reduce * ENTRY + 8);
+    long part = entries.getLong(reduce * ENTRY + 16);
+    long dataSize = Files.size(data);
+    if (start < 0 || part < 4 || raw < 0 || start + part > dataSize) {
+      throw Dirs.corrupt(id + ": index of " + block + " gives [" + start + ", " + (start + part)
+          + ") outside its data file of " + dataSize + " bytes");
+    }
+    long trailer;
+    try (FileChannel ch = FileChannel.open(data, StandardOpenOption.READ)) {
+      ByteBuffer b = ByteBuffer.allocate(4);
+      while (b.hasRemaining()) {
+        if (ch.read(b, start + part - 4 + b.position()) < 0) {
+          throw Dirs.corrupt(id + ": data file of " + block + " is truncated");
+        }
+      }
+      trailer = b.getInt(0) & 0xffffffffL;
+    }
+    return new BlockSegment(data, start, part, Checksums.IFILE, trailer, raw);
+  }
+}

@@ -1,0 +1,202 @@
+package org.coflow.courier.serve;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Random;
+import java.util.zip.Adler32;
+import java.util.zip.CRC32;
+import org.coflow.api.proto.courier.v1.BlockRef;
+import org.coflow.api.proto.courier.v1.ErrorCode;
+import org.coflow.api.proto.courier.v1.RegisterMapReduce;
+import org.coflow.api.proto.courier.v1.RegisterSpark;
+import org.coflow.courier.protocol.ProtocolException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Resolving registered Spark and MapReduce blocks from real files, and refusing everything else. */
+class BlockRegistryTest {
+  private final Random random = new Random(11);
+
+  /** Where Spark's DiskBlockManager puts {@code name} (ExecutorDiskUtils.getFilePath). */
+  static Path sparkPath(List<Path> dirs, int subDirs, String name) {
+    int h = name.hashCode();
+    h = h == Integer.MIN_VALUE ? 0 : Math.abs(h);
+    return dirs.get(h % dirs.size()).resolve(String.format("%02x", (h / dirs.size()) % subDirs)).resolve(name);
+  }
+
+  /** Writes a Spark map output with the given partition sizes; returns the partitions' bytes. */
+  byte[][] writeSparkMapOutput(List<Path> dirs, int shuffle, int map, int[] sizes, boolean checksums)
+      throws IOException {
+    String base = "shuffle_" + shuffle + "_" + map + "_0";
+    byte[][] parts = new byte[sizes.length][];
+    ByteArrayOutputStream data = new ByteArrayOutputStream();
+    ByteBuffer index = ByteBuffer.allocate(8 * (sizes.length + 1));
+    ByteBuffer sums = ByteBuffer.allocate(8 * sizes.length);
+    long offset = 0;
+    index.putLong(0);
+    for (int r = 0; r < sizes.length; r++) {
+      parts[r] = new byte[sizes[r]];
+      random.nextBytes(parts[r]);
+      data.write(parts[r]);
+      offset += sizes[r];
+      index.putLong(offset);
+      Adler32 a = new Adler32();
+      a.update(parts[r]);
+      sums.putLong(a.getValue());
+    }
+    write(sparkPath(dirs, 64, base + ".data"), data.toByteArray());
+    write(sparkPath(dirs, 64, base + ".index"), index.array());
+    if (checksums) {
+      write(sparkPath(dirs, 64, base + ".checksum.ADLER32"), sums.array());
+    }
+    return parts;
+  }
+
+  static void write(Path p, byte[] bytes) throws IOException {
+    Files.createDirectories(p.getParent());
+    Files.write(p, bytes);
+  }
+
+  static ErrorCode refusal(BlockRegistry reg, String set, String block) {
+    return assertThrows(ProtocolException.class,
+        () -> reg.resolve(BlockRef.newBuilder().setBlockSet(set).setBlock(block).build())).code();
+  }
+
+  static ErrorCode refusal(Runnable r) {
+    return assertThrows(ProtocolException.class, r::run).code();
+  }
+
+  @Test
+  void sparkBlocksResolveToTheirPartitionsWithSparksChecksums(@TempDir Path tmp) throws Exception {
+    List<Path> dirs = List.of(Files.createDirectories(tmp.resolve("blockmgr-a")).toRealPath(),
+        Files.createDirectories(tmp.resolve("blockmgr-b")).toRealPath());
+    byte[][] parts = writeSparkMapOutput(dirs, 0, 5, new int[] {100, 0, 5000}, true);
+    writeSparkMapOutput(dirs, 0, 6, new int[] {10, 20}, false);
+    BlockRegistry reg = new BlockRegistry();
+    String set = reg.register(RegisterSpark.newBuilder().setAppId("app-20261122-0001").setExecId("3")
+        .addLocalDirs(dirs.get(0).toString()).addLocalDirs(dirs.get(1).toString())
+        .setSubDirsPerLocalDir(64).setChecksumAlgorithm("ADLER32").build());
+    assertEquals("spark/app-20261122-0001/3", set);
+
+    BlockSegment s = reg.resolve(BlockRef.newBuilder().setBlockSet(set).setBlock("shuffle_0_5_2").build());
+    assertEquals(100, s.offset());
+    assertEquals(5000, s.length());
+    assertEquals("ADLER32", s.checksumAlgorithm());
+    Adler32 a = new Adler32();
+    a.update(parts[2]);
+    assertEquals(a.getValue(), s.checksum());
+    assertEquals(0, reg.resolve(BlockRef.newBuilder().setBlockSet(set).setBlock("shuffle_0_5_1").build()).length());
+
+    // No checksum file: a CRC32 computed from the data.
+    BlockSegment noSums = reg.resolve(BlockRef.newBuilder().setBlockSet(set).setBlock("shuffle_0_6_1").build());
+    assertEquals("CRC32", noSums.checksumAlgorithm());
+    CRC32 c = new CRC32();
+    byte[] all = Files.readAllBytes(noSums.file());
+    c.update(all, 10, 20);
+    assertEquals(c.getValue(), noSums.checksum());
+
+    assertEquals(ErrorCode.ERROR_CODE_NOT_FOUND, refusal(reg, set, "shuffle_0_5_3"));
+    assertEquals(ErrorCode.ERROR_CODE_NOT_FOUND, refusal(reg, set, "shuffle_0_7_0"));
+    assertEquals(ErrorCode.ERROR_CODE_INVALID, refusal(reg, set, "shuffle_0_5_../../x"));
+    assertEquals(ErrorCode.ERROR_CODE_INVALID, refusal(reg, set, "../../../etc/passwd"));
+    assertEquals(ErrorCode.ERROR_CODE_NOT_FOUND, refusal(reg, "spark/app-9/1", "shuffle_0_5_0"));
+
+    // An index that points past its data file.
+    write(sparkPath(dirs, 64, "shuffle_1_0_0.data"), new byte[10]);
+    write(sparkPath(dirs, 64, "shuffle_1_0_0.index"), ByteBuffer.allocate(16).putLong(0).putLong(50).array());
+    assertEquals(ErrorCode.ERROR_CODE_CORRUPT, refusal(reg, set, "shuffle_1_0_0"));
+
+    // A link inside a registered directory to a file outside it.
+    Path secret = Files.write(tmp.resolve("secret.index"), ByteBuffer.allocate(16).putLong(0).putLong(4).array());
+    Path link = sparkPath(dirs, 64, "shuffle_2_0_0.index");
+    Files.createDirectories(link.getParent());
+    Files.createSymbolicLink(link, secret);
+    write(sparkPath(dirs, 64, "shuffle_2_0_0.data"), new byte[4]);
+    assertEquals(ErrorCode.ERROR_CODE_NOT_FOUND, refusal(reg, set, "shuffle_2_0_0"));
+  }
+
+  @Test
+  void registrationsWithUnsafeNamesOrDirectoriesAreRefused(@TempDir Path tmp) {
+    BlockRegistry reg = new BlockRegistry();
+    RegisterSpark.Builder ok = RegisterSpark.newBuilder().setAppId("app-1").setExecId("1")
+        .addLocalDirs(tmp.toString()).setSubDirsPerLocalDir(64);
+    assertEquals(ErrorCode.ERROR_CODE_INVALID, refusal(() -> reg.register(ok.clone().setAppId("../x").build())));
+    assertEquals(ErrorCode.ERROR_CODE_INVALID, refusal(() -> reg.register(ok.clone().setExecId("a/b").build())));
+    assertEquals(ErrorCode.ERROR_CODE_INVALID, refusal(() -> reg.register(
+        ok.clone().clearLocalDirs().addLocalDirs("relative/dir").build())));
+    assertEquals(ErrorCode.ERROR_CODE_INVALID, refusal(() -> reg.register(
+        ok.clone().clearLocalDirs().addLocalDirs(tmp.resolve("missing").toString()).build())));
+    assertEquals(ErrorCode.ERROR_CODE_INVALID, refusal(() -> reg.register(ok.clone().setSubDirsPerLocalDir(0).build())));
+    assertEquals(ErrorCode.ERROR_CODE_INVALID, refusal(() -> reg.register(ok.clone().setChecksumAlgorithm("MD5").build())));
+    assertEquals(ErrorCode.ERROR_CODE_INVALID, refusal(() -> reg.register(RegisterMapReduce.newBuilder()
+        .setJobId("job_1_2; rm").setUser("u").addLocalDirs(tmp.toString()).build())));
+    assertEquals(ErrorCode.ERROR_CODE_INVALID, refusal(() -> reg.register(RegisterMapReduce.newBuilder()
+        .setJobId("job_1_2").setUser("..").addLocalDirs(tmp.toString()).build())));
+    assertEquals(0, reg.size());
+  }
+
+  /** Writes an IFile-like segment: payload then the CRC32 of the payload as 4 bytes. */
+  static byte[] segment(byte[] payload) throws IOException {
+    CRC32 crc = new CRC32();
+    crc.update(payload);
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    out.write(payload);
+    new DataOutputStream(out).writeInt((int) crc.getValue());
+    return out.toByteArray();
+  }
+
+  @Test
+  void mapReduceBlocksResolveToTheirIfileSegments(@TempDir Path tmp) throws Exception {
+    Path nm1 = Files.createDirectories(tmp.resolve("nm-local-1")).toRealPath();
+    Path nm2 = Files.createDirectories(tmp.resolve("nm-local-2")).toRealPath();
+    String attempt = "attempt_1763780000000_0001_m_000003_0";
+    Path out = nm2.resolve("usercache/alice/appcache/application_1763780000000_0001/output/" + attempt);
+    Files.createDirectories(out);
+    byte[] p0 = new byte[300];
+    byte[] p1 = new byte[70];
+    random.nextBytes(p0);
+    random.nextBytes(p1);
+    byte[] s0 = segment(p0);
+    byte[] s1 = segment(p1);
+    ByteArrayOutputStream file = new ByteArrayOutputStream();
+    file.write(s0);
+    file.write(s1);
+    Files.write(out.resolve("file.out"), file.toByteArray());
+    ByteBuffer index = ByteBuffer.allocate(2 * 24 + 8);
+    index.putLong(0).putLong(900).putLong(s0.length);
+    index.putLong(s0.length).putLong(200).putLong(s1.length);
+    CRC32 ic = new CRC32();
+    ic.update(index.array(), 0, 48);
+    index.putLong(ic.getValue());
+    Files.write(out.resolve("file.out.index"), index.array());
+
+    BlockRegistry reg = new BlockRegistry();
+    String set = reg.register(RegisterMapReduce.newBuilder().setJobId("job_1763780000000_0001").setUser("alice")
+        .addLocalDirs(nm1.toString()).addLocalDirs(nm2.toString()).build());
+    BlockSegment s = reg.resolve(BlockRef.newBuilder().setBlockSet(set).setBlock(attempt + "/1").build());
+    assertEquals(s0.length, s.offset());
+    assertEquals(s1.length, s.length());
+    assertEquals(200, s.rawLength());
+    assertEquals(Checksums.IFILE, s.checksumAlgorithm());
+    CRC32 c = new CRC32();
+    c.update(p1);
+    assertEquals(c.getValue(), s.checksum(), "the segment's own trailer");
+
+    assertEquals(ErrorCode.ERROR_CODE_NOT_FOUND, refusal(reg, set, attempt + "/2"));
+    assertEquals(ErrorCode.ERROR_CODE_NOT_FOUND, refusal(reg, set, "attempt_1763780000000_0001_m_000009_0/0"));
+    assertEquals(ErrorCode.ERROR_CODE_INVALID, refusal(reg, set, attempt + "/../../x"));
+    index.putLong(48, ic.getValue() + 1);
+    Files.write(out.resolve("file.out.index"), index.array());
+    assertEquals(ErrorCode.ERROR_CODE_CORRUPT, refusal(reg, set, attempt + "/0"));
+    assertTrue(reg.size() == 1);
+  }
+}
