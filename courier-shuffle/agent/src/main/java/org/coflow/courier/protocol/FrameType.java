@@ -5,6 +5,8 @@ import com.google.protobuf.Parser;
 import org.coflow.api.proto.courier.v1.BlockEnd;
 import org.coflow.api.proto.courier.v1.BlockError;
 import org.coflow.api.proto.courier.v1.BlockRequest;
+import org.coflow.api.proto.courier.v1.BlockStart;
+import org.coflow.api.proto.courier.v1.Cancel;
 import org.coflow.api.proto.courier.v1.Chunk;
 import org.coflow.api.proto.courier.v1.Credit;
 import org.coflow.api.proto.courier.v1.Error;
@@ -32,7 +34,9 @@ public enum FrameType {
   CHUNK(30, Chunk.parser(), true),
   BLOCK_END(31, BlockEnd.parser(), false),
   BLOCK_ERROR(32, BlockError.parser(), false),
-  CREDIT(33, Credit.parser(), false);
+  CREDIT(33, Credit.parser(), false),
+  BLOCK_START(34, BlockStart.parser(), false),
+  CANCEL(35, Cancel.parser(), false);
 
   private static final FrameType[] BY_ID = new FrameType[256];
 

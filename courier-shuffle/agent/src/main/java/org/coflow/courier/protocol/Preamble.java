@@ -2,18 +2,17 @@ package org.coflow.courier.protocol;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import java.util.List;
-import org.coflow.api.proto.courier.v1.Error;
 import org.coflow.api.proto.courier.v1.ErrorCode;
 
 /**
  * The first 8 bytes of every connection, from the connecting side: the magic {@code "CFLW"} and a
  * big-endian int32 protocol version. The accepting side checks them with a {@link Check} before
- * any frame is decoded: a peer that does not speak the protocol is closed, a peer of another
- * version gets an {@link FrameType#ERROR} frame naming both versions, then closed.
+ * any frame is decoded: a peer that does not speak the protocol is closed at once; for a peer of
+ * another version the check raises a {@link ProtocolException}, which the connection's error
+ * handler answers with an {@link FrameType#ERROR} frame naming both versions before closing.
  */
 public final class Preamble {
   public static final int MAGIC = 0x43464C57; // "CFLW"
@@ -45,12 +44,10 @@ public final class Preamble {
       }
       if (version != VERSION) {
         in.skipBytes(in.readableBytes());
-        String message = "protocol version " + version + " is not supported by this agent, which "
-            + "speaks " + VERSION + ": run agents and clients of the same release";
-        ctx.writeAndFlush(Frame.of(FrameType.ERROR, Error.newBuilder()
-                .setCode(ErrorCode.ERROR_CODE_UNSUPPORTED_VERSION).setMessage(message).build()))
-            .addListener(ChannelFutureListener.CLOSE);
-        throw new ProtocolException(ErrorCode.ERROR_CODE_UNSUPPORTED_VERSION, message);
+        // The connection's error handler answers with an ERROR frame naming both versions.
+        throw new ProtocolException(ErrorCode.ERROR_CODE_UNSUPPORTED_VERSION, "protocol version "
+            + version + " is not supported by this agent, which speaks " + VERSION
+            + ": run agents and clients of the same release");
       }
       ctx.pipeline().remove(this);
     }

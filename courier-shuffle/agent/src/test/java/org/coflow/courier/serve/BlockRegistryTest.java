@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -19,6 +18,7 @@ import org.coflow.api.proto.courier.v1.ErrorCode;
 import org.coflow.api.proto.courier.v1.RegisterMapReduce;
 import org.coflow.api.proto.courier.v1.RegisterSpark;
 import org.coflow.courier.protocol.ProtocolException;
+import org.coflow.courier.testing.ShuffleFiles;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,44 +26,9 @@ import org.junit.jupiter.api.io.TempDir;
 class BlockRegistryTest {
   private final Random random = new Random(11);
 
-  /** Where Spark's DiskBlockManager puts {@code name} (ExecutorDiskUtils.getFilePath). */
-  static Path sparkPath(List<Path> dirs, int subDirs, String name) {
-    int h = name.hashCode();
-    h = h == Integer.MIN_VALUE ? 0 : Math.abs(h);
-    return dirs.get(h % dirs.size()).resolve(String.format("%02x", (h / dirs.size()) % subDirs)).resolve(name);
-  }
-
-  /** Writes a Spark map output with the given partition sizes; returns the partitions' bytes. */
   byte[][] writeSparkMapOutput(List<Path> dirs, int shuffle, int map, int[] sizes, boolean checksums)
       throws IOException {
-    String base = "shuffle_" + shuffle + "_" + map + "_0";
-    byte[][] parts = new byte[sizes.length][];
-    ByteArrayOutputStream data = new ByteArrayOutputStream();
-    ByteBuffer index = ByteBuffer.allocate(8 * (sizes.length + 1));
-    ByteBuffer sums = ByteBuffer.allocate(8 * sizes.length);
-    long offset = 0;
-    index.putLong(0);
-    for (int r = 0; r < sizes.length; r++) {
-      parts[r] = new byte[sizes[r]];
-      random.nextBytes(parts[r]);
-      data.write(parts[r]);
-      offset += sizes[r];
-      index.putLong(offset);
-      Adler32 a = new Adler32();
-      a.update(parts[r]);
-      sums.putLong(a.getValue());
-    }
-    write(sparkPath(dirs, 64, base + ".data"), data.toByteArray());
-    write(sparkPath(dirs, 64, base + ".index"), index.array());
-    if (checksums) {
-      write(sparkPath(dirs, 64, base + ".checksum.ADLER32"), sums.array());
-    }
-    return parts;
-  }
-
-  static void write(Path p, byte[] bytes) throws IOException {
-    Files.createDirectories(p.getParent());
-    Files.write(p, bytes);
+    return ShuffleFiles.writeSparkMapOutput(random, dirs, shuffle, map, sizes, checksums);
   }
 
   static ErrorCode refusal(BlockRegistry reg, String set, String block) {
@@ -111,16 +76,16 @@ class BlockRegistryTest {
     assertEquals(ErrorCode.ERROR_CODE_NOT_FOUND, refusal(reg, "spark/app-9/1", "shuffle_0_5_0"));
 
     // An index that points past its data file.
-    write(sparkPath(dirs, 64, "shuffle_1_0_0.data"), new byte[10]);
-    write(sparkPath(dirs, 64, "shuffle_1_0_0.index"), ByteBuffer.allocate(16).putLong(0).putLong(50).array());
+    ShuffleFiles.write(ShuffleFiles.sparkPath(dirs, 64, "shuffle_1_0_0.data"), new byte[10]);
+    ShuffleFiles.write(ShuffleFiles.sparkPath(dirs, 64, "shuffle_1_0_0.index"), ByteBuffer.allocate(16).putLong(0).putLong(50).array());
     assertEquals(ErrorCode.ERROR_CODE_CORRUPT, refusal(reg, set, "shuffle_1_0_0"));
 
     // A link inside a registered directory to a file outside it.
     Path secret = Files.write(tmp.resolve("secret.index"), ByteBuffer.allocate(16).putLong(0).putLong(4).array());
-    Path link = sparkPath(dirs, 64, "shuffle_2_0_0.index");
+    Path link = ShuffleFiles.sparkPath(dirs, 64, "shuffle_2_0_0.index");
     Files.createDirectories(link.getParent());
     Files.createSymbolicLink(link, secret);
-    write(sparkPath(dirs, 64, "shuffle_2_0_0.data"), new byte[4]);
+    ShuffleFiles.write(ShuffleFiles.sparkPath(dirs, 64, "shuffle_2_0_0.data"), new byte[4]);
     assertEquals(ErrorCode.ERROR_CODE_NOT_FOUND, refusal(reg, set, "shuffle_2_0_0"));
   }
 
@@ -144,16 +109,6 @@ class BlockRegistryTest {
     assertEquals(0, reg.size());
   }
 
-  /** Writes an IFile-like segment: payload then the CRC32 of the payload as 4 bytes. */
-  static byte[] segment(byte[] payload) throws IOException {
-    CRC32 crc = new CRC32();
-    crc.update(payload);
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    out.write(payload);
-    new DataOutputStream(out).writeInt((int) crc.getValue());
-    return out.toByteArray();
-  }
-
   @Test
   void mapReduceBlocksResolveToTheirIfileSegments(@TempDir Path tmp) throws Exception {
     Path nm1 = Files.createDirectories(tmp.resolve("nm-local-1")).toRealPath();
@@ -165,8 +120,8 @@ class BlockRegistryTest {
     byte[] p1 = new byte[70];
     random.nextBytes(p0);
     random.nextBytes(p1);
-    byte[] s0 = segment(p0);
-    byte[] s1 = segment(p1);
+    byte[] s0 = ShuffleFiles.ifileSegment(p0);
+    byte[] s1 = ShuffleFiles.ifileSegment(p1);
     ByteArrayOutputStream file = new ByteArrayOutputStream();
     file.write(s0);
     file.write(s1);

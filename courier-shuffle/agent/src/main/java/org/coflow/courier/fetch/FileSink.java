@@ -1,0 +1,60 @@
+package org.coflow.courier.fetch;
+
+import io.netty.buffer.ByteBuf;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.concurrent.CompletableFuture;
+import org.coflow.api.proto.courier.v1.ErrorCode;
+import org.coflow.courier.protocol.ProtocolException;
+
+/** Writes a block into a file (created or truncated); a failed block leaves no file behind. */
+public final class FileSink implements BlockSink {
+  private final Path target;
+  private final CompletableFuture<Path> done = new CompletableFuture<>();
+  private FileChannel channel;
+  private long written;
+
+  public FileSink(Path target) {
+    this.target = target;
+  }
+
+  /** Completes with the file once the block arrived verified; fails with a {@link ProtocolException}. */
+  public CompletableFuture<Path> done() {
+    return done;
+  }
+
+  @Override
+  public void start(long length, long rawLength) throws IOException {
+    channel = FileChannel.open(target, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+        StandardOpenOption.WRITE);
+  }
+
+  @Override
+  public void write(ByteBuf data) throws IOException {
+    while (data.isReadable()) {
+      written += data.readBytes(channel, written, data.readableBytes());
+    }
+  }
+
+  @Override
+  public void complete() throws IOException {
+    channel.close();
+    done.complete(target);
+  }
+
+  @Override
+  public void fail(ErrorCode code, String message) {
+    try {
+      if (channel != null) {
+        channel.close();
+        Files.deleteIfExists(target);
+      }
+    } catch (IOException e) {
+      message += " (and removing " + target + " failed: " + e.getMessage() + ")";
+    }
+    done.completeExceptionally(new ProtocolException(code, message));
+  }
+}

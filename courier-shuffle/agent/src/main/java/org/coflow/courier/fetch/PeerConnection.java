@@ -1,0 +1,313 @@
+package org.coflow.courier.fetch;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.zip.Checksum;
+import org.coflow.api.proto.courier.v1.BlockEnd;
+import org.coflow.api.proto.courier.v1.BlockError;
+import org.coflow.api.proto.courier.v1.BlockRef;
+import org.coflow.api.proto.courier.v1.BlockRequest;
+import org.coflow.api.proto.courier.v1.BlockStart;
+import org.coflow.api.proto.courier.v1.Cancel;
+import org.coflow.api.proto.courier.v1.Chunk;
+import org.coflow.api.proto.courier.v1.Credit;
+import org.coflow.api.proto.courier.v1.Error;
+import org.coflow.api.proto.courier.v1.ErrorCode;
+import org.coflow.api.proto.courier.v1.Hello;
+import org.coflow.api.proto.courier.v1.Role;
+import org.coflow.courier.protocol.Frame;
+import org.coflow.courier.protocol.FrameDecoder;
+import org.coflow.courier.protocol.FrameEncoder;
+import org.coflow.courier.protocol.FrameType;
+import org.coflow.courier.protocol.Preamble;
+import org.coflow.courier.protocol.ProtocolException;
+import org.coflow.courier.serve.Checksums;
+
+/**
+ * The fetching end of a unified connection to another host's agent: block requests of any number
+ * of local clients and coflows share it. Each block is verified as it arrives (offsets in order,
+ * length as announced, checksum at the end) and its sink completes only if it matches; credit is
+ * granted back as the sink consumes, so the serving agent never runs more than a window ahead.
+ *
+ * <p>Thread-safe: requests may come from any thread; everything else runs on the event loop.
+ */
+public final class PeerConnection implements AutoCloseable {
+  private final String localHost;
+  private final String remoteHost;
+  private final long window;
+  private final Channel channel;
+  private final CompletableFuture<Void> ready = new CompletableFuture<>();
+  private final Map<Long, InStream> streams = new HashMap<>();
+  private long nextStream = 1;
+
+  private PeerConnection(String localHost, String remoteHost, long window, Channel channel) {
+    this.localHost = localHost;
+    this.remoteHost = remoteHost;
+    this.window = window;
+    this.channel = channel;
+  }
+
+  /**
+   * Connects to the agent of {@code remoteHost} at {@code address} and says hello.
+   *
+   * @param window bytes a stream may have in flight before the serving agent waits for credit
+   * @return completes once the remote agent acknowledged the handshake
+   */
+  public static CompletableFuture<PeerConnection> open(EventLoopGroup group, String localHost,
+      String remoteHost, InetSocketAddress address, int connectionIndex, long window, int maxFrame) {
+    PeerConnection[] self = new PeerConnection[1];
+    Bootstrap b = new Bootstrap().group(group).channel(NioSocketChannel.class)
+        .option(ChannelOption.TCP_NODELAY, true)
+        .handler(new ChannelInitializer<SocketChannel>() {
+          @Override
+          protected void initChannel(SocketChannel ch) {
+            ch.pipeline().addLast(new FrameDecoder(maxFrame), FrameEncoder.INSTANCE, new Handler(self));
+          }
+        });
+    CompletableFuture<PeerConnection> result = new CompletableFuture<>();
+    ChannelFuture connect = b.connect(address);
+    self[0] = new PeerConnection(localHost, remoteHost, window, connect.channel());
+    connect.addListener(f -> {
+      if (!f.isSuccess()) {
+        result.completeExceptionally(new ProtocolException(ErrorCode.ERROR_CODE_UNREACHABLE,
+            "cannot reach the agent of host " + remoteHost + " at " + address + ": " + f.cause()));
+        return;
+      }
+      Channel ch = connect.channel();
+      ch.write(Preamble.encode(ch.alloc(), Preamble.VERSION));
+      ch.writeAndFlush(Frame.of(FrameType.HELLO, Hello.newBuilder().setRole(Role.ROLE_AGENT)
+          .setHostId(localHost).setConnectionIndex(connectionIndex).build()));
+    });
+    self[0].ready.whenComplete((v, e) -> {
+      if (e != null) {
+        result.completeExceptionally(e);
+      } else {
+        result.complete(self[0]);
+      }
+    });
+    return result;
+  }
+
+  public String remoteHost() {
+    return remoteHost;
+  }
+
+  public boolean isOpen() {
+    return channel.isActive();
+  }
+
+  /** Requests {@code block} for {@code coflowId}; its bytes go to {@code sink}. */
+  public void fetch(String coflowId, BlockRef block, BlockSink sink) {
+    channel.eventLoop().execute(() -> {
+      if (!channel.isActive()) {
+        sink.fail(ErrorCode.ERROR_CODE_UNREACHABLE, "the connection to host " + remoteHost + " is closed");
+        return;
+      }
+      long id = nextStream++;
+      streams.put(id, new InStream(block, sink));
+      channel.writeAndFlush(Frame.of(FrameType.BLOCK_REQUEST, BlockRequest.newBuilder().setStreamId(id)
+          .setCoflowId(coflowId).setBlock(block).setDstHost(localHost).setCredit(window).build()));
+    });
+  }
+
+  @Override
+  public void close() {
+    channel.close();
+  }
+
+  /** One block arriving. */
+  private final class InStream {
+    final BlockRef block;
+    final BlockSink sink;
+    BlockStart start;
+    Checksum sum;
+    long received;
+    long unacknowledged;
+    final byte[] trailer = new byte[4];
+
+    InStream(BlockRef block, BlockSink sink) {
+      this.block = block;
+      this.sink = sink;
+    }
+
+    void begin(BlockStart s) throws IOException {
+      start = s;
+      sum = Checksums.create(s.getChecksumAlgorithm());
+      sink.start(s.getLength(), s.getRawLength());
+    }
+
+    void chunk(Chunk c, ByteBuf data) throws IOException {
+      int n = data.readableBytes();
+      if (start == null || c.getOffset() != received || received + n > start.getLength()) {
+        throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL, "chunk at offset " + c.getOffset()
+            + " of " + n + " bytes does not follow byte " + received + " of block " + block.getBlock());
+      }
+      long checked = Checksums.IFILE.equals(start.getChecksumAlgorithm())
+          ? Math.max(0, Math.min(n, start.getLength() - 4 - received)) : n;
+      if (data.hasArray()) {
+        sum.update(data.array(), data.arrayOffset() + data.readerIndex(), (int) checked);
+      } else {
+        byte[] copy = new byte[(int) checked];
+        data.getBytes(data.readerIndex(), copy);
+        sum.update(copy, 0, copy.length);
+      }
+      for (long p = Math.max(received, start.getLength() - 4); p < received + n; p++) {
+        trailer[(int) (p - (start.getLength() - 4))] = data.getByte(data.readerIndex() + (int) (p - received));
+      }
+      sink.write(data);
+      received += n;
+      unacknowledged += n;
+      if (unacknowledged >= window / 2 && received < start.getLength()) {
+        channel.writeAndFlush(Frame.of(FrameType.CREDIT, Credit.newBuilder().setStreamId(c.getStreamId())
+            .setBytes(unacknowledged).build()));
+        unacknowledged = 0;
+      }
+    }
+
+    /** Null if the bytes match the block's checksum, else why not. */
+    String verify(BlockEnd end) {
+      if (start == null || received != start.getLength() || end.getLength() != received) {
+        return "block " + block.getBlock() + " ended after " + received + " of "
+            + (start == null ? "?" : start.getLength()) + " bytes";
+      }
+      long expected = start.getChecksum();
+      if (Checksums.IFILE.equals(start.getChecksumAlgorithm())) {
+        if (received < 4) {
+          return "MapReduce segment " + block.getBlock() + " is shorter than its checksum";
+        }
+        expected = ((trailer[0] & 0xffL) << 24) | ((trailer[1] & 0xffL) << 16) | ((trailer[2] & 0xffL) << 8)
+            | (trailer[3] & 0xffL);
+      }
+      if (sum.getValue() != expected) {
+        return "block " + block.getBlock() + " from host " + remoteHost + " is corrupt: "
+            + start.getChecksumAlgorithm() + " " + Long.toHexString(sum.getValue()) + ", expected "
+            + Long.toHexString(expected);
+      }
+      return null;
+    }
+  }
+
+  private static final class Handler extends SimpleChannelInboundHandler<Frame> {
+    private final PeerConnection[] self;
+
+    Handler(PeerConnection[] self) {
+      this.self = self;
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, Frame frame) throws Exception {
+      PeerConnection c = self[0];
+      try {
+        c.read(frame);
+      } finally {
+        frame.release();
+      }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+      self[0].failAll(ErrorCode.ERROR_CODE_UNREACHABLE, "the connection to host " + self[0].remoteHost + " closed");
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      self[0].failAll(ErrorCode.ERROR_CODE_PROTOCOL, "the connection to host " + self[0].remoteHost
+          + " failed: " + cause.getMessage());
+      ctx.close();
+    }
+  }
+
+  private void read(Frame frame) throws IOException {
+    switch (frame.type()) {
+      case HELLO_ACK:
+        ready.complete(null);
+        return;
+      case ERROR:
+        Error e = frame.header();
+        ProtocolException ex = new ProtocolException(e.getCode(), "host " + remoteHost + ": " + e.getMessage());
+        ready.completeExceptionally(ex);
+        failAll(e.getCode(), ex.getMessage());
+        return;
+      default:
+        break;
+    }
+    long id = streamId(frame);
+    InStream s = streams.get(id);
+    if (s == null) {
+      if (id > 0 && id < nextStream) {
+        return; // a stream we cancelled: its frames already on the wire are dropped
+      }
+      throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL, frame.type() + " for unknown stream " + id);
+    }
+    try {
+      switch (frame.type()) {
+        case BLOCK_START:
+          s.begin(frame.header());
+          break;
+        case CHUNK:
+          s.chunk(frame.header(), (ByteBuf) frame.body());
+          break;
+        case BLOCK_END:
+          streams.remove(id);
+          String problem = s.verify(frame.header());
+          if (problem == null) {
+            s.sink.complete();
+          } else {
+            s.sink.fail(ErrorCode.ERROR_CODE_CORRUPT, problem);
+          }
+          break;
+        case BLOCK_ERROR:
+          streams.remove(id);
+          BlockError be = frame.header();
+          s.sink.fail(be.getCode(), "host " + remoteHost + ": " + be.getMessage());
+          break;
+        default:
+          throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL, frame.type() + " is not expected from a serving agent");
+      }
+    } catch (IOException | ProtocolException ex) {
+      streams.remove(id);
+      if (frame.type() != FrameType.BLOCK_END && frame.type() != FrameType.BLOCK_ERROR) {
+        channel.writeAndFlush(Frame.of(FrameType.CANCEL, Cancel.newBuilder().setStreamId(id).build()));
+      }
+      s.sink.fail(ex instanceof ProtocolException ? ((ProtocolException) ex).code() : ErrorCode.ERROR_CODE_IO,
+          ex.getMessage());
+    }
+  }
+
+  private static long streamId(Frame frame) {
+    switch (frame.type()) {
+      case BLOCK_START:
+        return ((BlockStart) frame.header()).getStreamId();
+      case CHUNK:
+        return ((Chunk) frame.header()).getStreamId();
+      case BLOCK_END:
+        return ((BlockEnd) frame.header()).getStreamId();
+      case BLOCK_ERROR:
+        return ((BlockError) frame.header()).getStreamId();
+      default:
+        throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL, frame.type() + " is not expected from a serving agent");
+    }
+  }
+
+  private void failAll(ErrorCode code, String message) {
+    ready.completeExceptionally(new ProtocolException(code, message));
+    for (InStream s : streams.values()) {
+      s.sink.fail(code, message);
+    }
+    streams.clear();
+  }
+}

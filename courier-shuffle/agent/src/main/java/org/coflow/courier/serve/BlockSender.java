@@ -1,0 +1,185 @@
+package org.coflow.courier.serve;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.DefaultFileRegion;
+import io.netty.channel.SimpleChannelInboundHandler;
+import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Map;
+import org.coflow.api.proto.courier.v1.BlockEnd;
+import org.coflow.api.proto.courier.v1.BlockError;
+import org.coflow.api.proto.courier.v1.BlockRequest;
+import org.coflow.api.proto.courier.v1.BlockStart;
+import org.coflow.api.proto.courier.v1.Chunk;
+import org.coflow.api.proto.courier.v1.Credit;
+import org.coflow.api.proto.courier.v1.ErrorCode;
+import org.coflow.courier.protocol.Frame;
+import org.coflow.courier.protocol.FrameType;
+import org.coflow.courier.protocol.ProtocolException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The serving end of a connection from another host's agent: answers each {@link BlockRequest}
+ * with {@code BLOCK_START}, chunks sent zero-copy from the file (never more than the stream's
+ * credit ahead of the requester, never while the channel's outbound buffer is full), then
+ * {@code BLOCK_END}; or with {@code BLOCK_ERROR} when the block cannot be served. Streams of one
+ * connection take turns chunk by chunk. A malformed request fails only its stream; a protocol
+ * violation (a reused stream id) closes the connection.
+ *
+ * <p>One instance per channel; everything runs on the channel's event loop.
+ */
+public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
+  private static final Logger LOG = LoggerFactory.getLogger(BlockSender.class);
+
+  private final BlockRegistry registry;
+  private final int chunkSize;
+  private final Map<Long, OutStream> streams = new HashMap<>();
+  private final ArrayDeque<OutStream> ready = new ArrayDeque<>();
+  private ChannelHandlerContext ctx;
+
+  public BlockSender(BlockRegistry registry, int chunkSize) {
+    this.registry = registry;
+    this.chunkSize = chunkSize;
+  }
+
+  /** One block being sent. */
+  private static final class OutStream {
+    final long id;
+    final BlockSegment segment;
+    long sent;
+    long credit;
+    boolean queued;
+    boolean cancelled;
+
+    OutStream(long id, BlockSegment segment, long credit) {
+      this.id = id;
+      this.segment = segment;
+      this.credit = credit;
+    }
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    this.ctx = ctx;
+  }
+
+  @Override
+  protected void channelRead0(ChannelHandlerContext ctx, Frame frame) {
+    try {
+      switch (frame.type()) {
+        case BLOCK_REQUEST:
+          request(frame.header());
+          break;
+        case CREDIT:
+          credit(frame.header());
+          break;
+        case CANCEL:
+          cancel(((org.coflow.api.proto.courier.v1.Cancel) frame.header()).getStreamId());
+          break;
+        default:
+          throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL,
+              frame.type() + " is not expected from a fetching agent");
+      }
+    } finally {
+      frame.release();
+    }
+  }
+
+  private void request(BlockRequest req) {
+    if (streams.containsKey(req.getStreamId())) {
+      throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL,
+          "stream " + req.getStreamId() + " is already open on this connection");
+    }
+    BlockSegment segment;
+    try {
+      segment = registry.resolve(req.getBlock());
+    } catch (ProtocolException e) {
+      error(req.getStreamId(), e.code(), e.getMessage());
+      return;
+    } catch (IOException e) {
+      LOG.warn("remote={} block={} stream={}: cannot read its index", ctx.channel().remoteAddress(),
+          req.getBlock().getBlock(), req.getStreamId(), e);
+      error(req.getStreamId(), ErrorCode.ERROR_CODE_IO, "reading block " + req.getBlock().getBlock()
+          + " failed on the serving host: " + e.getMessage());
+      return;
+    }
+    OutStream s = new OutStream(req.getStreamId(), segment, req.getCredit());
+    streams.put(s.id, s);
+    ctx.write(Frame.of(FrameType.BLOCK_START, BlockStart.newBuilder().setStreamId(s.id)
+        .setLength(segment.length()).setChecksumAlgorithm(segment.checksumAlgorithm())
+        .setChecksum(segment.checksum()).setRawLength(segment.rawLength()).build()));
+    enqueue(s);
+    pump();
+  }
+
+  private void credit(Credit c) {
+    OutStream s = streams.get(c.getStreamId());
+    if (s == null) {
+      return; // the stream ended while the credit was on its way
+    }
+    s.credit += c.getBytes();
+    enqueue(s);
+    pump();
+  }
+
+  private void cancel(long id) {
+    OutStream s = streams.remove(id);
+    if (s != null) {
+      s.cancelled = true;
+    }
+  }
+
+  private void enqueue(OutStream s) {
+    if (!s.queued && !s.cancelled && (s.credit > 0 || s.sent == s.segment.length())) {
+      s.queued = true;
+      ready.add(s);
+    }
+  }
+
+  /** Sends chunks while the channel can take them, one per ready stream in turn. */
+  private void pump() {
+    while (ctx.channel().isWritable() && !ready.isEmpty()) {
+      OutStream s = ready.poll();
+      s.queued = false;
+      if (s.cancelled) {
+        continue;
+      }
+      long left = s.segment.length() - s.sent;
+      if (left == 0) {
+        streams.remove(s.id);
+        ctx.write(Frame.of(FrameType.BLOCK_END, BlockEnd.newBuilder().setStreamId(s.id)
+            .setLength(s.segment.length()).setChecksum(s.segment.checksum())
+            .setChecksumAlgorithm(s.segment.checksumAlgorithm()).build()));
+        continue;
+      }
+      long n = Math.min(Math.min(chunkSize, left), s.credit);
+      DefaultFileRegion region = new DefaultFileRegion(s.segment.file().toFile(), s.segment.offset() + s.sent, n);
+      ctx.write(Frame.withFile(FrameType.CHUNK, Chunk.newBuilder().setStreamId(s.id).setOffset(s.sent).build(),
+          region));
+      s.sent += n;
+      s.credit -= n;
+      enqueue(s);
+    }
+    ctx.flush();
+  }
+
+  private void error(long stream, ErrorCode code, String message) {
+    ctx.writeAndFlush(Frame.of(FrameType.BLOCK_ERROR, BlockError.newBuilder().setStreamId(stream)
+        .setCode(code).setMessage(message).build()));
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    if (ctx.channel().isWritable()) {
+      pump();
+    }
+    ctx.fireChannelWritabilityChanged();
+  }
+
+  /** Streams still being sent (tests, metrics). */
+  public int openStreams() {
+    return streams.size();
+  }
+}

@@ -1,0 +1,56 @@
+package org.coflow.courier.transport;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import java.net.InetSocketAddress;
+import org.coflow.courier.protocol.FrameDecoder;
+import org.coflow.courier.protocol.FrameEncoder;
+import org.coflow.courier.protocol.Preamble;
+import org.coflow.courier.serve.BlockRegistry;
+
+/**
+ * An agent's listening socket: every connection starts with the {@link Preamble}, then frames;
+ * its first frame, {@code HELLO}, decides what serves it ({@link ServerHandshake}).
+ */
+public final class AgentServer implements AutoCloseable {
+  private final Channel channel;
+
+  private AgentServer(Channel channel) {
+    this.channel = channel;
+  }
+
+  /**
+   * Binds and starts serving.
+   *
+   * @throws InterruptedException if interrupted while binding
+   */
+  public static AgentServer bind(EventLoopGroup boss, EventLoopGroup workers, InetSocketAddress address,
+      String hostId, BlockRegistry registry, int chunkSize, int maxFrame) throws InterruptedException {
+    ServerBootstrap b = new ServerBootstrap().group(boss, workers).channel(NioServerSocketChannel.class)
+        .childOption(ChannelOption.TCP_NODELAY, true)
+        .childHandler(new ChannelInitializer<SocketChannel>() {
+          @Override
+          protected void initChannel(SocketChannel ch) {
+            ch.pipeline().addLast("preamble", new Preamble.Check())
+                .addLast("decoder", new FrameDecoder(maxFrame))
+                .addLast("encoder", FrameEncoder.INSTANCE)
+                .addLast("handshake", new ServerHandshake(hostId, registry, chunkSize));
+          }
+        });
+    return new AgentServer(b.bind(address).sync().channel());
+  }
+
+  public InetSocketAddress address() {
+    return (InetSocketAddress) channel.localAddress();
+  }
+
+  @Override
+  public void close() {
+    channel.close().syncUninterruptibly();
+  }
+}

@@ -1,0 +1,163 @@
+package org.coflow.courier.transport;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.channel.nio.NioEventLoopGroup;
+import java.io.DataOutputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.coflow.api.proto.courier.v1.BlockRef;
+import org.coflow.api.proto.courier.v1.ErrorCode;
+import org.coflow.api.proto.courier.v1.RegisterSpark;
+import org.coflow.courier.fetch.FileSink;
+import org.coflow.courier.fetch.PeerConnection;
+import org.coflow.courier.protocol.Preamble;
+import org.coflow.courier.protocol.ProtocolException;
+import org.coflow.courier.serve.BlockRegistry;
+import org.coflow.courier.testing.LeakCheck;
+import org.coflow.courier.testing.ShuffleFiles;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/** One agent fetching from another over real sockets, real files, verified bytes. */
+@ExtendWith(LeakCheck.class)
+class AgentToAgentTest {
+  private static final int MAX_FRAME = 1 << 20;
+  private NioEventLoopGroup group;
+  private AgentServer server;
+  private BlockRegistry registry;
+  private String set;
+  private byte[][] parts;
+  @TempDir
+  Path tmp;
+
+  @BeforeEach
+  void start() throws Exception {
+    group = new NioEventLoopGroup(2);
+    Path dir = Files.createDirectories(tmp.resolve("blockmgr")).toRealPath();
+    parts = ShuffleFiles.writeSparkMapOutput(new Random(3), List.of(dir), 0, 1,
+        new int[] {5 << 20, 1000, 0, 200_000}, true);
+    registry = new BlockRegistry();
+    set = registry.register(RegisterSpark.newBuilder().setAppId("app-1").setExecId("2")
+        .addLocalDirs(dir.toString()).setSubDirsPerLocalDir(64).setChecksumAlgorithm("ADLER32").build());
+    server = AgentServer.bind(group, group, new InetSocketAddress("127.0.0.1", 0), "exec-2", registry,
+        64 << 10, MAX_FRAME);
+  }
+
+  @AfterEach
+  void stop() {
+    server.close();
+    group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+  }
+
+  private PeerConnection connect(long window) throws Exception {
+    return PeerConnection.open(group, "exec-1", "exec-2", server.address(), 0, window, MAX_FRAME)
+        .get(10, TimeUnit.SECONDS);
+  }
+
+  private BlockRef block(String name) {
+    return BlockRef.newBuilder().setBlockSet(set).setBlock(name).build();
+  }
+
+  @Test
+  void blocksArriveIntactThroughASmallCreditWindow() throws Exception {
+    try (PeerConnection peer = connect(256 << 10)) {
+      List<FileSink> sinks = new ArrayList<>();
+      for (int r = 0; r < parts.length; r++) {
+        FileSink sink = new FileSink(tmp.resolve("out-" + r));
+        sinks.add(sink);
+        peer.fetch("app-1/0", block("shuffle_0_1_" + r), sink);
+      }
+      for (int r = 0; r < parts.length; r++) {
+        Path got = sinks.get(r).done().get(30, TimeUnit.SECONDS);
+        assertArrayEquals(parts[r], Files.readAllBytes(got), "partition " + r);
+      }
+    }
+  }
+
+  @Test
+  void missingAndCorruptBlocksFailAloneAndLeaveNoFile() throws Exception {
+    // Spark's checksum of partition 1 no longer matches its bytes.
+    Path sums = ShuffleFiles.sparkPath(List.of(tmp.resolve("blockmgr").toRealPath()), 64, "shuffle_0_1_0.checksum.ADLER32");
+    byte[] bad = Files.readAllBytes(sums);
+    ByteBuffer.wrap(bad).putLong(8, 42);
+    Files.write(sums, bad);
+    try (PeerConnection peer = connect(1 << 20)) {
+      FileSink missing = new FileSink(tmp.resolve("missing"));
+      FileSink corrupt = new FileSink(tmp.resolve("corrupt"));
+      FileSink good = new FileSink(tmp.resolve("good"));
+      peer.fetch("c", block("shuffle_0_9_0"), missing);
+      peer.fetch("c", block("shuffle_0_1_1"), corrupt);
+      peer.fetch("c", block("shuffle_0_1_3"), good);
+      assertEquals(ErrorCode.ERROR_CODE_NOT_FOUND, failure(missing));
+      assertEquals(ErrorCode.ERROR_CODE_CORRUPT, failure(corrupt));
+      assertFalse(Files.exists(tmp.resolve("corrupt")), "a corrupt block is never handed over");
+      assertArrayEquals(parts[3], Files.readAllBytes(good.done().get(10, TimeUnit.SECONDS)));
+      assertTrue(peer.isOpen(), "the connection survives a failed block");
+    }
+  }
+
+  private static ErrorCode failure(FileSink sink) throws Exception {
+    try {
+      sink.done().get(10, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      return ((ProtocolException) e.getCause()).code();
+    }
+    throw new AssertionError("the fetch should have failed");
+  }
+
+  @Test
+  void wrongVersionsAndStrangersAreRefusedWhileOthersAreServed() throws Exception {
+    try (Socket s = new Socket("127.0.0.1", server.address().getPort())) {
+      DataOutputStream out = new DataOutputStream(s.getOutputStream());
+      out.writeInt(Preamble.MAGIC);
+      out.writeInt(99);
+      out.flush();
+      byte[] reply = s.getInputStream().readAllBytes();
+      String text = new String(reply, java.nio.charset.StandardCharsets.UTF_8);
+      assertTrue(text.contains("protocol version 99") && text.contains("speaks 1"),
+          "an ERROR frame naming both versions: " + text);
+    }
+    try (Socket s = new Socket("127.0.0.1", server.address().getPort())) {
+      OutputStream out = s.getOutputStream();
+      out.write("GET / HTTP/1.1\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      out.flush();
+      assertEquals(-1, s.getInputStream().read(), "a stranger is closed without an answer");
+    }
+    try (PeerConnection peer = connect(1 << 20)) {
+      FileSink sink = new FileSink(tmp.resolve("after"));
+      peer.fetch("c", block("shuffle_0_1_1"), sink);
+      assertArrayEquals(parts[1], Files.readAllBytes(sink.done().get(10, TimeUnit.SECONDS)));
+    }
+  }
+
+  @Test
+  void aFetcherThatDisconnectsMidStreamLeavesTheServerClean() throws Exception {
+    PeerConnection peer = connect(64 << 10);
+    FileSink sink = new FileSink(tmp.resolve("cut"));
+    peer.fetch("c", block("shuffle_0_1_0"), sink);
+    Thread.sleep(50);
+    peer.close();
+    assertEquals(ErrorCode.ERROR_CODE_UNREACHABLE, failure(sink));
+    try (PeerConnection again = connect(1 << 20)) {
+      FileSink ok = new FileSink(tmp.resolve("again"));
+      again.fetch("c", block("shuffle_0_1_0"), ok);
+      assertArrayEquals(parts[0], Files.readAllBytes(ok.done().get(30, TimeUnit.SECONDS)));
+    }
+  }
+}
