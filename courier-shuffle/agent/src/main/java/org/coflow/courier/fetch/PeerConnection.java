@@ -52,7 +52,7 @@ public final class PeerConnection implements AutoCloseable {
   private final Channel channel;
   private final CompletableFuture<Void> ready = new CompletableFuture<>();
   private final Map<Long, InStream> streams = new HashMap<>();
-  private long nextStream = 1;
+  private final java.util.concurrent.atomic.AtomicLong nextStream = new java.util.concurrent.atomic.AtomicLong(1);
 
   private PeerConnection(String localHost, String remoteHost, long window, Channel channel) {
     this.localHost = localHost;
@@ -110,17 +110,50 @@ public final class PeerConnection implements AutoCloseable {
     return channel.isActive();
   }
 
-  /** Requests {@code block} for {@code coflowId}; its bytes go to {@code sink}. */
-  public void fetch(String coflowId, BlockRef block, BlockSink sink) {
+  /**
+   * Requests {@code block} for {@code coflowId}; its bytes go to {@code sink}. Credit is granted
+   * back as the sink returns from each write.
+   *
+   * @return the stream's id on this connection
+   */
+  public long fetch(String coflowId, BlockRef block, BlockSink sink) {
+    return fetch(coflowId, block, sink, window, true);
+  }
+
+  /**
+   * Like {@link #fetch(String, BlockRef, BlockSink)}, with a window of its own; with
+   * {@code autoCredit} false the sink's owner grants credit with {@link #grant} as it consumes
+   * (a relay to a local client that grants credit itself).
+   */
+  public long fetch(String coflowId, BlockRef block, BlockSink sink, long streamWindow, boolean autoCredit) {
+    long id = nextStream.getAndIncrement();
     channel.eventLoop().execute(() -> {
       if (!channel.isActive()) {
         sink.fail(ErrorCode.ERROR_CODE_UNREACHABLE, "the connection to host " + remoteHost + " is closed");
         return;
       }
-      long id = nextStream++;
-      streams.put(id, new InStream(block, sink));
+      streams.put(id, new InStream(block, sink, streamWindow, autoCredit));
       channel.writeAndFlush(Frame.of(FrameType.BLOCK_REQUEST, BlockRequest.newBuilder().setStreamId(id)
-          .setCoflowId(coflowId).setBlock(block).setDstHost(localHost).setCredit(window).build()));
+          .setCoflowId(coflowId).setBlock(block).setDstHost(localHost).setCredit(streamWindow).build()));
+    });
+    return id;
+  }
+
+  /** Grants the serving agent {@code bytes} more of stream {@code id} (streams without auto credit). */
+  public void grant(long id, long bytes) {
+    channel.eventLoop().execute(() -> {
+      if (streams.containsKey(id) && channel.isActive()) {
+        channel.writeAndFlush(Frame.of(FrameType.CREDIT, Credit.newBuilder().setStreamId(id).setBytes(bytes).build()));
+      }
+    });
+  }
+
+  /** Stops stream {@code id}; its sink is not called again. */
+  public void cancel(long id) {
+    channel.eventLoop().execute(() -> {
+      if (streams.remove(id) != null && channel.isActive()) {
+        channel.writeAndFlush(Frame.of(FrameType.CANCEL, Cancel.newBuilder().setStreamId(id).build()));
+      }
     });
   }
 
@@ -133,15 +166,19 @@ public final class PeerConnection implements AutoCloseable {
   private final class InStream {
     final BlockRef block;
     final BlockSink sink;
+    final long streamWindow;
+    final boolean autoCredit;
     BlockStart start;
     Checksum sum;
     long received;
     long unacknowledged;
     final byte[] trailer = new byte[4];
 
-    InStream(BlockRef block, BlockSink sink) {
+    InStream(BlockRef block, BlockSink sink, long streamWindow, boolean autoCredit) {
       this.block = block;
       this.sink = sink;
+      this.streamWindow = streamWindow;
+      this.autoCredit = autoCredit;
     }
 
     void begin(BlockStart s) throws IOException {
@@ -171,7 +208,7 @@ public final class PeerConnection implements AutoCloseable {
       sink.write(data);
       received += n;
       unacknowledged += n;
-      if (unacknowledged >= window / 2 && received < start.getLength()) {
+      if (autoCredit && unacknowledged >= streamWindow / 2 && received < start.getLength()) {
         channel.writeAndFlush(Frame.of(FrameType.CREDIT, Credit.newBuilder().setStreamId(c.getStreamId())
             .setBytes(unacknowledged).build()));
         unacknowledged = 0;
@@ -248,7 +285,7 @@ public final class PeerConnection implements AutoCloseable {
     long id = streamId(frame);
     InStream s = streams.get(id);
     if (s == null) {
-      if (id > 0 && id < nextStream) {
+      if (id > 0 && id < nextStream.get()) {
         return; // a stream we cancelled: its frames already on the wire are dropped
       }
       throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL, frame.type() + " for unknown stream " + id);

@@ -51,6 +51,33 @@ public final class BlockRegistry {
     return set.resolve(ref.getBlock());
   }
 
+  /**
+   * Whether a client may have a fetched block written to {@code target}: an absolute path whose
+   * directory lies inside a registered set's directories (the agent never writes elsewhere).
+   */
+  public boolean mayWrite(java.nio.file.Path target) {
+    if (!target.isAbsolute() || target.getFileName() == null) {
+      return false;
+    }
+    java.nio.file.Path parent;
+    try {
+      parent = target.getParent().toRealPath();
+    } catch (IOException e) {
+      return false;
+    }
+    if (java.nio.file.Files.isDirectory(target) || java.nio.file.Files.isSymbolicLink(target)) {
+      return false;
+    }
+    for (BlockSet s : sets.values()) {
+      for (java.nio.file.Path d : s.dirs()) {
+        if (parent.startsWith(d)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
   public int size() {
     return sets.size();
   }

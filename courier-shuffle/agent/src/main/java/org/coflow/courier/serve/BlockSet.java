@@ -8,6 +8,9 @@ public interface BlockSet {
   /** "spark/&lt;app&gt;/&lt;exec&gt;" or "mr/&lt;job&gt;". */
   String id();
 
+  /** The registered directories (real paths): nothing outside them is read or written for the set. */
+  java.util.List<java.nio.file.Path> dirs();
+
   /**
    * Finds a block's bytes. Never resolves to a file outside the set's registered directories.
    *

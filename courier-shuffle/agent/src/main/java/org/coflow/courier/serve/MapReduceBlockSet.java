@@ -47,6 +47,11 @@ final class MapReduceBlockSet implements BlockSet {
   }
 
   @Override
+  public List<Path> dirs() {
+    return dirs;
+  }
+
+  @Override
   public BlockSegment resolve(String block) throws IOException {
     Matcher m = BLOCK.matcher(block);
     if (!m.matches()) {

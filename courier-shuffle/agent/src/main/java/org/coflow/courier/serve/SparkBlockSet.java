@@ -53,6 +53,11 @@ final class SparkBlockSet implements BlockSet {
   }
 
   @Override
+  public List<Path> dirs() {
+    return dirs;
+  }
+
+  @Override
   public BlockSegment resolve(String block) throws IOException {
     Matcher m = BLOCK.matcher(block);
     if (!m.matches()) {

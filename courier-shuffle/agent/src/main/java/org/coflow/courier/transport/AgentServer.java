@@ -30,7 +30,8 @@ public final class AgentServer implements AutoCloseable {
    * @throws InterruptedException if interrupted while binding
    */
   public static AgentServer bind(EventLoopGroup boss, EventLoopGroup workers, InetSocketAddress address,
-      String hostId, BlockRegistry registry, int chunkSize, int maxFrame) throws InterruptedException {
+      String hostId, BlockRegistry registry, org.coflow.courier.fetch.FetchService fetcher, int chunkSize,
+      int maxFrame) throws InterruptedException {
     ServerBootstrap b = new ServerBootstrap().group(boss, workers).channel(NioServerSocketChannel.class)
         .childOption(ChannelOption.TCP_NODELAY, true)
         .childHandler(new ChannelInitializer<SocketChannel>() {
@@ -39,7 +40,7 @@ public final class AgentServer implements AutoCloseable {
             ch.pipeline().addLast("preamble", new Preamble.Check())
                 .addLast("decoder", new FrameDecoder(maxFrame))
                 .addLast("encoder", FrameEncoder.INSTANCE)
-                .addLast("handshake", new ServerHandshake(hostId, registry, chunkSize));
+                .addLast("handshake", new ServerHandshake(hostId, registry, chunkSize, fetcher));
           }
         });
     return new AgentServer(b.bind(address).sync().channel());

@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The accepting side's first frame: a {@code HELLO} saying who connects. Another host's agent
- * gets a {@link BlockSender}; a connection that says anything else first is refused with an
+ * gets a {@link BlockSender}, a process of this host a {@link ClientSession}; a connection that
+ * says anything else first, or a client claiming another host, is refused with an
  * {@code ERROR} frame and closed. Also the connection's last handler: a protocol violation
  * anywhere is answered with an {@code ERROR} frame naming it, then the connection is closed.
  */
@@ -29,11 +30,14 @@ final class ServerHandshake extends SimpleChannelInboundHandler<Frame> {
   private final String hostId;
   private final BlockRegistry registry;
   private final int chunkSize;
+  private final org.coflow.courier.fetch.FetchService fetcher;
 
-  ServerHandshake(String hostId, BlockRegistry registry, int chunkSize) {
+  ServerHandshake(String hostId, BlockRegistry registry, int chunkSize,
+      org.coflow.courier.fetch.FetchService fetcher) {
     this.hostId = hostId;
     this.registry = registry;
     this.chunkSize = chunkSize;
+    this.fetcher = fetcher;
   }
 
   @Override
@@ -44,19 +48,26 @@ final class ServerHandshake extends SimpleChannelInboundHandler<Frame> {
           "expected HELLO as the first frame, got " + frame.type());
     }
     Hello hello = frame.header();
-    if (hello.getRole() != Role.ROLE_AGENT) {
-      throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL, "role " + hello.getRole()
-          + " is not served on this port yet: only agents (ROLE_AGENT) fetch here");
-    }
     if (hello.getHostId().isEmpty()) {
       throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL, "HELLO without a host id");
     }
-    ctx.pipeline().addBefore(ctx.name(), "serve", new BlockSender(registry, chunkSize));
+    if (hello.getRole() == Role.ROLE_AGENT) {
+      ctx.pipeline().addBefore(ctx.name(), "serve", new BlockSender(registry, chunkSize));
+    } else if (hello.getRole() == Role.ROLE_CLIENT) {
+      if (!hello.getHostId().equals(hostId)) {
+        throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL, "a client of host '" + hello.getHostId()
+            + "' connected to the agent of host '" + hostId + "': clients use their own host's agent");
+      }
+      ctx.pipeline().addBefore(ctx.name(), "client", new ClientSession(registry, fetcher));
+    } else {
+      throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL, "HELLO with unknown role " + hello.getRole());
+    }
     ctx.pipeline().remove(this);
     ctx.pipeline().addLast("errors", new ConnectionErrors());
     ctx.writeAndFlush(Frame.of(FrameType.HELLO_ACK, HelloAck.newBuilder().setHostId(hostId)
         .setChunkSize(chunkSize).build()));
-    LOG.debug("agent connection from host={} remote={}", hello.getHostId(), ctx.channel().remoteAddress());
+    LOG.debug("{} connection from host={} remote={}", hello.getRole(), hello.getHostId(),
+        ctx.channel().remoteAddress());
   }
 
   @Override

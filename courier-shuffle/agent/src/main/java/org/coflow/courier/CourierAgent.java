@@ -1,0 +1,84 @@
+package org.coflow.courier;
+
+import io.netty.channel.nio.NioEventLoopGroup;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+import org.coflow.courier.fetch.FetchService;
+import org.coflow.courier.serve.BlockRegistry;
+import org.coflow.courier.transport.AgentServer;
+
+/**
+ * The Courier agent of one host, embedded in the calling process (tests, local mode; the daemon
+ * and the NodeManager aux service wrap the same class): it serves what local processes register,
+ * fetches for local clients from other hosts' agents over one unified connection per host, and
+ * listens on one port for both.
+ */
+public final class CourierAgent implements AutoCloseable {
+  /** Default chunk: 64 KiB. */
+  public static final int CHUNK_SIZE = 64 << 10;
+  /** Bytes a stream may have in flight between agents before it waits for credit. */
+  public static final long WINDOW = 4L << 20;
+  /** Largest frame accepted: a chunk, or a fetch request naming many blocks. */
+  public static final int MAX_FRAME = 16 << 20;
+
+  private final String hostId;
+  private final NioEventLoopGroup group;
+  private final BlockRegistry registry;
+  private final FetchService fetcher;
+  private final AgentServer server;
+
+  private CourierAgent(String hostId, NioEventLoopGroup group, BlockRegistry registry,
+      FetchService fetcher, AgentServer server) {
+    this.hostId = hostId;
+    this.group = group;
+    this.registry = registry;
+    this.fetcher = fetcher;
+    this.server = server;
+  }
+
+  /**
+   * Starts an agent for {@code hostId} listening on {@code bind} (port 0: any free port).
+   *
+   * @param threads event loop threads (serving and fetching share them)
+   */
+  public static CourierAgent start(String hostId, InetSocketAddress bind, int threads) throws InterruptedException {
+    if (hostId == null || hostId.isEmpty()) {
+      throw new IllegalArgumentException("an agent needs a host id");
+    }
+    NioEventLoopGroup group = new NioEventLoopGroup(threads);
+    try {
+      BlockRegistry registry = new BlockRegistry();
+      FetchService fetcher = new FetchService(group, hostId, WINDOW, MAX_FRAME);
+      AgentServer server = AgentServer.bind(group, group, bind, hostId, registry, fetcher, CHUNK_SIZE, MAX_FRAME);
+      return new CourierAgent(hostId, group, registry, fetcher, server);
+    } catch (InterruptedException | RuntimeException e) {
+      group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+      throw e;
+    }
+  }
+
+  public String hostId() {
+    return hostId;
+  }
+
+  /** host:port other agents and local clients connect to. */
+  public InetSocketAddress address() {
+    return server.address();
+  }
+
+  public BlockRegistry registry() {
+    return registry;
+  }
+
+  /** Open data connections this agent holds to other hosts' agents. */
+  public int dataConnections() {
+    return fetcher.connections();
+  }
+
+  @Override
+  public void close() {
+    server.close();
+    fetcher.close();
+    group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+  }
+}

@@ -1,0 +1,231 @@
+package org.coflow.courier.fetch;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.coflow.api.proto.courier.v1.BlockEnd;
+import org.coflow.api.proto.courier.v1.BlockError;
+import org.coflow.api.proto.courier.v1.Chunk;
+import org.coflow.api.proto.courier.v1.Credit;
+import org.coflow.api.proto.courier.v1.Error;
+import org.coflow.api.proto.courier.v1.ErrorCode;
+import org.coflow.api.proto.courier.v1.FetchRequest;
+import org.coflow.api.proto.courier.v1.Hello;
+import org.coflow.api.proto.courier.v1.RegisterMapReduce;
+import org.coflow.api.proto.courier.v1.RegisterSpark;
+import org.coflow.api.proto.courier.v1.Registered;
+import org.coflow.api.proto.courier.v1.RemoteBlock;
+import org.coflow.api.proto.courier.v1.Role;
+import org.coflow.courier.protocol.Frame;
+import org.coflow.courier.protocol.FrameDecoder;
+import org.coflow.courier.protocol.FrameEncoder;
+import org.coflow.courier.protocol.FrameType;
+import org.coflow.courier.protocol.Preamble;
+import org.coflow.courier.protocol.ProtocolException;
+
+/**
+ * A local process's connection to its host's agent (what the engine adapters use): register data
+ * to serve, fetch blocks of other hosts as streams or into files. Each block's future completes
+ * once the agent vouched for it ({@code BLOCK_END}) or fails with a {@link ProtocolException}.
+ * Thread-safe.
+ */
+public final class CourierClient implements AutoCloseable {
+  private final Channel channel;
+  private final CompletableFuture<Void> ready = new CompletableFuture<>();
+  private final ArrayDeque<CompletableFuture<String>> registrations = new ArrayDeque<>();
+  private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
+  private final AtomicLong nextRequest = new AtomicLong(1);
+
+  /** Receives a streamed block's bytes in order; called on the connection's thread. */
+  public interface ByteConsumer {
+    void accept(ByteBuf data);
+  }
+
+  private static final class Pending {
+    final CompletableFuture<Long> done = new CompletableFuture<>();
+    final ByteConsumer consumer;
+    final long window;
+    long unacknowledged;
+
+    Pending(ByteConsumer consumer, long window) {
+      this.consumer = consumer;
+      this.window = window;
+    }
+  }
+
+  private CourierClient(Channel channel) {
+    this.channel = channel;
+  }
+
+  /** Connects to the agent of {@code hostId} (this process's host) at {@code agent}. */
+  public static CourierClient connect(EventLoopGroup group, InetSocketAddress agent, String hostId)
+      throws Exception {
+    CourierClient[] self = new CourierClient[1];
+    Bootstrap b = new Bootstrap().group(group).channel(NioSocketChannel.class)
+        .handler(new ChannelInitializer<SocketChannel>() {
+          @Override
+          protected void initChannel(SocketChannel ch) {
+            ch.pipeline().addLast(new FrameDecoder(16 << 20), FrameEncoder.INSTANCE,
+                new SimpleChannelInboundHandler<Frame>() {
+                  @Override
+                  protected void channelRead0(ChannelHandlerContext ctx, Frame f) {
+                    try {
+                      self[0].read(f);
+                    } finally {
+                      f.release();
+                    }
+                  }
+
+                  @Override
+                  public void channelInactive(ChannelHandlerContext ctx) {
+                    self[0].failAll(ErrorCode.ERROR_CODE_UNREACHABLE, "the connection to the agent closed");
+                  }
+
+                  @Override
+                  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                    self[0].failAll(ErrorCode.ERROR_CODE_PROTOCOL, cause.getMessage());
+                    ctx.close();
+                  }
+                });
+          }
+        });
+    Channel ch = b.connect(agent).sync().channel();
+    self[0] = new CourierClient(ch);
+    ch.write(Preamble.encode(ch.alloc(), Preamble.VERSION));
+    ch.writeAndFlush(Frame.of(FrameType.HELLO, Hello.newBuilder().setRole(Role.ROLE_CLIENT).setHostId(hostId).build()));
+    return self[0];
+  }
+
+  public CompletableFuture<String> register(RegisterSpark req) {
+    return register(Frame.of(FrameType.REGISTER_SPARK, req));
+  }
+
+  public CompletableFuture<String> register(RegisterMapReduce req) {
+    return register(Frame.of(FrameType.REGISTER_MAPREDUCE, req));
+  }
+
+  private synchronized CompletableFuture<String> register(Frame f) {
+    CompletableFuture<String> r = new CompletableFuture<>();
+    registrations.add(r);
+    channel.writeAndFlush(f);
+    return r;
+  }
+
+  /**
+   * Fetches {@code blocks} (each into its {@code target_file}, or streamed to {@code consumer}
+   * when it has none) as one request of {@code coflowId}.
+   *
+   * @return per block, a future of its length
+   */
+  public List<CompletableFuture<Long>> fetch(String coflowId, List<RemoteBlock> blocks, ByteConsumer consumer,
+      long window) {
+    long request = nextRequest.getAndIncrement();
+    List<CompletableFuture<Long>> out = new ArrayList<>();
+    for (int i = 0; i < blocks.size(); i++) {
+      Pending p = new Pending(consumer, window);
+      pending.put(request << 20 | i, p);
+      out.add(p.done);
+    }
+    channel.writeAndFlush(Frame.of(FrameType.FETCH_REQUEST, FetchRequest.newBuilder().setRequestId(request)
+        .setCoflowId(coflowId).addAllBlocks(blocks).setWindow(window).build()));
+    return out;
+  }
+
+  private void read(Frame f) {
+    switch (f.type()) {
+      case HELLO_ACK:
+        ready.complete(null);
+        return;
+      case REGISTERED:
+        poll().complete(((Registered) f.header()).getBlockSet());
+        return;
+      case ERROR:
+        Error e = f.header();
+        failAll(e.getCode(), "agent: " + e.getMessage());
+        return;
+      case BLOCK_START:
+        return;
+      case CHUNK: {
+        Chunk c = f.header();
+        Pending p = pending.get(c.getStreamId());
+        if (p != null) {
+          int n = ((ByteBuf) f.body()).readableBytes();
+          p.consumer.accept((ByteBuf) f.body());
+          p.unacknowledged += n;
+          if (p.unacknowledged >= p.window / 2) {
+            channel.writeAndFlush(Frame.of(FrameType.CREDIT, Credit.newBuilder().setStreamId(c.getStreamId())
+                .setBytes(p.unacknowledged).build()));
+            p.unacknowledged = 0;
+          }
+        }
+        return;
+      }
+      case BLOCK_END: {
+        BlockEnd end = f.header();
+        Pending p = pending.remove(end.getStreamId());
+        if (p != null) {
+          p.done.complete(end.getLength());
+        }
+        return;
+      }
+      case BLOCK_ERROR: {
+        BlockError be = f.header();
+        Pending p = pending.remove(be.getStreamId());
+        if (p != null) {
+          p.done.completeExceptionally(new ProtocolException(be.getCode(), be.getMessage()));
+        }
+        return;
+      }
+      default:
+        throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL, f.type() + " is not expected from an agent");
+    }
+  }
+
+  private synchronized CompletableFuture<String> poll() {
+    CompletableFuture<String> r = registrations.poll();
+    if (r == null) {
+      throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL, "REGISTERED without a registration");
+    }
+    return r;
+  }
+
+  private void failAll(ErrorCode code, String message) {
+    ProtocolException e = new ProtocolException(code, message);
+    ready.completeExceptionally(e);
+    synchronized (this) {
+      for (CompletableFuture<String> r : registrations) {
+        r.completeExceptionally(e);
+      }
+      registrations.clear();
+    }
+    for (Pending p : pending.values()) {
+      p.done.completeExceptionally(e);
+    }
+    pending.clear();
+  }
+
+  /** Completes when the agent accepted the handshake. */
+  public CompletableFuture<Void> ready() {
+    return ready;
+  }
+
+  @Override
+  public void close() {
+    channel.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+  }
+}

@@ -1,0 +1,219 @@
+package org.coflow.courier.transport;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.coflow.api.proto.courier.v1.BlockEnd;
+import org.coflow.api.proto.courier.v1.BlockError;
+import org.coflow.api.proto.courier.v1.BlockStart;
+import org.coflow.api.proto.courier.v1.Chunk;
+import org.coflow.api.proto.courier.v1.Credit;
+import org.coflow.api.proto.courier.v1.ErrorCode;
+import org.coflow.api.proto.courier.v1.FetchRequest;
+import org.coflow.api.proto.courier.v1.RegisterMapReduce;
+import org.coflow.api.proto.courier.v1.RegisterSpark;
+import org.coflow.api.proto.courier.v1.Registered;
+import org.coflow.api.proto.courier.v1.RemoteBlock;
+import org.coflow.courier.fetch.BlockSink;
+import org.coflow.courier.fetch.FetchService;
+import org.coflow.courier.fetch.FileSink;
+import org.coflow.courier.protocol.Frame;
+import org.coflow.courier.protocol.FrameType;
+import org.coflow.courier.protocol.ProtocolException;
+import org.coflow.courier.serve.BlockRegistry;
+
+/**
+ * A local client's connection to its host's agent: registrations of data to serve, and fetch
+ * requests. Each requested block becomes stream {@code request_id << 20 | index} towards the
+ * client: {@code BLOCK_START}, {@code CHUNK}s (streamed blocks, within the credit the client
+ * grants) and {@code BLOCK_END}, or just {@code BLOCK_END} once a block it asked to have written
+ * into a file is there, verified; or {@code BLOCK_ERROR}. When the client goes away, its blocks
+ * still in flight are cancelled at the serving agents.
+ */
+final class ClientSession extends SimpleChannelInboundHandler<Frame> {
+  static final int INDEX_BITS = 20;
+  private static final long DEFAULT_WINDOW = 1 << 20;
+
+  private final BlockRegistry registry;
+  private final FetchService fetcher;
+  private final Map<Long, FetchService.Handle> streams = new ConcurrentHashMap<>();
+  private Channel channel;
+
+  ClientSession(BlockRegistry registry, FetchService fetcher) {
+    this.registry = registry;
+    this.fetcher = fetcher;
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    channel = ctx.channel();
+  }
+
+  @Override
+  protected void channelRead0(ChannelHandlerContext ctx, Frame frame) {
+    try {
+      switch (frame.type()) {
+        case REGISTER_SPARK:
+          registered(registry.register((RegisterSpark) frame.header()));
+          break;
+        case REGISTER_MAPREDUCE:
+          registered(registry.register((RegisterMapReduce) frame.header()));
+          break;
+        case FETCH_REQUEST:
+          fetch(frame.header());
+          break;
+        case CREDIT:
+          Credit c = frame.header();
+          FetchService.Handle h = streams.get(c.getStreamId());
+          if (h != null) {
+            h.grant(c.getBytes());
+          }
+          break;
+        default:
+          throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL,
+              frame.type() + " is not expected from a local client");
+      }
+    } finally {
+      frame.release();
+    }
+  }
+
+  private void registered(String blockSet) {
+    channel.writeAndFlush(Frame.of(FrameType.REGISTERED, Registered.newBuilder().setBlockSet(blockSet).build()));
+  }
+
+  private void fetch(FetchRequest req) {
+    if (req.getRequestId() >= 1L << (63 - INDEX_BITS) || req.getBlocksCount() > 1 << INDEX_BITS) {
+      throw new ProtocolException(ErrorCode.ERROR_CODE_INVALID, "fetch request " + req.getRequestId()
+          + " with " + req.getBlocksCount() + " blocks: ids go up to 2^43 and requests to 2^20 blocks");
+    }
+    long window = req.getWindow() > 0 ? req.getWindow() : DEFAULT_WINDOW;
+    for (int i = 0; i < req.getBlocksCount(); i++) {
+      long stream = req.getRequestId() << INDEX_BITS | i;
+      RemoteBlock b = req.getBlocks(i);
+      BlockSink sink;
+      boolean autoCredit;
+      if (b.getTargetFile().isEmpty()) {
+        sink = new StreamRelay(stream);
+        autoCredit = false;
+      } else {
+        Path target = Path.of(b.getTargetFile());
+        if (!registry.mayWrite(target)) {
+          error(stream, ErrorCode.ERROR_CODE_INVALID, "target file '" + b.getTargetFile()
+              + "' is not an absolute file path inside a registered directory");
+          continue;
+        }
+        sink = new FileRelay(stream, target);
+        autoCredit = true;
+      }
+      fetcher.fetch(req.getCoflowId(), b, sink, window, autoCredit, handle -> {
+        streams.put(stream, handle);
+        if (!channel.isActive()) {
+          cancelAll();
+        }
+      });
+    }
+  }
+
+  private void error(long stream, ErrorCode code, String message) {
+    streams.remove(stream);
+    channel.writeAndFlush(Frame.of(FrameType.BLOCK_ERROR, BlockError.newBuilder().setStreamId(stream)
+        .setCode(code).setMessage(message).build()));
+  }
+
+  private void end(long stream, long length) {
+    streams.remove(stream);
+    channel.writeAndFlush(Frame.of(FrameType.BLOCK_END, BlockEnd.newBuilder().setStreamId(stream)
+        .setLength(length).build()));
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    cancelAll();
+    ctx.fireChannelInactive();
+  }
+
+  private void cancelAll() {
+    for (Long id : streams.keySet()) {
+      FetchService.Handle h = streams.remove(id);
+      if (h != null) {
+        h.cancel();
+      }
+    }
+  }
+
+  /** Hands a block's verified bytes to the client as they come; the client's credit paces it. */
+  private final class StreamRelay implements BlockSink {
+    private final long stream;
+    private long offset;
+
+    StreamRelay(long stream) {
+      this.stream = stream;
+    }
+
+    @Override
+    public void start(long length, long rawLength) {
+      channel.write(Frame.of(FrameType.BLOCK_START, BlockStart.newBuilder().setStreamId(stream)
+          .setLength(length).setRawLength(rawLength).build()));
+    }
+
+    @Override
+    public void write(ByteBuf data) {
+      int n = data.readableBytes();
+      channel.writeAndFlush(Frame.withBody(FrameType.CHUNK,
+          Chunk.newBuilder().setStreamId(stream).setOffset(offset).build(), data.retainedDuplicate()));
+      offset += n;
+    }
+
+    @Override
+    public void complete() {
+      end(stream, offset);
+    }
+
+    @Override
+    public void fail(ErrorCode code, String message) {
+      // Bytes already relayed are the client's to discard: only BLOCK_END vouches for a block.
+      error(stream, code, message);
+    }
+  }
+
+  /** Writes a block into the client's file; the client hears of it once it is there, verified. */
+  private final class FileRelay implements BlockSink {
+    private final long stream;
+    private final FileSink file;
+    private long length;
+
+    FileRelay(long stream, Path target) {
+      this.stream = stream;
+      this.file = new FileSink(target);
+    }
+
+    @Override
+    public void start(long length, long rawLength) throws IOException {
+      this.length = length;
+      file.start(length, rawLength);
+    }
+
+    @Override
+    public void write(ByteBuf data) throws IOException {
+      file.write(data);
+    }
+
+    @Override
+    public void complete() throws IOException {
+      file.complete();
+      end(stream, length);
+    }
+
+    @Override
+    public void fail(ErrorCode code, String message) {
+      file.fail(code, message);
+      error(stream, code, message);
+    }
+  }
+}

@@ -1,0 +1,182 @@
+package org.coflow.courier.transport;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.channel.nio.NioEventLoopGroup;
+import java.io.ByteArrayOutputStream;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.coflow.api.proto.courier.v1.BlockRef;
+import org.coflow.api.proto.courier.v1.ErrorCode;
+import org.coflow.api.proto.courier.v1.RegisterSpark;
+import org.coflow.api.proto.courier.v1.RemoteBlock;
+import org.coflow.courier.CourierAgent;
+import org.coflow.courier.fetch.CourierClient;
+import org.coflow.courier.protocol.ProtocolException;
+import org.coflow.courier.testing.LeakCheck;
+import org.coflow.courier.testing.ShuffleFiles;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Four agents on loopback (four host ids, each with its own port and directories); on every host
+ * eight clients fetch their reduce partition of three concurrent coflows from every other host,
+ * some into files, some as streams: every byte arrives intact, over one connection per host pair.
+ */
+@ExtendWith(LeakCheck.class)
+class MultiAgentTest {
+  static final int HOSTS = 4;
+  static final int CLIENTS = 8;
+  static final int COFLOWS = 3;
+
+  @Test
+  void everyByteArrivesIntactOverOneConnectionPerHostPair(@TempDir Path tmp) throws Exception {
+    Random random = new Random(5);
+    List<CourierAgent> agents = new ArrayList<>();
+    NioEventLoopGroup clientGroup = new NioEventLoopGroup(2);
+    List<CourierClient> clients = new ArrayList<>();
+    try {
+      Map<String, byte[]> expected = new HashMap<>();
+      List<Path> dirs = new ArrayList<>();
+      for (int h = 0; h < HOSTS; h++) {
+        agents.add(CourierAgent.start("exec-" + h, new InetSocketAddress("127.0.0.1", 0), 2));
+        Path dir = Files.createDirectories(tmp.resolve("host-" + h + "/blockmgr")).toRealPath();
+        dirs.add(dir);
+        for (int s = 0; s < COFLOWS; s++) {
+          int[] sizes = new int[CLIENTS];
+          for (int r = 0; r < CLIENTS; r++) {
+            sizes[r] = random.nextInt(300_000);
+          }
+          byte[][] parts = ShuffleFiles.writeSparkMapOutput(random, List.of(dir), s, h, sizes, true);
+          for (int r = 0; r < CLIENTS; r++) {
+            expected.put(s + "/" + h + "/" + r, parts[r]);
+          }
+        }
+        try (CourierClient registrar = CourierClient.connect(clientGroup, agents.get(h).address(), "exec-" + h)) {
+          assertEquals("spark/app-1/" + h, registrar.register(RegisterSpark.newBuilder().setAppId("app-1")
+              .setExecId(Integer.toString(h)).addLocalDirs(dir.toString()).setSubDirsPerLocalDir(64)
+              .setChecksumAlgorithm("ADLER32").build()).get(10, TimeUnit.SECONDS));
+        }
+      }
+
+      Map<String, CompletableFuture<Long>> results = new HashMap<>();
+      Map<String, ByteArrayOutputStream> streamed = new HashMap<>();
+      Map<String, Path> files = new HashMap<>();
+      for (int h = 0; h < HOSTS; h++) {
+        for (int c = 0; c < CLIENTS; c++) {
+          CourierClient client = CourierClient.connect(clientGroup, agents.get(h).address(), "exec-" + h);
+          clients.add(client);
+          for (int s = 0; s < COFLOWS; s++) {
+            List<RemoteBlock> blocks = new ArrayList<>();
+            List<String> keys = new ArrayList<>();
+            for (int src = 0; src < HOSTS; src++) {
+              if (src == h) {
+                continue;
+              }
+              String key = s + "/" + src + "/" + c;
+              RemoteBlock.Builder b = RemoteBlock.newBuilder().setHostId("exec-" + src)
+                  .setAgentAddress("127.0.0.1:" + agents.get(src).address().getPort())
+                  .setBlock(BlockRef.newBuilder().setBlockSet("spark/app-1/" + src)
+                      .setBlock("shuffle_" + s + "_" + src + "_" + c)).setSize(expected.get(key).length);
+              if ((c + s) % 2 == 0) {
+                Path target = dirs.get(h).resolve("fetched-" + s + "-" + src + "-" + c);
+                files.put(key + "@" + h, target);
+                b.setTargetFile(target.toString());
+              }
+              blocks.add(b.build());
+              keys.add(key + "@" + h);
+            }
+            ByteArrayOutputStream sink = new ByteArrayOutputStream();
+            List<CompletableFuture<Long>> done = client.fetch("app-1/" + s, blocks, data -> {
+              byte[] bytes = new byte[data.readableBytes()];
+              data.getBytes(data.readerIndex(), bytes);
+              synchronized (sink) {
+                sink.write(bytes, 0, bytes.length);
+              }
+            }, 64 << 10);
+            for (int i = 0; i < keys.size(); i++) {
+              results.put(keys.get(i), done.get(i));
+              if (!files.containsKey(keys.get(i))) {
+                streamed.put(keys.get(i), sink);
+              }
+            }
+          }
+        }
+      }
+      for (Map.Entry<String, CompletableFuture<Long>> e : results.entrySet()) {
+        String key = e.getKey().substring(0, e.getKey().indexOf('@'));
+        assertEquals(expected.get(key).length, e.getValue().get(60, TimeUnit.SECONDS), e.getKey());
+        Path file = files.get(e.getKey());
+        if (file != null) {
+          assertArrayEquals(expected.get(key), Files.readAllBytes(file), e.getKey());
+        }
+      }
+      // Streamed blocks of one request share a sink: their bytes are the concatenation, per block
+      // in arrival order; check the total and that every streamed block's bytes occur in it.
+      Map<ByteArrayOutputStream, List<String>> bySink = new HashMap<>();
+      streamed.forEach((k, s) -> bySink.computeIfAbsent(s, x -> new ArrayList<>()).add(k));
+      for (Map.Entry<ByteArrayOutputStream, List<String>> e : bySink.entrySet()) {
+        long total = 0;
+        for (String k : e.getValue()) {
+          total += expected.get(k.substring(0, k.indexOf('@'))).length;
+        }
+        assertEquals(total, e.getKey().size(), "streamed bytes of " + e.getValue());
+      }
+      for (CourierAgent a : agents) {
+        assertTrue(a.dataConnections() <= HOSTS - 1, a.hostId() + " holds " + a.dataConnections()
+            + " data connections for " + (HOSTS - 1) + " peers");
+      }
+    } finally {
+      for (CourierClient c : clients) {
+        c.close();
+      }
+      for (CourierAgent a : agents) {
+        a.close();
+      }
+      clientGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+  }
+
+  @Test
+  void clientsCannotWriteOutsideRegisteredDirectoriesNorReachStrangers(@TempDir Path tmp) throws Exception {
+    NioEventLoopGroup group = new NioEventLoopGroup(1);
+    try (CourierAgent agent = CourierAgent.start("exec-0", new InetSocketAddress("127.0.0.1", 0), 1);
+        CourierClient client = CourierClient.connect(group, agent.address(), "exec-0")) {
+      Path dir = Files.createDirectories(tmp.resolve("blockmgr")).toRealPath();
+      client.register(RegisterSpark.newBuilder().setAppId("a").setExecId("0").addLocalDirs(dir.toString())
+          .setSubDirsPerLocalDir(64).build()).get(10, TimeUnit.SECONDS);
+      RemoteBlock.Builder b = RemoteBlock.newBuilder().setHostId("exec-9").setAgentAddress("127.0.0.1:1")
+          .setBlock(BlockRef.newBuilder().setBlockSet("spark/a/9").setBlock("shuffle_0_0_0"));
+      List<CompletableFuture<Long>> r = client.fetch("c", List.of(
+          b.clone().setTargetFile(tmp.resolve("outside").toString()).build(),
+          b.clone().setTargetFile(dir.resolve("inside").toString()).build(),
+          b.clone().setAgentAddress("not-an-address").build()), data -> {}, 1 << 20);
+      assertEquals(ErrorCode.ERROR_CODE_INVALID, code(r.get(0)));
+      assertEquals(ErrorCode.ERROR_CODE_UNREACHABLE, code(r.get(1)));
+      assertEquals(ErrorCode.ERROR_CODE_INVALID, code(r.get(2)));
+    } finally {
+      group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+  }
+
+  private static ErrorCode code(CompletableFuture<Long> f) throws Exception {
+    try {
+      f.get(20, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      return ((ProtocolException) e.getCause()).code();
+    }
+    throw new AssertionError("expected a failure");
+  }
+}
