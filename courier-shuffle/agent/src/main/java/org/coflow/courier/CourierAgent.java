@@ -3,6 +3,7 @@ package org.coflow.courier;
 import io.netty.channel.nio.NioEventLoopGroup;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
+import org.coflow.courier.enforce.LinkRate;
 import org.coflow.courier.fetch.FetchService;
 import org.coflow.courier.serve.BlockRegistry;
 import org.coflow.courier.transport.AgentServer;
@@ -42,6 +43,15 @@ public final class CourierAgent implements AutoCloseable {
    * @param threads event loop threads (serving and fetching share them)
    */
   public static CourierAgent start(String hostId, InetSocketAddress bind, int threads) throws InterruptedException {
+    return start(hostId, bind, threads, LinkRate.UNLIMITED);
+  }
+
+  /**
+   * Like {@link #start(String, InetSocketAddress, int)}, sending at most at {@code link}'s rate
+   * (all connections together).
+   */
+  public static CourierAgent start(String hostId, InetSocketAddress bind, int threads, LinkRate link)
+      throws InterruptedException {
     if (hostId == null || hostId.isEmpty()) {
       throw new IllegalArgumentException("an agent needs a host id");
     }
@@ -49,7 +59,8 @@ public final class CourierAgent implements AutoCloseable {
     try {
       BlockRegistry registry = new BlockRegistry();
       FetchService fetcher = new FetchService(group, hostId, WINDOW, MAX_FRAME);
-      AgentServer server = AgentServer.bind(group, group, bind, hostId, registry, fetcher, CHUNK_SIZE, MAX_FRAME);
+      AgentServer server = AgentServer.bind(group, group, bind, hostId, registry, fetcher, CHUNK_SIZE,
+          MAX_FRAME, link);
       return new CourierAgent(hostId, group, registry, fetcher, server);
     } catch (InterruptedException | RuntimeException e) {
       group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
@@ -68,6 +79,15 @@ public final class CourierAgent implements AutoCloseable {
 
   public BlockRegistry registry() {
     return registry;
+  }
+
+  /**
+   * Sets a coflow's priority for the blocks this agent fetches (lower first): sent with new
+   * requests and to every serving agent that has some of its streams. The master's schedule
+   * calls this; without one every coflow has priority 0.
+   */
+  public void setPriority(String coflowId, int priority) {
+    fetcher.setPriority(coflowId, priority);
   }
 
   /** Open data connections this agent holds to other hosts' agents. */

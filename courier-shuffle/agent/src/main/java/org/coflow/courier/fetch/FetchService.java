@@ -19,6 +19,7 @@ public final class FetchService implements AutoCloseable {
   private final long window;
   private final int maxFrame;
   private final Map<String, CompletableFuture<PeerConnection>> peers = new ConcurrentHashMap<>();
+  private final Map<String, Integer> priorities = new ConcurrentHashMap<>();
 
   public FetchService(EventLoopGroup group, String hostId, long window, int maxFrame) {
     this.group = group;
@@ -68,7 +69,8 @@ public final class FetchService implements AutoCloseable {
         sink.fail(ErrorCode.ERROR_CODE_UNREACHABLE, cause.getMessage());
         return;
       }
-      started.accept(new Handle(peer, peer.fetch(coflowId, block.getBlock(), sink, w, autoCredit)));
+      int priority = priorities.getOrDefault(coflowId, 0);
+      started.accept(new Handle(peer, peer.fetch(coflowId, block.getBlock(), sink, w, autoCredit, priority)));
     });
   }
 
@@ -80,6 +82,17 @@ public final class FetchService implements AutoCloseable {
       }
       return PeerConnection.open(group, hostId, remoteHost, address, 0, window, maxFrame);
     });
+  }
+
+  /** A coflow's priority (lower first) for its new requests and, from now on, its open streams. */
+  public void setPriority(String coflowId, int priority) {
+    Integer old = priorities.put(coflowId, priority);
+    if (old != null && old == priority) {
+      return;
+    }
+    for (CompletableFuture<PeerConnection> f : peers.values()) {
+      f.thenAccept(peer -> peer.prioritize(coflowId, priority));
+    }
   }
 
   /** Open data connections to other hosts' agents. */

@@ -117,7 +117,7 @@ public final class PeerConnection implements AutoCloseable {
    * @return the stream's id on this connection
    */
   public long fetch(String coflowId, BlockRef block, BlockSink sink) {
-    return fetch(coflowId, block, sink, window, true);
+    return fetch(coflowId, block, sink, window, true, 0);
   }
 
   /**
@@ -125,7 +125,8 @@ public final class PeerConnection implements AutoCloseable {
    * {@code autoCredit} false the sink's owner grants credit with {@link #grant} as it consumes
    * (a relay to a local client that grants credit itself).
    */
-  public long fetch(String coflowId, BlockRef block, BlockSink sink, long streamWindow, boolean autoCredit) {
+  public long fetch(String coflowId, BlockRef block, BlockSink sink, long streamWindow, boolean autoCredit,
+      int priority) {
     long id = nextStream.getAndIncrement();
     channel.eventLoop().execute(() -> {
       if (!channel.isActive()) {
@@ -134,7 +135,8 @@ public final class PeerConnection implements AutoCloseable {
       }
       streams.put(id, new InStream(block, sink, streamWindow, autoCredit));
       channel.writeAndFlush(Frame.of(FrameType.BLOCK_REQUEST, BlockRequest.newBuilder().setStreamId(id)
-          .setCoflowId(coflowId).setBlock(block).setDstHost(localHost).setCredit(streamWindow).build()));
+          .setCoflowId(coflowId).setBlock(block).setDstHost(localHost).setCredit(streamWindow)
+          .setPriority(priority).build()));
     });
     return id;
   }
@@ -144,6 +146,16 @@ public final class PeerConnection implements AutoCloseable {
     channel.eventLoop().execute(() -> {
       if (streams.containsKey(id) && channel.isActive()) {
         channel.writeAndFlush(Frame.of(FrameType.CREDIT, Credit.newBuilder().setStreamId(id).setBytes(bytes).build()));
+      }
+    });
+  }
+
+  /** Tells the serving agent that {@code coflowId}'s streams now have {@code priority}. */
+  public void prioritize(String coflowId, int priority) {
+    channel.eventLoop().execute(() -> {
+      if (channel.isActive()) {
+        channel.writeAndFlush(Frame.of(FrameType.PRIORITY, org.coflow.api.proto.courier.v1.Priority.newBuilder()
+            .setCoflowId(coflowId).setPriority(priority).build()));
       }
     });
   }

@@ -12,6 +12,7 @@ import org.coflow.api.proto.courier.v1.Credit;
 import org.coflow.api.proto.courier.v1.Error;
 import org.coflow.api.proto.courier.v1.FetchRequest;
 import org.coflow.api.proto.courier.v1.Hello;
+import org.coflow.api.proto.courier.v1.Priority;
 import org.coflow.api.proto.courier.v1.HelloAck;
 import org.coflow.api.proto.courier.v1.RegisterMapReduce;
 import org.coflow.api.proto.courier.v1.RegisterSpark;
@@ -36,7 +37,8 @@ public enum FrameType {
   BLOCK_ERROR(32, BlockError.parser(), false),
   CREDIT(33, Credit.parser(), false),
   BLOCK_START(34, BlockStart.parser(), false),
-  CANCEL(35, Cancel.parser(), false);
+  CANCEL(35, Cancel.parser(), false),
+  PRIORITY(36, Priority.parser(), false);
 
   private static final FrameType[] BY_ID = new FrameType[256];
 

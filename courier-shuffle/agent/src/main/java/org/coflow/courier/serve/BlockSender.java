@@ -7,6 +7,8 @@ import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import org.coflow.api.proto.courier.v1.BlockEnd;
 import org.coflow.api.proto.courier.v1.BlockError;
 import org.coflow.api.proto.courier.v1.BlockRequest;
@@ -14,6 +16,8 @@ import org.coflow.api.proto.courier.v1.BlockStart;
 import org.coflow.api.proto.courier.v1.Chunk;
 import org.coflow.api.proto.courier.v1.Credit;
 import org.coflow.api.proto.courier.v1.ErrorCode;
+import org.coflow.api.proto.courier.v1.Priority;
+import org.coflow.courier.enforce.LinkRate;
 import org.coflow.courier.protocol.Frame;
 import org.coflow.courier.protocol.FrameType;
 import org.coflow.courier.protocol.ProtocolException;
@@ -24,8 +28,9 @@ import org.slf4j.LoggerFactory;
  * The serving end of a connection from another host's agent: answers each {@link BlockRequest}
  * with {@code BLOCK_START}, chunks sent zero-copy from the file (never more than the stream's
  * credit ahead of the requester, never while the channel's outbound buffer is full), then
- * {@code BLOCK_END}; or with {@code BLOCK_ERROR} when the block cannot be served. Streams of one
- * connection take turns chunk by chunk. A malformed request fails only its stream; a protocol
+ * {@code BLOCK_END}; or with {@code BLOCK_ERROR} when the block cannot be served. Streams go by
+ * their coflow's priority (from the request and later {@code PRIORITY} frames), equal priorities
+ * taking turns chunk by chunk, all within the host's {@link LinkRate}. A malformed request fails only its stream; a protocol
  * violation (a reused stream id) closes the connection.
  *
  * <p>One instance per channel; everything runs on the channel's event loop.
@@ -35,26 +40,37 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
 
   private final BlockRegistry registry;
   private final int chunkSize;
+  private final LinkRate link;
   private final Map<Long, OutStream> streams = new HashMap<>();
-  private final ArrayDeque<OutStream> ready = new ArrayDeque<>();
+  /** Streams with something to send, by priority (lowest first), round robin within one. */
+  private final TreeMap<Integer, ArrayDeque<OutStream>> ready = new TreeMap<>();
+  private final Map<String, Integer> priorities = new HashMap<>();
   private ChannelHandlerContext ctx;
+  private boolean waitingForLink;
 
-  public BlockSender(BlockRegistry registry, int chunkSize) {
+  /**
+   * @param link the host's link rate all its sending connections share
+   */
+  public BlockSender(BlockRegistry registry, int chunkSize, LinkRate link) {
     this.registry = registry;
     this.chunkSize = chunkSize;
+    this.link = link;
   }
 
   /** One block being sent. */
   private static final class OutStream {
     final long id;
+    final String coflow;
     final BlockSegment segment;
+    int priority;
     long sent;
     long credit;
     boolean queued;
     boolean cancelled;
 
-    OutStream(long id, BlockSegment segment, long credit) {
+    OutStream(long id, String coflow, BlockSegment segment, long credit) {
       this.id = id;
+      this.coflow = coflow;
       this.segment = segment;
       this.credit = credit;
     }
@@ -77,6 +93,10 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
           break;
         case CANCEL:
           cancel(((org.coflow.api.proto.courier.v1.Cancel) frame.header()).getStreamId());
+          break;
+        case PRIORITY:
+          Priority pr = frame.header();
+          prioritize(pr.getCoflowId(), pr.getPriority());
           break;
         default:
           throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL,
@@ -105,7 +125,9 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
           + " failed on the serving host: " + e.getMessage());
       return;
     }
-    OutStream s = new OutStream(req.getStreamId(), segment, req.getCredit());
+    OutStream s = new OutStream(req.getStreamId(), req.getCoflowId(), segment, req.getCredit());
+    priorities.putIfAbsent(s.coflow, req.getPriority());
+    s.priority = priorities.get(s.coflow);
     streams.put(s.id, s);
     ctx.write(Frame.of(FrameType.BLOCK_START, BlockStart.newBuilder().setStreamId(s.id)
         .setLength(segment.length()).setChecksumAlgorithm(segment.checksumAlgorithm())
@@ -131,18 +153,62 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
     }
   }
 
+  /** A coflow's streams on this connection move to {@code priority} (a new schedule). */
+  private void prioritize(String coflow, int priority) {
+    priorities.put(coflow, priority);
+    for (OutStream s : streams.values()) {
+      if (s.coflow.equals(coflow) && s.priority != priority) {
+        if (s.queued) {
+          ArrayDeque<OutStream> q = ready.get(s.priority);
+          q.remove(s);
+          if (q.isEmpty()) {
+            ready.remove(s.priority);
+          }
+          s.queued = false;
+          s.priority = priority;
+          enqueue(s);
+        } else {
+          s.priority = priority;
+        }
+      }
+    }
+    pump();
+  }
+
   private void enqueue(OutStream s) {
     if (!s.queued && !s.cancelled && (s.credit > 0 || s.sent == s.segment.length())) {
       s.queued = true;
-      ready.add(s);
+      ready.computeIfAbsent(s.priority, k -> new ArrayDeque<>()).add(s);
     }
   }
 
-  /** Sends chunks while the channel can take them, one per ready stream in turn. */
+  private OutStream next() {
+    Map.Entry<Integer, ArrayDeque<OutStream>> first = ready.firstEntry();
+    OutStream s = first.getValue().poll();
+    if (first.getValue().isEmpty()) {
+      ready.remove(first.getKey());
+    }
+    s.queued = false;
+    return s;
+  }
+
+  /**
+   * Sends chunks while the channel can take them and the link rate allows: the most important
+   * ready stream first, streams of equal priority in turn.
+   */
   private void pump() {
-    while (ctx.channel().isWritable() && !ready.isEmpty()) {
-      OutStream s = ready.poll();
-      s.queued = false;
+    while (ctx.channel().isWritable() && !ready.isEmpty() && !waitingForLink) {
+      OutStream head = ready.firstEntry().getValue().peek();
+      long wait = head.cancelled ? 0 : link.tryTake(Math.min(chunkSize, head.segment.length() - head.sent));
+      if (wait > 0) {
+        waitingForLink = true;
+        ctx.executor().schedule(() -> {
+          waitingForLink = false;
+          pump();
+        }, wait, TimeUnit.NANOSECONDS);
+        break;
+      }
+      OutStream s = next();
       if (s.cancelled) {
         continue;
       }

@@ -31,7 +31,7 @@ public final class AgentServer implements AutoCloseable {
    */
   public static AgentServer bind(EventLoopGroup boss, EventLoopGroup workers, InetSocketAddress address,
       String hostId, BlockRegistry registry, org.coflow.courier.fetch.FetchService fetcher, int chunkSize,
-      int maxFrame) throws InterruptedException {
+      int maxFrame, org.coflow.courier.enforce.LinkRate link) throws InterruptedException {
     ServerBootstrap b = new ServerBootstrap().group(boss, workers).channel(NioServerSocketChannel.class)
         .childOption(ChannelOption.TCP_NODELAY, true)
         .childHandler(new ChannelInitializer<SocketChannel>() {
@@ -40,7 +40,7 @@ public final class AgentServer implements AutoCloseable {
             ch.pipeline().addLast("preamble", new Preamble.Check())
                 .addLast("decoder", new FrameDecoder(maxFrame))
                 .addLast("encoder", FrameEncoder.INSTANCE)
-                .addLast("handshake", new ServerHandshake(hostId, registry, chunkSize, fetcher));
+                .addLast("handshake", new ServerHandshake(hostId, registry, chunkSize, fetcher, link));
           }
         });
     return new AgentServer(b.bind(address).sync().channel());

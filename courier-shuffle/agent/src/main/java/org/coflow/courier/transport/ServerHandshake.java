@@ -31,13 +31,15 @@ final class ServerHandshake extends SimpleChannelInboundHandler<Frame> {
   private final BlockRegistry registry;
   private final int chunkSize;
   private final org.coflow.courier.fetch.FetchService fetcher;
+  private final org.coflow.courier.enforce.LinkRate link;
 
   ServerHandshake(String hostId, BlockRegistry registry, int chunkSize,
-      org.coflow.courier.fetch.FetchService fetcher) {
+      org.coflow.courier.fetch.FetchService fetcher, org.coflow.courier.enforce.LinkRate link) {
     this.hostId = hostId;
     this.registry = registry;
     this.chunkSize = chunkSize;
     this.fetcher = fetcher;
+    this.link = link;
   }
 
   @Override
@@ -52,7 +54,7 @@ final class ServerHandshake extends SimpleChannelInboundHandler<Frame> {
       throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL, "HELLO without a host id");
     }
     if (hello.getRole() == Role.ROLE_AGENT) {
-      ctx.pipeline().addBefore(ctx.name(), "serve", new BlockSender(registry, chunkSize));
+      ctx.pipeline().addBefore(ctx.name(), "serve", new BlockSender(registry, chunkSize, link));
     } else if (hello.getRole() == Role.ROLE_CLIENT) {
       if (!hello.getHostId().equals(hostId)) {
         throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL, "a client of host '" + hello.getHostId()

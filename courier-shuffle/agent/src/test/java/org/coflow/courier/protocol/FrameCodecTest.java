@@ -62,7 +62,7 @@ class FrameCodecTest {
         .addBlocks(RemoteBlock.newBuilder().setHostId("exec-2").setAgentAddress("127.0.0.1:7337")
             .setBlock(ref).setSize(1234).setTargetFile("/tmp/out")).build());
     m.put(FrameType.BLOCK_REQUEST, BlockRequest.newBuilder().setStreamId(77).setCoflowId("app-1/0")
-        .setBlock(ref).setDstHost("exec-1").setCredit(1 << 20).build());
+        .setBlock(ref).setDstHost("exec-1").setCredit(1 << 20).setPriority(3).build());
     m.put(FrameType.CHUNK, Chunk.newBuilder().setStreamId(77).setOffset(65536).build());
     m.put(FrameType.BLOCK_END, BlockEnd.newBuilder().setStreamId(77).setLength(99).setChecksum(12345)
         .setChecksumAlgorithm("ADLER32").build());
@@ -72,6 +72,8 @@ class FrameCodecTest {
     m.put(FrameType.BLOCK_START, org.coflow.api.proto.courier.v1.BlockStart.newBuilder().setStreamId(77)
         .setLength(5000).setChecksumAlgorithm("IFILE").setChecksum(99).setRawLength(9000).build());
     m.put(FrameType.CANCEL, org.coflow.api.proto.courier.v1.Cancel.newBuilder().setStreamId(77).build());
+    m.put(FrameType.PRIORITY, org.coflow.api.proto.courier.v1.Priority.newBuilder().setCoflowId("app-1/0")
+        .setPriority(2).build());
     return m;
   }
 

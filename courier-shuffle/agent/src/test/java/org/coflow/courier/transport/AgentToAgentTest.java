@@ -56,7 +56,7 @@ class AgentToAgentTest {
     set = registry.register(RegisterSpark.newBuilder().setAppId("app-1").setExecId("2")
         .addLocalDirs(dir.toString()).setSubDirsPerLocalDir(64).setChecksumAlgorithm("ADLER32").build());
     server = AgentServer.bind(group, group, new InetSocketAddress("127.0.0.1", 0), "exec-2", registry,
-        null, 64 << 10, MAX_FRAME);
+        null, 64 << 10, MAX_FRAME, org.coflow.courier.enforce.LinkRate.UNLIMITED);
   }
 
   @AfterEach

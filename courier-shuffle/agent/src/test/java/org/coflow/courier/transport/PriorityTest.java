@@ -1,0 +1,86 @@
+package org.coflow.courier.transport;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.channel.nio.NioEventLoopGroup;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.coflow.api.proto.courier.v1.BlockRef;
+import org.coflow.api.proto.courier.v1.RegisterSpark;
+import org.coflow.api.proto.courier.v1.RemoteBlock;
+import org.coflow.courier.CourierAgent;
+import org.coflow.courier.enforce.LinkRate;
+import org.coflow.courier.fetch.CourierClient;
+import org.coflow.courier.testing.LeakCheck;
+import org.coflow.courier.testing.ShuffleFiles;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Under a link rate, the sending agent serves the more important coflow first: when its block is
+ * complete, the other coflow's block, requested earlier over the same unified connection, has
+ * barely started; with equal priorities the two share the link.
+ */
+@ExtendWith(LeakCheck.class)
+class PriorityTest {
+  static final int SIZE = 3 << 20;
+
+  /** Bytes of the low-priority block received when the high-priority one completed. */
+  long lowBytesWhenHighDone(Path tmp, int lowPriority, int highPriority) throws Exception {
+    NioEventLoopGroup group = new NioEventLoopGroup(1);
+    try (CourierAgent sender = CourierAgent.start("exec-1", new InetSocketAddress("127.0.0.1", 0), 1,
+            new LinkRate(12 << 20, 64 << 10));
+        CourierAgent fetcher = CourierAgent.start("exec-0", new InetSocketAddress("127.0.0.1", 0), 1)) {
+      Path dir = Files.createDirectories(tmp.resolve("blockmgr")).toRealPath();
+      ShuffleFiles.writeSparkMapOutput(new Random(1), List.of(dir), 0, 0, new int[] {SIZE}, true);
+      ShuffleFiles.writeSparkMapOutput(new Random(2), List.of(dir), 1, 0, new int[] {SIZE}, true);
+      try (CourierClient registrar = CourierClient.connect(group, sender.address(), "exec-1");
+          CourierClient client = CourierClient.connect(group, fetcher.address(), "exec-0")) {
+        registrar.register(RegisterSpark.newBuilder().setAppId("app").setExecId("1")
+            .addLocalDirs(dir.toString()).setSubDirsPerLocalDir(64).setChecksumAlgorithm("ADLER32").build())
+            .get(10, TimeUnit.SECONDS);
+        fetcher.setPriority("low", lowPriority);
+        fetcher.setPriority("high", highPriority);
+        AtomicLong lowBytes = new AtomicLong();
+        CompletableFuture<Long> low = client.fetch("low", List.of(block(sender, 0)),
+            d -> lowBytes.addAndGet(d.readableBytes()), 256 << 10).get(0);
+        CompletableFuture<Long> high = client.fetch("high", List.of(block(sender, 1)), d -> {}, 256 << 10).get(0);
+        long[] atHigh = {-1};
+        high.thenRun(() -> atHigh[0] = lowBytes.get());
+        assertEquals(SIZE, high.get(30, TimeUnit.SECONDS));
+        assertEquals(SIZE, low.get(30, TimeUnit.SECONDS));
+        Thread.sleep(50);
+        return atHigh[0];
+      }
+    } finally {
+      group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+  }
+
+  private static RemoteBlock block(CourierAgent sender, int shuffle) {
+    return RemoteBlock.newBuilder().setHostId("exec-1").setAgentAddress("127.0.0.1:" + sender.address().getPort())
+        .setBlock(BlockRef.newBuilder().setBlockSet("spark/app/1").setBlock("shuffle_" + shuffle + "_0_0")).build();
+  }
+
+  @Test
+  void theMoreImportantCoflowGoesFirst(@TempDir Path tmp) throws Exception {
+    long low = lowBytesWhenHighDone(tmp.resolve("prio"), 5, 0);
+    assertTrue(low < SIZE / 4, "the low-priority block had " + low + " of " + SIZE
+        + " bytes when the high-priority one completed");
+  }
+
+  @Test
+  void equalPrioritiesShareTheLink(@TempDir Path tmp) throws Exception {
+    long low = lowBytesWhenHighDone(tmp.resolve("equal"), 0, 0);
+    assertTrue(low > SIZE / 2, "with equal priorities the earlier block had only " + low + " of " + SIZE
+        + " bytes when the later one completed");
+  }
+}
