@@ -2,6 +2,10 @@ package org.coflow.courier;
 
 import io.netty.channel.nio.NioEventLoopGroup;
 import java.net.InetSocketAddress;
+import java.util.Map;
+import org.coflow.api.client.MasterClient;
+import org.coflow.api.client.MasterClientOptions;
+import org.coflow.api.proto.v1.FlowSchedule;
 import java.util.concurrent.TimeUnit;
 import org.coflow.courier.enforce.LinkRate;
 import org.coflow.courier.fetch.FetchService;
@@ -27,6 +31,10 @@ public final class CourierAgent implements AutoCloseable {
   private final BlockRegistry registry;
   private final FetchService fetcher;
   private final AgentServer server;
+  private MasterClient masterClient;
+  private java.util.concurrent.ScheduledFuture<?> reporter;
+  /** How often flows are handed to the master client (which sends them every master interval). */
+  static final long REPORT_MILLIS = 20;
 
   private CourierAgent(String hostId, NioEventLoopGroup group, BlockRegistry registry,
       FetchService fetcher, AgentServer server) {
@@ -52,6 +60,17 @@ public final class CourierAgent implements AutoCloseable {
    */
   public static CourierAgent start(String hostId, InetSocketAddress bind, int threads, LinkRate link)
       throws InterruptedException {
+    return start(hostId, bind, threads, link, null);
+  }
+
+  /**
+   * Like {@link #start(String, InetSocketAddress, int, LinkRate)}, reporting its flows to the
+   * master at {@code master} (host:port; null for none) and ordering what it fetches by the
+   * schedule the master pushes. Data never waits for the master: without a schedule every coflow
+   * has priority 0 and streams share the link.
+   */
+  public static CourierAgent start(String hostId, InetSocketAddress bind, int threads, LinkRate link,
+      String master) throws InterruptedException {
     if (hostId == null || hostId.isEmpty()) {
       throw new IllegalArgumentException("an agent needs a host id");
     }
@@ -61,10 +80,34 @@ public final class CourierAgent implements AutoCloseable {
       FetchService fetcher = new FetchService(group, hostId, WINDOW, MAX_FRAME);
       AgentServer server = AgentServer.bind(group, group, bind, hostId, registry, fetcher, CHUNK_SIZE,
           MAX_FRAME, link);
-      return new CourierAgent(hostId, group, registry, fetcher, server);
+      CourierAgent agent = new CourierAgent(hostId, group, registry, fetcher, server);
+      if (master != null) {
+        agent.connectMaster(master, link);
+      }
+      return agent;
     } catch (InterruptedException | RuntimeException e) {
       group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
       throw e;
+    }
+  }
+
+  private void connectMaster(String target, LinkRate link) {
+    InetSocketAddress a = server.address();
+    masterClient = new MasterClient(new MasterClientOptions(target, hostId)
+        .addresses(a.getHostString() + ":" + a.getPort(), "")
+        .capacity(link.bytesPerSecond(), link.bytesPerSecond()), update -> applySchedule());
+    masterClient.start();
+    reporter = group.next().scheduleAtFixedRate(() -> fetcher.flows().report(masterClient),
+        REPORT_MILLIS, REPORT_MILLIS, TimeUnit.MILLISECONDS);
+  }
+
+  /** The master's per-flow priorities become the priorities of the flows' coflows. */
+  private void applySchedule() {
+    for (Map.Entry<Long, FlowSchedule> e : masterClient.flowSchedules().entrySet()) {
+      String coflow = fetcher.flows().coflowOf(e.getKey());
+      if (coflow != null) {
+        fetcher.setPriority(coflow, e.getValue().getPriority());
+      }
     }
   }
 
@@ -97,6 +140,16 @@ public final class CourierAgent implements AutoCloseable {
 
   @Override
   public void close() {
+    if (reporter != null) {
+      reporter.cancel(false);
+    }
+    if (masterClient != null) {
+      try {
+        masterClient.close();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
     server.close();
     fetcher.close();
     group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();

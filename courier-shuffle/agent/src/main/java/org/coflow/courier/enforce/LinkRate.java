@@ -27,6 +27,11 @@ public final class LinkRate {
     this.tokens = burst;
   }
 
+  /** The cap in bytes/s, 0 for none. */
+  public double bytesPerSecond() {
+    return bytesPerSecond;
+  }
+
   public boolean limited() {
     return bytesPerSecond > 0;
   }

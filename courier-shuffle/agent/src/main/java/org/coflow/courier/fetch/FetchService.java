@@ -20,12 +20,19 @@ public final class FetchService implements AutoCloseable {
   private final int maxFrame;
   private final Map<String, CompletableFuture<PeerConnection>> peers = new ConcurrentHashMap<>();
   private final Map<String, Integer> priorities = new ConcurrentHashMap<>();
+  private final FlowTracker flows;
 
   public FetchService(EventLoopGroup group, String hostId, long window, int maxFrame) {
     this.group = group;
     this.hostId = hostId;
     this.window = window;
     this.maxFrame = maxFrame;
+    this.flows = new FlowTracker(hostId);
+  }
+
+  /** The flows this service fetches, for the master. */
+  public FlowTracker flows() {
+    return flows;
   }
 
   /** A stream being fetched: where to grant credit or cancel it. */
@@ -63,14 +70,16 @@ public final class FetchService implements AutoCloseable {
       return;
     }
     long w = streamWindow > 0 ? streamWindow : window;
+    flows.requested(coflowId, block);
+    BlockSink counted = new Tracked(sink, coflowId, block.getHostId(), block.getSize() < 0);
     peer(block.getHostId(), address).whenComplete((peer, error) -> {
       if (error != null) {
         Throwable cause = error instanceof java.util.concurrent.CompletionException ? error.getCause() : error;
-        sink.fail(ErrorCode.ERROR_CODE_UNREACHABLE, cause.getMessage());
+        counted.fail(ErrorCode.ERROR_CODE_UNREACHABLE, cause.getMessage());
         return;
       }
       int priority = priorities.getOrDefault(coflowId, 0);
-      started.accept(new Handle(peer, peer.fetch(coflowId, block.getBlock(), sink, w, autoCredit, priority)));
+      started.accept(new Handle(peer, peer.fetch(coflowId, block.getBlock(), counted, w, autoCredit, priority)));
     });
   }
 
@@ -104,6 +113,47 @@ public final class FetchService implements AutoCloseable {
       }
     }
     return n;
+  }
+
+  /** Counts a block's bytes into its flow on the way to the real sink. */
+  private final class Tracked implements BlockSink {
+    private final BlockSink sink;
+    private final String coflow;
+    private final String src;
+    private final boolean sizeUnknown;
+
+    Tracked(BlockSink sink, String coflow, String src, boolean sizeUnknown) {
+      this.sink = sink;
+      this.coflow = coflow;
+      this.src = src;
+      this.sizeUnknown = sizeUnknown;
+    }
+
+    @Override
+    public void start(long length, long rawLength) throws java.io.IOException {
+      if (sizeUnknown) {
+        flows.learned(coflow, src, length);
+      }
+      sink.start(length, rawLength);
+    }
+
+    @Override
+    public void write(io.netty.buffer.ByteBuf data) throws java.io.IOException {
+      flows.received(coflow, src, data.readableBytes());
+      sink.write(data);
+    }
+
+    @Override
+    public void complete() throws java.io.IOException {
+      flows.ended(coflow, src);
+      sink.complete();
+    }
+
+    @Override
+    public void fail(ErrorCode code, String message) {
+      flows.ended(coflow, src);
+      sink.fail(code, message);
+    }
   }
 
   static InetSocketAddress parse(String address) {
