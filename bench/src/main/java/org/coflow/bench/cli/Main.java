@@ -16,6 +16,7 @@ public final class Main {
       Commands:
         sim      replay a coflow trace under scheduling policies and compare CCTs
         master   run the coflow master (gRPC control plane, scheduling loop, dashboard)
+        agent    run a host's Courier agent (serve, fetch, merge, enforce the schedule)
         bench    benchmarks: 'bench sim' replays the whole trace under every policy,
                  'bench master' loads a real master with simulated agents
         docs     regenerate docs/configuration.md from the configuration registries
@@ -62,12 +63,14 @@ public final class Main {
           return SimCommand.run(rest, home, out, err);
         case "master":
           return MasterCommand.run(rest, out, err);
+        case "agent":
+          return AgentCommand.run(rest, out, err);
         case "bench":
           return BenchCommand.run(rest, home, out, err);
         case "docs":
           return DocsCommand.run(rest, home, out, err);
         default:
-          err.println("coflow: unknown command '" + argv[0] + "'; commands: sim, master, bench, docs");
+          err.println("coflow: unknown command '" + argv[0] + "'; commands: sim, master, agent, bench, docs");
           return 2;
       }
     } catch (UsageException e) {

@@ -1,19 +1,11 @@
 package org.coflow.bench.cli;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import org.coflow.api.config.Config;
-import org.coflow.api.config.ConfigDocs;
-import org.coflow.api.config.ConfigRegistry;
 import org.coflow.master.service.MasterConfig;
 import org.coflow.master.service.MasterServer;
 
@@ -70,38 +62,9 @@ final class MasterCommand {
     return 0;
   }
 
-  /** The file's keys, then the command line's, validated against every registry. */
   static Config config(Args a) throws UsageException, IOException {
-    Map<String, String> raw = new HashMap<>();
-    if (a.has("config")) {
-      Path file = Path.of(a.get("config", ""));
-      if (!Files.isReadable(file)) {
-        throw new UsageException("coflow master: cannot read --config " + file
-            + ": give a readable properties file of coflow.* keys");
-      }
-      Properties props = new Properties();
-      try (InputStream in = Files.newInputStream(file)) {
-        props.load(in);
-      }
-      for (String k : props.stringPropertyNames()) {
-        raw.put(k, props.getProperty(k).trim());
-      }
-    }
-    option(a, raw, "port", MasterConfig.PORT.key());
-    option(a, raw, "http-port", MasterConfig.HTTP_PORT.key());
-    option(a, raw, "host", MasterConfig.HOST.key());
-    option(a, raw, "policy", MasterConfig.POLICY.key());
-    List<ConfigRegistry> registries = ConfigDocs.discover();
-    try {
-      return Config.parse(raw, List.of("coflow."), registries.toArray(new ConfigRegistry[0]));
-    } catch (IllegalArgumentException e) {
-      throw new UsageException("coflow master: " + e.getMessage());
-    }
-  }
-
-  private static void option(Args a, Map<String, String> raw, String option, String key) {
-    if (a.has(option)) {
-      raw.put(key, a.get(option, ""));
-    }
+    return CommandConfig.load("coflow master", a, Map.of("port", MasterConfig.PORT.key(),
+        "http-port", MasterConfig.HTTP_PORT.key(), "host", MasterConfig.HOST.key(),
+        "policy", MasterConfig.POLICY.key()));
   }
 }

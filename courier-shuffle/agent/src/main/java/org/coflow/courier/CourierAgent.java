@@ -71,12 +71,21 @@ public final class CourierAgent implements AutoCloseable {
    */
   public static CourierAgent start(String hostId, InetSocketAddress bind, int threads, LinkRate link,
       String master) throws InterruptedException {
+    return start(hostId, bind, threads, link, master, java.util.List.of());
+  }
+
+  /**
+   * The general form: as above, accepting registrations only of directories inside {@code roots}
+   * (empty: any).
+   */
+  public static CourierAgent start(String hostId, InetSocketAddress bind, int threads, LinkRate link,
+      String master, java.util.List<java.nio.file.Path> roots) throws InterruptedException {
     if (hostId == null || hostId.isEmpty()) {
       throw new IllegalArgumentException("an agent needs a host id");
     }
     NioEventLoopGroup group = new NioEventLoopGroup(threads);
     try {
-      BlockRegistry registry = new BlockRegistry();
+      BlockRegistry registry = new BlockRegistry(roots);
       FetchService fetcher = new FetchService(group, hostId, WINDOW, MAX_FRAME);
       AgentServer server = AgentServer.bind(group, group, bind, hostId, registry, fetcher, CHUNK_SIZE,
           MAX_FRAME, link);

@@ -27,6 +27,42 @@ public final class CourierConfig implements ConfigRegistry.Provider {
       .check(v -> v >= 0, "zero or more")
       .since("0.1.0").build());
 
+  public static final ConfigKey<Integer> PORT = REGISTRY.add(ConfigKey
+      .builder("coflow.courier.port", ConfigType.INT)
+      .defaultValue(7337)
+      .doc("Port the agent listens on for local clients and other hosts' agents; 0 picks a free one.")
+      .check(v -> v >= 0 && v <= 65535, "between 0 and 65535")
+      .since("0.1.0").build());
+
+  public static final ConfigKey<Double> LINK_RATE = REGISTRY.add(ConfigKey
+      .builder("coflow.courier.linkRate", ConfigType.BIT_RATE)
+      .defaultValue(0.0)
+      .doc("Cap on what the agent sends, all connections together (e.g. 1g); 0 (the default) is no "
+          + "cap. On one machine, where loopback is never the bottleneck, it makes scheduling "
+          + "visible.")
+      .check(v -> v >= 0, "zero or more")
+      .since("0.1.0").build());
+
+  public static final ConfigKey<String> MASTER = REGISTRY.add(ConfigKey
+      .builder("coflow.courier.master", ConfigType.STRING)
+      .defaultValue("")
+      .doc("The coflow master as host:port; empty: no master (every coflow has the same priority).")
+      .since("0.1.0").build());
+
+  public static final ConfigKey<String> DIRS = REGISTRY.add(ConfigKey
+      .builder("coflow.courier.dirs", ConfigType.STRING)
+      .defaultValue("")
+      .doc("Comma-separated directories local processes may register data under (their shuffle "
+          + "directories must lie inside one); empty: any directory the agent can read.")
+      .since("0.1.0").build());
+
+  public static final ConfigKey<Integer> THREADS = REGISTRY.add(ConfigKey
+      .builder("coflow.courier.threads", ConfigType.INT)
+      .defaultValue(2)
+      .doc("Event-loop threads of the agent (serving and fetching share them).")
+      .check(v -> v >= 1 && v <= 256, "between 1 and 256")
+      .since("0.1.0").build());
+
   @Override
   public List<ConfigRegistry> registries() {
     return Collections.singletonList(REGISTRY);

@@ -14,6 +14,30 @@ import org.coflow.courier.protocol.ProtocolException;
  */
 public final class BlockRegistry {
   private final Map<String, BlockSet> sets = new ConcurrentHashMap<>();
+  private final java.util.List<java.nio.file.Path> roots;
+
+  /** A registry that accepts any directory the agent can read. */
+  public BlockRegistry() {
+    this(java.util.List.of());
+  }
+
+  /**
+   * A registry that accepts only directories inside {@code roots} (the agent's --dirs).
+   *
+   * @throws IllegalArgumentException if a root is not an existing directory
+   */
+  public BlockRegistry(java.util.List<java.nio.file.Path> roots) {
+    java.util.List<java.nio.file.Path> real = new java.util.ArrayList<>();
+    for (java.nio.file.Path r : roots) {
+      try {
+        real.add(r.toRealPath());
+      } catch (IOException e) {
+        throw new IllegalArgumentException("agent directory " + r + " does not exist: create it or "
+            + "fix coflow.courier.dirs / --dirs");
+      }
+    }
+    this.roots = java.util.List.copyOf(real);
+  }
 
   /**
    * Registers (or re-registers, replacing) a Spark executor's files.
@@ -30,6 +54,14 @@ public final class BlockRegistry {
   }
 
   private String add(BlockSet set) {
+    if (!roots.isEmpty()) {
+      for (java.nio.file.Path d : set.dirs()) {
+        if (roots.stream().noneMatch(d::startsWith)) {
+          throw Dirs.invalid(set.id() + ": directory " + d + " is outside the agent's directories "
+              + roots + " (coflow.courier.dirs)");
+        }
+      }
+    }
     sets.put(set.id(), set);
     return set.id();
   }

@@ -1,0 +1,90 @@
+package org.coflow.bench.cli;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import org.coflow.api.config.Config;
+import org.coflow.api.config.Units;
+import org.coflow.courier.CourierAgent;
+import org.coflow.courier.enforce.LinkRate;
+import org.coflow.courier.merge.CourierConfig;
+
+/** {@code bin/coflow agent}: runs a host's Courier agent until SIGTERM or Ctrl-C. */
+final class AgentCommand {
+  static final String HELP = """
+      Usage: coflow agent --host-id ID [--port N] [--bind ADDR] [--master HOST:PORT]
+                          [--dirs DIR,...] [--link-rate RATE] [--config FILE]
+
+      Runs the Courier agent of one host: it serves the shuffle data local processes register
+      (Spark executors, NodeManagers), fetches blocks of other hosts for local clients over one
+      unified connection per host, reports its flows to the master and orders what it fetches by
+      the master's schedule (docs/protocol.md). Data never waits for the master.
+
+        --host-id ID      the host this agent is the Courier of (required)
+        --port N          listening port (coflow.courier.port, default 7337; 0: any free port)
+        --bind ADDR       address to listen on (default 0.0.0.0)
+        --master H:P      the coflow master (coflow.courier.master; default: none)
+        --dirs D1,D2      only directories inside these may be registered (coflow.courier.dirs)
+        --link-rate R     cap on what the agent sends, e.g. 1g (coflow.courier.linkRate; default off)
+        --config FILE     a properties file of coflow.* keys; options win over the file
+      """;
+
+  private AgentCommand() {}
+
+  static int run(String[] argv, PrintStream out, PrintStream err) throws UsageException, IOException {
+    Args a = Args.parse("coflow agent", argv,
+        Set.of("host-id", "port", "bind", "master", "dirs", "link-rate", "config"), Set.of("help"));
+    if (a.has("help")) {
+      out.print(HELP);
+      return 0;
+    }
+    if (!a.has("host-id") || a.get("host-id", "").isBlank()) {
+      throw new UsageException("coflow agent: --host-id is required (the host this agent is the Courier of)");
+    }
+    Config config = CommandConfig.load("coflow agent", a, Map.of("port", CourierConfig.PORT.key(),
+        "master", CourierConfig.MASTER.key(), "dirs", CourierConfig.DIRS.key(),
+        "link-rate", CourierConfig.LINK_RATE.key()));
+    List<Path> dirs = new ArrayList<>();
+    for (String d : config.get(CourierConfig.DIRS).split(",")) {
+      if (!d.isBlank()) {
+        dirs.add(Path.of(d.trim()));
+      }
+    }
+    double rate = config.get(CourierConfig.LINK_RATE);
+    String master = config.get(CourierConfig.MASTER);
+    String hostId = a.get("host-id", "");
+    CourierAgent agent;
+    try {
+      agent = CourierAgent.start(hostId, new InetSocketAddress(a.get("bind", "0.0.0.0"),
+              config.get(CourierConfig.PORT)), config.get(CourierConfig.THREADS),
+          rate > 0 ? new LinkRate(rate, Math.max(CourierAgent.CHUNK_SIZE, rate / 100)) : LinkRate.UNLIMITED,
+          master.isEmpty() ? null : master, dirs);
+    } catch (IllegalArgumentException e) {
+      throw new UsageException("coflow agent: " + e.getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return 1;
+    }
+    out.println("coflow agent " + hostId + ": listening on " + agent.address().getHostString() + ":"
+        + agent.address().getPort() + ", master " + (master.isEmpty() ? "none" : master)
+        + ", link rate " + (rate > 0 ? Units.formatBitRate(rate) : "off"));
+    out.flush();
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      agent.close();
+      stopped.countDown();
+    }, "coflow-agent-shutdown"));
+    try {
+      stopped.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return 0;
+  }
+}

@@ -1,0 +1,70 @@
+package org.coflow.bench.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code bin/coflow agent} as users call it. */
+class AgentCommandTest {
+  final ByteArrayOutputStream out = new ByteArrayOutputStream();
+  final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+  int run(String... args) {
+    return Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void helpAndBadOptions(@TempDir Path dir) {
+    assertEquals(0, run("agent", "--help"));
+    assertTrue(out.toString(StandardCharsets.UTF_8).contains("--link-rate"));
+    assertEquals(2, run("agent", "--port", "0"));
+    assertTrue(err.toString(StandardCharsets.UTF_8).contains("--host-id is required"));
+    err.reset();
+    assertEquals(2, run("agent", "--host-id", "h1", "--port", "0", "--dirs", dir.resolve("nope").toString()));
+    assertTrue(err.toString(StandardCharsets.UTF_8).contains("nope"), err.toString(StandardCharsets.UTF_8));
+    err.reset();
+    assertEquals(2, run("agent", "--host-id", "h1", "--link-rate", "fast"));
+    assertTrue(err.toString(StandardCharsets.UTF_8).contains("fast"), err.toString(StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void runsUntilSigterm(@TempDir Path dir) throws Exception {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    Process p = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), Main.class.getName(),
+        "agent", "--host-id", "exec-1", "--port", "0", "--bind", "127.0.0.1", "--link-rate", "100m",
+        "--dirs", dir.toString()).redirectErrorStream(true).start();
+    try {
+      BufferedReader lines = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+      String banner = null;
+      for (String line; (line = lines.readLine()) != null; ) {
+        if (line.startsWith("coflow agent ")) {
+          banner = line;
+          break;
+        }
+      }
+      assertTrue(banner != null && banner.contains("master none") && banner.contains("link rate"), "" + banner);
+      Matcher m = Pattern.compile("listening on [^:]+:(\\d+)").matcher(banner);
+      assertTrue(m.find(), banner);
+      try (Socket s = new Socket("127.0.0.1", Integer.parseInt(m.group(1)))) {
+        assertTrue(s.isConnected());
+      }
+      assertEquals(0, new ProcessBuilder("kill", "-TERM", Long.toString(p.pid())).start().waitFor());
+      assertTrue(p.waitFor(20, TimeUnit.SECONDS), "the agent did not stop on SIGTERM");
+    } finally {
+      p.destroyForcibly();
+    }
+  }
+}
