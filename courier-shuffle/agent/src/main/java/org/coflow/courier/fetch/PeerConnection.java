@@ -210,9 +210,9 @@ public final class PeerConnection implements AutoCloseable {
       if (data.hasArray()) {
         sum.update(data.array(), data.arrayOffset() + data.readerIndex(), (int) checked);
       } else {
-        byte[] copy = new byte[(int) checked];
-        data.getBytes(data.readerIndex(), copy);
-        sum.update(copy, 0, copy.length);
+        for (java.nio.ByteBuffer b : data.nioBuffers(data.readerIndex(), (int) checked)) {
+          sum.update(b);
+        }
       }
       for (long p = Math.max(received, start.getLength() - 4); p < received + n; p++) {
         trailer[(int) (p - (start.getLength() - 4))] = data.getByte(data.readerIndex() + (int) (p - received));

@@ -22,6 +22,8 @@ public final class FrameDecoder extends LengthFieldBasedFrameDecoder {
   public FrameDecoder(int maxFrameLength) {
     super(maxFrameLength, 0, 4, 0, 4);
     this.maxFrameLength = maxFrameLength;
+    // Chunks span socket reads: gather the reads instead of copying them into one buffer.
+    setCumulator(COMPOSITE_CUMULATOR);
   }
 
   @Override

@@ -1,9 +1,11 @@
 package org.coflow.courier.serve;
 
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.DefaultFileRegion;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.SimpleChannelInboundHandler;
 import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
@@ -67,6 +69,23 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
     long credit;
     boolean queued;
     boolean cancelled;
+    /** Open from the first chunk until the last one was written. */
+    FileChannel file;
+    ChannelFuture lastWrite;
+
+    /** Closes the file once everything written from it has left (or failed). */
+    void closeFile() {
+      FileChannel f = file;
+      file = null;
+      if (f == null) {
+        return;
+      }
+      if (lastWrite == null) {
+        closeQuietly(f);
+      } else {
+        lastWrite.addListener(done -> closeQuietly(f));
+      }
+    }
 
     OutStream(long id, String coflow, BlockSegment segment, long credit) {
       this.id = id;
@@ -150,7 +169,24 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
     OutStream s = streams.remove(id);
     if (s != null) {
       s.cancelled = true;
+      s.closeFile();
     }
+  }
+
+  private static void closeQuietly(FileChannel f) {
+    try {
+      f.close();
+    } catch (IOException e) {
+      LOG.debug("closing a served file failed: {}", e.toString());
+    }
+  }
+
+  @Override
+  public void handlerRemoved(ChannelHandlerContext ctx) {
+    for (OutStream s : streams.values()) {
+      s.closeFile();
+    }
+    streams.clear();
   }
 
   /** A coflow's streams on this connection move to {@code priority} (a new schedule). */
@@ -215,15 +251,27 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
       long left = s.segment.length() - s.sent;
       if (left == 0) {
         streams.remove(s.id);
+        s.closeFile();
         ctx.write(Frame.of(FrameType.BLOCK_END, BlockEnd.newBuilder().setStreamId(s.id)
             .setLength(s.segment.length()).setChecksum(s.segment.checksum())
             .setChecksumAlgorithm(s.segment.checksumAlgorithm()).build()));
         continue;
       }
       long n = Math.min(Math.min(chunkSize, left), s.credit);
-      DefaultFileRegion region = new DefaultFileRegion(s.segment.file().toFile(), s.segment.offset() + s.sent, n);
-      ctx.write(Frame.withFile(FrameType.CHUNK, Chunk.newBuilder().setStreamId(s.id).setOffset(s.sent).build(),
-          region));
+      if (s.file == null) {
+        try {
+          s.file = FileChannel.open(s.segment.file(), StandardOpenOption.READ);
+        } catch (IOException e) {
+          streams.remove(s.id);
+          LOG.warn("remote={} stream={}: cannot open {}", ctx.channel().remoteAddress(), s.id, s.segment.file(), e);
+          error(s.id, ErrorCode.ERROR_CODE_IO, "opening " + s.segment + " failed on the serving host: "
+              + e.getMessage());
+          continue;
+        }
+      }
+      s.lastWrite = ctx.write(Frame.withFile(FrameType.CHUNK,
+          Chunk.newBuilder().setStreamId(s.id).setOffset(s.sent).build(),
+          new SegmentRegion(s.file, s.segment.offset() + s.sent, n)));
       s.sent += n;
       s.credit -= n;
       enqueue(s);

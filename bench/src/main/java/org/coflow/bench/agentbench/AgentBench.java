@@ -1,0 +1,208 @@
+package org.coflow.bench.agentbench;
+
+import io.netty.channel.nio.NioEventLoopGroup;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.zip.Adler32;
+import org.coflow.api.proto.courier.v1.BlockRef;
+import org.coflow.api.proto.courier.v1.RegisterSpark;
+import org.coflow.api.proto.courier.v1.RemoteBlock;
+import org.coflow.courier.CourierAgent;
+import org.coflow.courier.fetch.CourierClient;
+
+/**
+ * Fetch throughput and CPU per GB through two Courier agents against a direct zero-copy baseline
+ * ({@link DirectBaseline}), in the same JVM, on the same file, alternating runs. Both deliver into
+ * files the clients name and both verify every block (ADLER32). CPU is the whole process's, so
+ * both sides of each path count.
+ */
+public final class AgentBench {
+  /** What one comparison measured (medians over the runs). */
+  public record Result(long bytes, int blocks, int clients, int runs, double courierSeconds,
+      double baselineSeconds, double courierCpuSeconds, double baselineCpuSeconds) {
+    public double courierGbPerSecond() {
+      return bytes / courierSeconds / 1e9;
+    }
+
+    public double baselineGbPerSecond() {
+      return bytes / baselineSeconds / 1e9;
+    }
+
+    /** Courier's throughput over the baseline's (goal at least 0.95). */
+    public double throughputRatio() {
+      return baselineSeconds / courierSeconds;
+    }
+
+    /** Courier's CPU seconds per GB over the baseline's (goal at most 1.1). */
+    public double cpuPerGbRatio() {
+      return courierCpuSeconds / baselineCpuSeconds;
+    }
+  }
+
+  private final long size;
+  private final int blocks;
+  private final int clients;
+  private final int runs;
+  private final Path dir;
+
+  public AgentBench(long size, int blocks, int clients, int runs, Path dir) {
+    if (size < blocks || blocks < clients || clients < 1 || runs < 1) {
+      throw new IllegalArgumentException("need size >= blocks >= clients >= 1 and runs >= 1, got size "
+          + size + ", " + blocks + " blocks, " + clients + " clients, " + runs + " runs");
+    }
+    this.size = size;
+    this.blocks = blocks;
+    this.clients = clients;
+    this.runs = runs;
+    this.dir = dir;
+  }
+
+  public Result run() throws Exception {
+    Path served = Files.createDirectories(dir.resolve("served")).toRealPath();
+    Path fetched = Files.createDirectories(dir.resolve("fetched")).toRealPath();
+    long[] bounds = new long[blocks + 1];
+    long[] sums = new long[blocks];
+    Path data = writeMapOutput(served, bounds, sums);
+    NioEventLoopGroup clientGroup = new NioEventLoopGroup(2);
+    try (CourierAgent sender = CourierAgent.start("bench-src", new InetSocketAddress("127.0.0.1", 0), 2);
+        CourierAgent fetcher = CourierAgent.start("bench-dst", new InetSocketAddress("127.0.0.1", 0), 2);
+        DirectBaseline baseline = new DirectBaseline(clientGroup, data.toFile())) {
+      List<CourierClient> courierClients = new ArrayList<>();
+      try (CourierClient registrar = CourierClient.connect(clientGroup, sender.address(), "bench-src");
+          CourierClient local = CourierClient.connect(clientGroup, fetcher.address(), "bench-dst")) {
+        registrar.register(RegisterSpark.newBuilder().setAppId("bench").setExecId("src")
+            .addLocalDirs(served.toString()).setSubDirsPerLocalDir(1).setChecksumAlgorithm("ADLER32").build())
+            .get(30, TimeUnit.SECONDS);
+        local.register(RegisterSpark.newBuilder().setAppId("bench").setExecId("dst")
+            .addLocalDirs(fetched.toString()).setSubDirsPerLocalDir(1).build()).get(30, TimeUnit.SECONDS);
+      }
+      for (int c = 0; c < clients; c++) {
+        courierClients.add(CourierClient.connect(clientGroup, fetcher.address(), "bench-dst"));
+      }
+      double[] courierWall = new double[runs];
+      double[] courierCpu = new double[runs];
+      double[] baseWall = new double[runs];
+      double[] baseCpu = new double[runs];
+      courier(courierClients, sender, fetched, bounds); // warm-up
+      direct(clientGroup, baseline, fetched, bounds, sums);
+      for (int r = 0; r < runs; r++) {
+        double[] c = measure(() -> courier(courierClients, sender, fetched, bounds));
+        double[] b = measure(() -> direct(clientGroup, baseline, fetched, bounds, sums));
+        courierWall[r] = c[0];
+        courierCpu[r] = c[1];
+        baseWall[r] = b[0];
+        baseCpu[r] = b[1];
+      }
+      for (CourierClient c : courierClients) {
+        c.close();
+      }
+      return new Result(size, blocks, clients, runs, median(courierWall), median(baseWall),
+          median(courierCpu), median(baseCpu));
+    } finally {
+      clientGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+  }
+
+  private interface Run {
+    void go() throws Exception;
+  }
+
+  private static double[] measure(Run run) throws Exception {
+    System.gc();
+    com.sun.management.OperatingSystemMXBean os =
+        (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+    long cpu0 = os.getProcessCpuTime();
+    long t0 = System.nanoTime();
+    run.go();
+    return new double[] {(System.nanoTime() - t0) / 1e9, (os.getProcessCpuTime() - cpu0) / 1e9};
+  }
+
+  /** Every client fetches its share of the blocks (block i goes to client i mod clients). */
+  private void courier(List<CourierClient> cs, CourierAgent sender, Path fetched, long[] bounds) throws Exception {
+    List<CompletableFuture<Long>> all = new ArrayList<>();
+    for (int c = 0; c < cs.size(); c++) {
+      List<RemoteBlock> mine = new ArrayList<>();
+      for (int b = c; b < blocks; b += cs.size()) {
+        mine.add(RemoteBlock.newBuilder().setHostId("bench-src")
+            .setAgentAddress("127.0.0.1:" + sender.address().getPort()).setSize(bounds[b + 1] - bounds[b])
+            .setBlock(BlockRef.newBuilder().setBlockSet("spark/bench/src").setBlock("shuffle_0_0_" + b))
+            .setTargetFile(fetched.resolve("courier-" + b).toString()).build());
+      }
+      all.addAll(cs.get(c).fetch("bench/0", mine, d -> {}, 4 << 20));
+    }
+    CompletableFuture.allOf(all.toArray(new CompletableFuture[0])).get(10, TimeUnit.MINUTES);
+  }
+
+  /** The same blocks, each client fetching its share one after another, directly. */
+  private void direct(NioEventLoopGroup group, DirectBaseline baseline, Path fetched, long[] bounds, long[] sums)
+      throws Exception {
+    List<CompletableFuture<Long>> chains = new ArrayList<>();
+    for (int c = 0; c < clients; c++) {
+      CompletableFuture<Long> chain = CompletableFuture.completedFuture(0L);
+      for (int b = c; b < blocks; b += clients) {
+        int block = b;
+        chain = chain.thenCompose(x -> DirectBaseline.fetch(group, baseline.address(), bounds[block],
+            bounds[block + 1] - bounds[block], sums[block], fetched.resolve("direct-" + block)));
+      }
+      chains.add(chain);
+    }
+    CompletableFuture.allOf(chains.toArray(new CompletableFuture[0])).get(10, TimeUnit.MINUTES);
+  }
+
+  /** One Spark map output of {@code blocks} equal partitions with its ADLER32 checksum file. */
+  private Path writeMapOutput(Path served, long[] bounds, long[] sums) throws IOException {
+    Path sub = Files.createDirectories(served.resolve("00"));
+    Path data = sub.resolve("shuffle_0_0_0.data");
+    SplittableRandom random = new SplittableRandom(17);
+    ByteBuffer buf = ByteBuffer.allocate(1 << 20);
+    try (FileChannel out = FileChannel.open(data, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+        StandardOpenOption.TRUNCATE_EXISTING)) {
+      for (int b = 0; b < blocks; b++) {
+        bounds[b + 1] = size * (b + 1) / blocks;
+        Adler32 sum = new Adler32();
+        for (long left = bounds[b + 1] - bounds[b]; left > 0; ) {
+          buf.clear();
+          while (buf.remaining() >= 8) {
+            buf.putLong(random.nextLong());
+          }
+          buf.flip().limit((int) Math.min(buf.limit(), left));
+          sum.update(buf.duplicate());
+          left -= buf.remaining();
+          while (buf.hasRemaining()) {
+            out.write(buf);
+          }
+        }
+        sums[b] = sum.getValue();
+      }
+    }
+    ByteBuffer index = ByteBuffer.allocate(8 * (blocks + 1));
+    for (long v : bounds) {
+      index.putLong(v);
+    }
+    Files.write(sub.resolve("shuffle_0_0_0.index"), index.array());
+    ByteBuffer checks = ByteBuffer.allocate(8 * blocks);
+    for (long s : sums) {
+      checks.putLong(s);
+    }
+    Files.write(sub.resolve("shuffle_0_0_0.checksum.ADLER32"), checks.array());
+    return data;
+  }
+
+  private static double median(double[] v) {
+    double[] s = v.clone();
+    Arrays.sort(s);
+    return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  }
+}

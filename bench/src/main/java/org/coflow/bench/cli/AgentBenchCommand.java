@@ -1,0 +1,79 @@
+package org.coflow.bench.cli;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.Locale;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.coflow.api.config.Units;
+import org.coflow.bench.agentbench.AgentBench;
+import org.coflow.bench.report.Json;
+
+/** {@code bin/coflow bench agent}: Courier agents against a direct zero-copy fetch. */
+final class AgentBenchCommand {
+  private AgentBenchCommand() {}
+
+  static int run(String[] argv, PrintStream out, PrintStream err) throws UsageException, IOException {
+    Args a = Args.parse("coflow bench agent", argv, Set.of("size", "blocks", "clients", "runs"),
+        Set.of("json", "help"));
+    if (a.has("help")) {
+      out.print(BenchCommand.HELP);
+      return 0;
+    }
+    long size;
+    try {
+      size = Units.parseBytes(a.get("size", "512m"));
+    } catch (IllegalArgumentException e) {
+      throw new UsageException("coflow bench agent: --size: " + e.getMessage());
+    }
+    int blocks = positive(a, "blocks", "32");
+    int clients = positive(a, "clients", "4");
+    int runs = positive(a, "runs", "3");
+    Path dir = Files.createTempDirectory("coflow-bench-agent");
+    AgentBench.Result r;
+    try {
+      r = new AgentBench(size, blocks, clients, runs, dir).run();
+    } catch (IllegalArgumentException e) {
+      throw new UsageException("coflow bench agent: " + e.getMessage());
+    } catch (Exception e) {
+      err.println("coflow bench agent: the run failed: " + e);
+      return 1;
+    } finally {
+      try (Stream<Path> files = Files.walk(dir)) {
+        files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      }
+    }
+    if (a.has("json")) {
+      out.println(new Json().put("bytes", r.bytes()).put("blocks", r.blocks()).put("clients", r.clients())
+          .put("runs", r.runs()).put("courier_seconds", r.courierSeconds())
+          .put("baseline_seconds", r.baselineSeconds()).put("courier_gb_per_s", r.courierGbPerSecond())
+          .put("baseline_gb_per_s", r.baselineGbPerSecond()).put("throughput_ratio", r.throughputRatio())
+          .put("courier_cpu_seconds", r.courierCpuSeconds()).put("baseline_cpu_seconds", r.baselineCpuSeconds())
+          .put("cpu_per_gb_ratio", r.cpuPerGbRatio()));
+    } else {
+      out.printf(Locale.ROOT, "%d blocks, %d bytes, %d clients, median of %d runs%n", r.blocks(), r.bytes(),
+          r.clients(), r.runs());
+      out.printf(Locale.ROOT, "  courier:  %.3f GB/s, %.2f CPU s%n", r.courierGbPerSecond(), r.courierCpuSeconds());
+      out.printf(Locale.ROOT, "  baseline: %.3f GB/s, %.2f CPU s%n", r.baselineGbPerSecond(), r.baselineCpuSeconds());
+      out.printf(Locale.ROOT, "  throughput_ratio %.3f (goal >= 0.95), cpu_per_gb_ratio %.3f (goal <= 1.1)%n",
+          r.throughputRatio(), r.cpuPerGbRatio());
+    }
+    return 0;
+  }
+
+  private static int positive(Args a, String name, String fallback) throws UsageException {
+    String text = a.get(name, fallback);
+    try {
+      int v = Integer.parseInt(text);
+      if (v > 0) {
+        return v;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new UsageException("coflow bench agent: --" + name + " must be a positive integer, got '" + text + "'");
+  }
+}
