@@ -64,7 +64,8 @@ final class AgentCommand {
       agent = CourierAgent.start(hostId, new InetSocketAddress(a.get("bind", "0.0.0.0"),
               config.get(CourierConfig.PORT)), config.get(CourierConfig.THREADS),
           rate > 0 ? new LinkRate(rate, Math.max(CourierAgent.CHUNK_SIZE, rate / 100)) : LinkRate.UNLIMITED,
-          master.isEmpty() ? null : master, dirs);
+          master.isEmpty() ? null : master, dirs, config.get(CourierConfig.MAX_NUM),
+          config.get(CourierConfig.MIN_SIZE));
     } catch (IllegalArgumentException e) {
       throw new UsageException("coflow agent: " + e.getMessage());
     } catch (InterruptedException e) {

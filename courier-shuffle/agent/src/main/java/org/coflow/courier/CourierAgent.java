@@ -9,6 +9,7 @@ import org.coflow.api.proto.v1.FlowSchedule;
 import java.util.concurrent.TimeUnit;
 import org.coflow.courier.enforce.LinkRate;
 import org.coflow.courier.fetch.FetchService;
+import org.coflow.courier.merge.CourierConfig;
 import org.coflow.courier.serve.BlockRegistry;
 import org.coflow.courier.transport.AgentServer;
 
@@ -71,22 +72,25 @@ public final class CourierAgent implements AutoCloseable {
    */
   public static CourierAgent start(String hostId, InetSocketAddress bind, int threads, LinkRate link,
       String master) throws InterruptedException {
-    return start(hostId, bind, threads, link, master, java.util.List.of());
+    return start(hostId, bind, threads, link, master, java.util.List.of(),
+        CourierConfig.MAX_NUM.defaultValue(), CourierConfig.MIN_SIZE.defaultValue());
   }
 
   /**
    * The general form: as above, accepting registrations only of directories inside {@code roots}
-   * (empty: any).
+   * (empty: any), holding at most {@code maxNum} data connections and splitting unified flows
+   * above {@code minSize} bytes (Courier Alg. 3).
    */
   public static CourierAgent start(String hostId, InetSocketAddress bind, int threads, LinkRate link,
-      String master, java.util.List<java.nio.file.Path> roots) throws InterruptedException {
+      String master, java.util.List<java.nio.file.Path> roots, int maxNum, double minSize)
+      throws InterruptedException {
     if (hostId == null || hostId.isEmpty()) {
       throw new IllegalArgumentException("an agent needs a host id");
     }
     NioEventLoopGroup group = new NioEventLoopGroup(threads);
     try {
       BlockRegistry registry = new BlockRegistry(roots);
-      FetchService fetcher = new FetchService(group, hostId, WINDOW, MAX_FRAME);
+      FetchService fetcher = new FetchService(group, hostId, WINDOW, MAX_FRAME, maxNum, minSize);
       AgentServer server = AgentServer.bind(group, group, bind, hostId, registry, fetcher, CHUNK_SIZE,
           MAX_FRAME, link);
       CourierAgent agent = new CourierAgent(hostId, group, registry, fetcher, server);
@@ -145,6 +149,16 @@ public final class CourierAgent implements AutoCloseable {
   /** Open data connections this agent holds to other hosts' agents. */
   public int dataConnections() {
     return fetcher.connections();
+  }
+
+  /** The most data connections this agent has held at once. */
+  public int maxDataConnections() {
+    return fetcher.maxConnections();
+  }
+
+  /** Data connections this agent holds to {@code host}'s agent. */
+  public int dataConnectionsTo(String host) {
+    return fetcher.connectionsTo(host);
   }
 
   @Override

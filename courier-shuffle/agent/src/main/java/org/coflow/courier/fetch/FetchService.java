@@ -1,32 +1,61 @@
 package org.coflow.courier.fetch;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoopGroup;
+import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import org.coflow.api.model.PolicyType;
 import org.coflow.api.proto.courier.v1.ErrorCode;
 import org.coflow.api.proto.courier.v1.RemoteBlock;
+import org.coflow.courier.merge.Connection;
+import org.coflow.courier.merge.FlowDemand;
+import org.coflow.courier.merge.Merge;
+import org.coflow.courier.merge.SelectAndSplit;
 
 /**
- * An agent's fetching side: one unified connection per remote host, shared by every local client
- * and coflow, opened on first use and reopened after it closes. Thread-safe.
+ * An agent's fetching side. All blocks this host fetches from one remote host, for every local
+ * client and coflow, form that host pair's unified flow (Courier Alg. 2). Which unified flows get
+ * connections, and how many, is Courier Alg. 3 ({@link SelectAndSplit}), re-run whenever a block
+ * is requested or ends: at most {@code maxNum} data connections in all; with more peers than that,
+ * the most important unified flows (best coflow priority, then most bytes) go first and the
+ * others wait; with fewer, the most important ones above {@code minSize} are split over several
+ * connections (their blocks spread over them). A connection is never closed under a running
+ * block: one that lost its place drains first, and no new connection opens while the budget is
+ * spent. Thread-safe.
  */
 public final class FetchService implements AutoCloseable {
   private final EventLoopGroup group;
   private final String hostId;
   private final long window;
   private final int maxFrame;
-  private final Map<String, CompletableFuture<PeerConnection>> peers = new ConcurrentHashMap<>();
+  private final int maxNum;
+  private final double minSize;
   private final Map<String, Integer> priorities = new ConcurrentHashMap<>();
   private final FlowTracker flows;
+  /** Guarded by this. */
+  private final Map<String, Peer> peers = new LinkedHashMap<>();
+  private int open;
+  private int highWater;
 
-  public FetchService(EventLoopGroup group, String hostId, long window, int maxFrame) {
+  public FetchService(EventLoopGroup group, String hostId, long window, int maxFrame, int maxNum, double minSize) {
+    if (maxNum < 1) {
+      throw new IllegalArgumentException("MaxNum must be at least 1, got " + maxNum);
+    }
     this.group = group;
     this.hostId = hostId;
     this.window = window;
     this.maxFrame = maxFrame;
+    this.maxNum = maxNum;
+    this.minSize = minSize;
     this.flows = new FlowTracker(hostId);
   }
 
@@ -54,6 +83,57 @@ public final class FetchService implements AutoCloseable {
     }
   }
 
+  /** A block waiting for, or running on, a connection. */
+  private static final class Pending {
+    final String coflow;
+    final RemoteBlock block;
+    BlockSink sink;
+    final long window;
+    final boolean autoCredit;
+    final Consumer<Handle> started;
+    Conn conn;
+
+    Pending(String coflow, RemoteBlock block, BlockSink sink, long window, boolean autoCredit,
+        Consumer<Handle> started) {
+      this.coflow = coflow;
+      this.block = block;
+      this.sink = sink;
+      this.window = window;
+      this.autoCredit = autoCredit;
+      this.started = started;
+    }
+
+    long bytes() {
+      return Math.max(0, block.getSize());
+    }
+  }
+
+  /** One data connection to a peer. */
+  private static final class Conn {
+    PeerConnection connection;
+    int running;
+    boolean draining;
+  }
+
+  /** A remote host: its connections and blocks. */
+  private static final class Peer {
+    final String host;
+    final InetSocketAddress address;
+    final int index;
+    final List<Conn> conns = new ArrayList<>();
+    final ArrayDeque<Pending> waiting = new ArrayDeque<>();
+    long outstanding;
+    int opening;
+    /** Blocks waiting or running, per coflow. */
+    final Map<String, Integer> coflows = new HashMap<>();
+
+    Peer(String host, InetSocketAddress address, int index) {
+      this.host = host;
+      this.address = address;
+      this.index = index;
+    }
+  }
+
   /**
    * Fetches one remote block into {@code sink}; {@code started} receives the stream's handle once
    * it is requested (never, if the remote agent cannot be reached: the sink fails instead).
@@ -69,28 +149,159 @@ public final class FetchService implements AutoCloseable {
       sink.fail(ErrorCode.ERROR_CODE_INVALID, "block " + block.getBlock().getBlock() + ": " + e.getMessage());
       return;
     }
-    long w = streamWindow > 0 ? streamWindow : window;
     flows.requested(coflowId, block);
-    BlockSink counted = new Tracked(sink, coflowId, block.getHostId(), block.getSize() < 0);
-    peer(block.getHostId(), address).whenComplete((peer, error) -> {
-      if (error != null) {
-        Throwable cause = error instanceof java.util.concurrent.CompletionException ? error.getCause() : error;
-        counted.fail(ErrorCode.ERROR_CODE_UNREACHABLE, cause.getMessage());
-        return;
+    long w = streamWindow > 0 ? streamWindow : window;
+    synchronized (this) {
+      Peer p = peers.computeIfAbsent(block.getHostId(), h -> new Peer(h, address, peers.size()));
+      Pending b = new Pending(coflowId, block, null, w, autoCredit, started);
+      b.sink = new Tracked(sink, b, p);
+      p.waiting.add(b);
+      p.outstanding += b.bytes();
+      p.coflows.merge(coflowId, 1, Integer::sum);
+      plan();
+    }
+  }
+
+  /** Courier Alg. 3 over the current unified flows, then opens, drains and dispatches. */
+  private void plan() {
+    List<FlowDemand<Peer>> demands = new ArrayList<>();
+    for (Peer p : peers.values()) {
+      int running = 0;
+      for (Conn c : p.conns) {
+        running += c.running;
       }
-      int priority = priorities.getOrDefault(coflowId, 0);
-      started.accept(new Handle(peer, peer.fetch(coflowId, block.getBlock(), counted, w, autoCredit, priority)));
+      if (p.waiting.isEmpty() && running == 0) {
+        continue;
+      }
+      demands.add(new FlowDemand<>(p, p.index, 0, p.outstanding, 0, order(p)));
+    }
+    Map<Peer, Integer> wanted = new HashMap<>();
+    for (Connection<Peer> c : SelectAndSplit.select(Merge.merge(demands, PolicyType.ORDER), PolicyType.ORDER,
+        maxNum, minSize)) {
+      wanted.merge(c.flow().carried().get(0).key(), 1, Integer::sum);
+    }
+    // Connections beyond a peer's share drain only when another peer is short of its share:
+    // otherwise idle connections stay open for the next blocks (no reconnecting per burst).
+    int deficit = 0;
+    for (Peer p : peers.values()) {
+      deficit += Math.max(0, wanted.getOrDefault(p, 0) - usable(p));
+    }
+    for (Peer p : peers.values()) {
+      int want = wanted.getOrDefault(p, 0);
+      int usable = usable(p);
+      for (int i = p.conns.size() - 1; i >= 0 && usable > want && deficit > 0; i--) {
+        Conn c = p.conns.get(i);
+        if (!c.draining) {
+          c.draining = true;
+          usable--;
+          deficit--;
+        }
+      }
+      closeDrained(p);
+    }
+    for (Peer p : peers.values()) {
+      int want = wanted.getOrDefault(p, 0);
+      for (int usable = usable(p); usable < want && open < maxNum; usable++) {
+        openConnection(p);
+      }
+      dispatch(p);
+    }
+  }
+
+  private static int usable(Peer p) {
+    int n = p.opening;
+    for (Conn c : p.conns) {
+      if (!c.draining) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** The unified flow's order: the best priority among the coflows it carries. */
+  private int order(Peer p) {
+    int best = Integer.MAX_VALUE;
+    for (String coflow : p.coflows.keySet()) {
+      best = Math.min(best, priorities.getOrDefault(coflow, 0));
+    }
+    return best == Integer.MAX_VALUE ? 0 : Math.max(0, best);
+  }
+
+  private void openConnection(Peer p) {
+    open++;
+    highWater = Math.max(highWater, open);
+    p.opening++;
+    int index = p.conns.size() + p.opening - 1;
+    PeerConnection.open(group, hostId, p.host, p.address, index, window, maxFrame).whenComplete((conn, error) -> {
+      synchronized (this) {
+        p.opening--;
+        if (error != null) {
+          open--;
+          Throwable cause = error instanceof java.util.concurrent.CompletionException ? error.getCause() : error;
+          List<Pending> failed = new ArrayList<>(p.waiting);
+          p.waiting.clear();
+          for (Pending b : failed) {
+            b.sink.fail(ErrorCode.ERROR_CODE_UNREACHABLE, cause.getMessage());
+          }
+          return;
+        }
+        Conn c = new Conn();
+        c.connection = conn;
+        p.conns.add(c);
+        conn.onClose(() -> connectionClosed(p, c));
+        plan();
+      }
     });
   }
 
-  private CompletableFuture<PeerConnection> peer(String remoteHost, InetSocketAddress address) {
-    return peers.compute(remoteHost, (h, existing) -> {
-      if (existing != null && (!existing.isDone() || (!existing.isCompletedExceptionally()
-          && existing.join().isOpen()))) {
-        return existing;
+  private synchronized void connectionClosed(Peer p, Conn c) {
+    if (p.conns.remove(c)) {
+      open--;
+      plan();
+    }
+  }
+
+  /** Hands waiting blocks to the peer's usable connections, least busy first. */
+  private void dispatch(Peer p) {
+    while (!p.waiting.isEmpty()) {
+      Conn best = null;
+      for (Conn c : p.conns) {
+        if (!c.draining && c.connection.isOpen() && (best == null || c.running < best.running)) {
+          best = c;
+        }
       }
-      return PeerConnection.open(group, hostId, remoteHost, address, 0, window, maxFrame);
-    });
+      if (best == null) {
+        return;
+      }
+      Pending b = p.waiting.poll();
+      b.conn = best;
+      best.running++;
+      int priority = priorities.getOrDefault(b.coflow, 0);
+      b.started.accept(new Handle(best.connection,
+          best.connection.fetch(b.coflow, b.block.getBlock(), b.sink, b.window, b.autoCredit, priority)));
+    }
+  }
+
+  private void closeDrained(Peer p) {
+    for (int i = p.conns.size() - 1; i >= 0; i--) {
+      Conn c = p.conns.get(i);
+      if (c.draining && c.running == 0) {
+        p.conns.remove(i);
+        open--;
+        c.connection.close();
+      }
+    }
+  }
+
+  private synchronized void ended(Pending b, Peer p) {
+    p.outstanding -= b.bytes();
+    p.coflows.computeIfPresent(b.coflow, (k, n) -> n == 1 ? null : n - 1);
+    if (b.conn != null) {
+      b.conn.running--;
+    } else {
+      p.waiting.remove(b);
+    }
+    plan();
   }
 
   /** A coflow's priority (lower first) for its new requests and, from now on, its open streams. */
@@ -99,60 +310,82 @@ public final class FetchService implements AutoCloseable {
     if (old != null && old == priority) {
       return;
     }
-    for (CompletableFuture<PeerConnection> f : peers.values()) {
-      f.thenAccept(peer -> peer.prioritize(coflowId, priority));
-    }
-  }
-
-  /** Open data connections to other hosts' agents. */
-  public int connections() {
-    int n = 0;
-    for (CompletableFuture<PeerConnection> f : peers.values()) {
-      if (f.isDone() && !f.isCompletedExceptionally() && f.join().isOpen()) {
-        n++;
+    List<PeerConnection> conns = new ArrayList<>();
+    synchronized (this) {
+      for (Peer p : peers.values()) {
+        for (Conn c : p.conns) {
+          conns.add(c.connection);
+        }
       }
+      plan();
     }
-    return n;
+    for (PeerConnection c : conns) {
+      c.prioritize(coflowId, priority);
+    }
   }
 
-  /** Counts a block's bytes into its flow on the way to the real sink. */
+  /** Data connections open (or opening) now. */
+  public synchronized int connections() {
+    return open;
+  }
+
+  /** The most data connections ever open at once. */
+  public synchronized int maxConnections() {
+    return highWater;
+  }
+
+  /** Data connections open now to {@code host}. */
+  public synchronized int connectionsTo(String host) {
+    Peer p = peers.get(host);
+    return p == null ? 0 : p.conns.size() + p.opening;
+  }
+
+  /** Counts a block's bytes into its flow and its end into the plan, then passes it on. */
   private final class Tracked implements BlockSink {
     private final BlockSink sink;
+    private final Pending self;
+    private final Peer peer;
     private final String coflow;
     private final String src;
-    private final boolean sizeUnknown;
 
-    Tracked(BlockSink sink, String coflow, String src, boolean sizeUnknown) {
+    Tracked(BlockSink sink, Pending self, Peer peer) {
       this.sink = sink;
-      this.coflow = coflow;
-      this.src = src;
-      this.sizeUnknown = sizeUnknown;
+      this.self = self;
+      this.peer = peer;
+      this.coflow = self.coflow;
+      this.src = self.block.getHostId();
     }
 
     @Override
-    public void start(long length, long rawLength) throws java.io.IOException {
-      if (sizeUnknown) {
+    public void start(long length, long rawLength) throws IOException {
+      if (self.block.getSize() < 0) {
         flows.learned(coflow, src, length);
       }
       sink.start(length, rawLength);
     }
 
     @Override
-    public void write(io.netty.buffer.ByteBuf data) throws java.io.IOException {
+    public void write(ByteBuf data) throws IOException {
       flows.received(coflow, src, data.readableBytes());
       sink.write(data);
     }
 
     @Override
-    public void complete() throws java.io.IOException {
+    public void complete() throws IOException {
       flows.ended(coflow, src);
+      done();
       sink.complete();
     }
 
     @Override
     public void fail(ErrorCode code, String message) {
       flows.ended(coflow, src);
+      done();
       sink.fail(code, message);
+    }
+
+    private void done() {
+      ended(self, peer);
     }
   }
 
@@ -178,9 +411,11 @@ public final class FetchService implements AutoCloseable {
   }
 
   @Override
-  public void close() {
-    for (CompletableFuture<PeerConnection> f : peers.values()) {
-      f.thenAccept(PeerConnection::close);
+  public synchronized void close() {
+    for (Peer p : peers.values()) {
+      for (Conn c : p.conns) {
+        c.connection.close();
+      }
     }
     peers.clear();
   }

@@ -110,6 +110,11 @@ public final class PeerConnection implements AutoCloseable {
     return channel.isActive();
   }
 
+  /** Runs {@code action} once the connection has closed (at once if it already has). */
+  public void onClose(Runnable action) {
+    channel.closeFuture().addListener(f -> action.run());
+  }
+
   /**
    * Requests {@code block} for {@code coflowId}; its bytes go to {@code sink}. Credit is granted
    * back as the sink returns from each write.

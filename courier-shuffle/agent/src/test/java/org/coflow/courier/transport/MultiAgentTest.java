@@ -40,9 +40,10 @@ class MultiAgentTest {
   static final int HOSTS = 4;
   static final int CLIENTS = 8;
   static final int COFLOWS = 3;
+  static final int MAX_NUM = 8;
 
   @Test
-  void everyByteArrivesIntactOverOneConnectionPerHostPair(@TempDir Path tmp) throws Exception {
+  void everyByteArrivesIntactWithinMaxNumConnections(@TempDir Path tmp) throws Exception {
     Random random = new Random(5);
     List<CourierAgent> agents = new ArrayList<>();
     NioEventLoopGroup clientGroup = new NioEventLoopGroup(2);
@@ -51,7 +52,8 @@ class MultiAgentTest {
       Map<String, byte[]> expected = new HashMap<>();
       List<Path> dirs = new ArrayList<>();
       for (int h = 0; h < HOSTS; h++) {
-        agents.add(CourierAgent.start("exec-" + h, new InetSocketAddress("127.0.0.1", 0), 2));
+        agents.add(CourierAgent.start("exec-" + h, new InetSocketAddress("127.0.0.1", 0), 2,
+            org.coflow.courier.enforce.LinkRate.UNLIMITED, null, List.of(), MAX_NUM, 1 << 20));
         Path dir = Files.createDirectories(tmp.resolve("host-" + h + "/blockmgr")).toRealPath();
         dirs.add(dir);
         for (int s = 0; s < COFLOWS; s++) {
@@ -135,8 +137,11 @@ class MultiAgentTest {
         assertEquals(total, e.getKey().size(), "streamed bytes of " + e.getValue());
       }
       for (CourierAgent a : agents) {
-        assertTrue(a.dataConnections() <= HOSTS - 1, a.hostId() + " holds " + a.dataConnections()
-            + " data connections for " + (HOSTS - 1) + " peers");
+        assertTrue(a.maxDataConnections() <= MAX_NUM, a.hostId() + " held " + a.maxDataConnections()
+            + " data connections at once; MaxNum is " + MAX_NUM);
+        assertTrue(a.maxDataConnections() > HOSTS - 1, a.hostId() + " held at most " + a.maxDataConnections()
+            + " connections for " + (HOSTS - 1) + " peers: with fewer peers than MaxNum, unified flows "
+            + "above MinSize must be split");
       }
     } finally {
       for (CourierClient c : clients) {

@@ -1,0 +1,91 @@
+package org.coflow.courier.transport;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.channel.nio.NioEventLoopGroup;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.coflow.api.proto.courier.v1.BlockRef;
+import org.coflow.api.proto.courier.v1.RegisterSpark;
+import org.coflow.api.proto.courier.v1.RemoteBlock;
+import org.coflow.courier.CourierAgent;
+import org.coflow.courier.enforce.LinkRate;
+import org.coflow.courier.fetch.CourierClient;
+import org.coflow.courier.testing.LeakCheck;
+import org.coflow.courier.testing.ShuffleFiles;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Courier Alg. 3 live: the MaxNum budget with more peers than it, splitting with fewer. */
+@ExtendWith(LeakCheck.class)
+class ConnectionBudgetTest {
+
+  /** Starts {@code peers} serving agents with one map output each; fetches all of it via one agent. */
+  private static int[] fetchAll(Path tmp, int peers, int partitions, int partitionSize, int maxNum,
+      long minSize) throws Exception {
+    NioEventLoopGroup group = new NioEventLoopGroup(1);
+    List<CourierAgent> servers = new ArrayList<>();
+    try (CourierAgent fetcher = CourierAgent.start("exec-0", new InetSocketAddress("127.0.0.1", 0), 2,
+        LinkRate.UNLIMITED, null, List.of(), maxNum, minSize)) {
+      List<RemoteBlock> blocks = new ArrayList<>();
+      List<byte[]> expected = new ArrayList<>();
+      Path out = Files.createDirectories(tmp.resolve("fetched")).toRealPath();
+      for (int h = 1; h <= peers; h++) {
+        CourierAgent s = CourierAgent.start("exec-" + h, new InetSocketAddress("127.0.0.1", 0), 1);
+        servers.add(s);
+        Path dir = Files.createDirectories(tmp.resolve("host-" + h)).toRealPath();
+        int[] sizes = new int[partitions];
+        java.util.Arrays.fill(sizes, partitionSize);
+        byte[][] parts = ShuffleFiles.writeSparkMapOutput(new Random(h), List.of(dir), 0, h, sizes, true);
+        try (CourierClient r = CourierClient.connect(group, s.address(), "exec-" + h)) {
+          r.register(RegisterSpark.newBuilder().setAppId("a").setExecId("" + h).addLocalDirs(dir.toString())
+              .setSubDirsPerLocalDir(64).setChecksumAlgorithm("ADLER32").build()).get(10, TimeUnit.SECONDS);
+        }
+        for (int p = 0; p < partitions; p++) {
+          expected.add(parts[p]);
+          blocks.add(RemoteBlock.newBuilder().setHostId("exec-" + h).setAgentAddress("127.0.0.1:" + s.address().getPort())
+              .setSize(partitionSize).setBlock(BlockRef.newBuilder().setBlockSet("spark/a/" + h)
+                  .setBlock("shuffle_0_" + h + "_" + p))
+              .setTargetFile(out.resolve("b-" + h + "-" + p).toString()).build());
+        }
+      }
+      try (CourierClient client = CourierClient.connect(group, fetcher.address(), "exec-0")) {
+        client.register(RegisterSpark.newBuilder().setAppId("a").setExecId("0").addLocalDirs(out.toString())
+            .setSubDirsPerLocalDir(64).build()).get(10, TimeUnit.SECONDS);
+        List<CompletableFuture<Long>> done = client.fetch("a/0", blocks, d -> {}, 1 << 20);
+        for (int i = 0; i < blocks.size(); i++) {
+          assertEquals(partitionSize, done.get(i).get(60, TimeUnit.SECONDS));
+          assertArrayEquals(expected.get(i), Files.readAllBytes(Path.of(blocks.get(i).getTargetFile())));
+        }
+      }
+      return new int[] {fetcher.maxDataConnections(), fetcher.dataConnectionsTo("exec-1")};
+    } finally {
+      for (CourierAgent s : servers) {
+        s.close();
+      }
+      group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+  }
+
+  @Test
+  void morePeersThanMaxNumNeverMeanMoreConnections(@TempDir Path tmp) throws Exception {
+    int[] seen = fetchAll(tmp, 5, 2, 256 << 10, 2, 4L << 20);
+    assertTrue(seen[0] <= 2, "held " + seen[0] + " data connections with MaxNum 2");
+    assertEquals(2, seen[0], "the budget is used");
+  }
+
+  @Test
+  void fewerPeersThanMaxNumSplitTheLargeUnifiedFlow(@TempDir Path tmp) throws Exception {
+    int[] seen = fetchAll(tmp, 1, 16, 512 << 10, 4, 1L << 20);
+    assertEquals(4, seen[0], "one peer with 8 MiB to send above MinSize gets MaxNum connections");
+  }
+}
