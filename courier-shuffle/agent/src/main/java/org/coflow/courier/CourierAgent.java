@@ -6,6 +6,7 @@ import java.util.Map;
 import org.coflow.api.client.MasterClient;
 import org.coflow.api.client.MasterClientOptions;
 import org.coflow.api.proto.v1.FlowSchedule;
+import org.coflow.api.proto.v1.ScheduleUpdate;
 import java.util.concurrent.TimeUnit;
 import org.coflow.courier.enforce.LinkRate;
 import org.coflow.courier.fetch.FetchService;
@@ -108,18 +109,34 @@ public final class CourierAgent implements AutoCloseable {
     InetSocketAddress a = server.address();
     masterClient = new MasterClient(new MasterClientOptions(target, hostId)
         .addresses(a.getHostString() + ":" + a.getPort(), "")
-        .capacity(link.bytesPerSecond(), link.bytesPerSecond()), update -> applySchedule());
+        .capacity(link.bytesPerSecond(), link.bytesPerSecond()), new MasterClient.Listener() {
+          @Override
+          public void onSchedule(ScheduleUpdate update) {
+            applySchedule(update.getPolicyType() == org.coflow.api.proto.v1.PolicyType.POLICY_TYPE_RATE);
+          }
+
+          @Override
+          public void onDisconnected(io.grpc.Status status, long retryInMillis) {
+            // A schedule from a master we cannot reach is stale: back to the local policy.
+            fetcher.clearSchedules();
+          }
+        });
     masterClient.start();
     reporter = group.next().scheduleAtFixedRate(() -> fetcher.flows().report(masterClient),
         REPORT_MILLIS, REPORT_MILLIS, TimeUnit.MILLISECONDS);
   }
 
-  /** The master's per-flow priorities become the priorities of the flows' coflows. */
-  private void applySchedule() {
+  /**
+   * The master's per-flow decisions (a flow = a coflow's blocks from one host) become the
+   * priorities, and for RATE policies the paces, of those blocks at their serving agents.
+   */
+  private void applySchedule(boolean rates) {
     for (Map.Entry<Long, FlowSchedule> e : masterClient.flowSchedules().entrySet()) {
       String coflow = fetcher.flows().coflowOf(e.getKey());
-      if (coflow != null) {
-        fetcher.setPriority(coflow, e.getValue().getPriority());
+      String src = fetcher.flows().srcOf(e.getKey());
+      if (coflow != null && src != null) {
+        fetcher.setSchedule(coflow, src, e.getValue().getPriority(),
+            rates ? e.getValue().getRateBytesPerSec() : 0);
       }
     }
   }
@@ -144,6 +161,15 @@ public final class CourierAgent implements AutoCloseable {
    */
   public void setPriority(String coflowId, int priority) {
     fetcher.setPriority(coflowId, priority);
+  }
+
+  /**
+   * Sets the schedule of {@code coflowId}'s blocks from {@code srcHost}: priority and, for RATE
+   * policies, bytes/s (0: not paced; a flow with no rate goes by its priority). The master's
+   * schedule calls this.
+   */
+  public void setSchedule(String coflowId, String srcHost, int priority, double rate) {
+    fetcher.setSchedule(coflowId, srcHost, priority, rate);
   }
 
   /** Open data connections this agent holds to other hosts' agents. */

@@ -27,6 +27,13 @@ public final class LinkRate {
     this.tokens = burst;
   }
 
+  /** Returns tokens taken for a send that did not happen. */
+  public synchronized void giveBack(long bytes) {
+    if (bytesPerSecond > 0) {
+      tokens = Math.min(burst, tokens + bytes);
+    }
+  }
+
   /** The cap in bytes/s, 0 for none. */
   public double bytesPerSecond() {
     return bytesPerSecond;

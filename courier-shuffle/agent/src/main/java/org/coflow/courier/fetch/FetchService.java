@@ -40,6 +40,8 @@ public final class FetchService implements AutoCloseable {
   private final int maxNum;
   private final double minSize;
   private final Map<String, Integer> priorities = new ConcurrentHashMap<>();
+  /** The master's decision per coflow and source host: {priority, rate}. */
+  private final Map<String, double[]> schedules = new ConcurrentHashMap<>();
   private final FlowTracker flows;
   /** Guarded by this. */
   private final Map<String, Peer> peers = new LinkedHashMap<>();
@@ -276,9 +278,11 @@ public final class FetchService implements AutoCloseable {
       Pending b = p.waiting.poll();
       b.conn = best;
       best.running++;
-      int priority = priorities.getOrDefault(b.coflow, 0);
-      b.started.accept(new Handle(best.connection,
-          best.connection.fetch(b.coflow, b.block.getBlock(), b.sink, b.window, b.autoCredit, priority)));
+      double[] s = schedules.get(b.coflow + '\u0000' + p.host);
+      int priority = s != null ? (int) s[0] : priorities.getOrDefault(b.coflow, 0);
+      double rate = s != null ? s[1] / Math.max(1, usable(p)) : 0;
+      b.started.accept(new Handle(best.connection, best.connection.fetch(b.coflow, b.block.getBlock(),
+          b.sink, b.window, b.autoCredit, priority, rate)));
     }
   }
 
@@ -320,8 +324,46 @@ public final class FetchService implements AutoCloseable {
       plan();
     }
     for (PeerConnection c : conns) {
-      c.prioritize(coflowId, priority);
+      c.prioritize(coflowId, priority, 0);
     }
+  }
+
+  /**
+   * The master's decision for the blocks of {@code coflowId} from {@code srcHost}: a priority
+   * (lower first) and, for RATE policies, bytes/s (0: not paced), shared by the connections to
+   * that host.
+   */
+  public void setSchedule(String coflowId, String srcHost, int priority, double rate) {
+    double[] next = {priority, rate};
+    double[] old = schedules.put(coflowId + '\u0000' + srcHost, next);
+    if (old != null && old[0] == next[0] && old[1] == next[1]) {
+      return;
+    }
+    List<PeerConnection> conns = new ArrayList<>();
+    int usable;
+    synchronized (this) {
+      Peer p = peers.get(srcHost);
+      if (p == null) {
+        return;
+      }
+      for (Conn c : p.conns) {
+        conns.add(c.connection);
+      }
+      usable = Math.max(1, usable(p));
+    }
+    for (PeerConnection c : conns) {
+      c.prioritize(coflowId, priority, rate / usable);
+    }
+  }
+
+  /** Forgets every schedule (the master went away): all coflows back to priority 0, unpaced. */
+  public void clearSchedules() {
+    List<String> keys = new ArrayList<>(schedules.keySet());
+    for (String k : keys) {
+      int cut = k.indexOf('\u0000');
+      setSchedule(k.substring(0, cut), k.substring(cut + 1), 0, 0);
+    }
+    schedules.clear();
   }
 
   /** Data connections open (or opening) now. */

@@ -87,6 +87,12 @@ public final class FlowTracker {
     }
   }
 
+  /** The source host of flow {@code id}, or null. */
+  public synchronized String srcOf(long id) {
+    Flow f = byId.get(id);
+    return f == null ? null : f.src;
+  }
+
   /** The coflow of flow {@code id}, or null. */
   public synchronized String coflowOf(long id) {
     Flow f = byId.get(id);

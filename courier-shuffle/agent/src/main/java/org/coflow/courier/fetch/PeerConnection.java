@@ -122,7 +122,7 @@ public final class PeerConnection implements AutoCloseable {
    * @return the stream's id on this connection
    */
   public long fetch(String coflowId, BlockRef block, BlockSink sink) {
-    return fetch(coflowId, block, sink, window, true, 0);
+    return fetch(coflowId, block, sink, window, true, 0, 0);
   }
 
   /**
@@ -131,7 +131,7 @@ public final class PeerConnection implements AutoCloseable {
    * (a relay to a local client that grants credit itself).
    */
   public long fetch(String coflowId, BlockRef block, BlockSink sink, long streamWindow, boolean autoCredit,
-      int priority) {
+      int priority, double rate) {
     long id = nextStream.getAndIncrement();
     channel.eventLoop().execute(() -> {
       if (!channel.isActive()) {
@@ -141,7 +141,7 @@ public final class PeerConnection implements AutoCloseable {
       streams.put(id, new InStream(block, sink, streamWindow, autoCredit));
       channel.writeAndFlush(Frame.of(FrameType.BLOCK_REQUEST, BlockRequest.newBuilder().setStreamId(id)
           .setCoflowId(coflowId).setBlock(block).setDstHost(localHost).setCredit(streamWindow)
-          .setPriority(priority).build()));
+          .setPriority(priority).setRateBytesPerSec(rate).build()));
     });
     return id;
   }
@@ -155,12 +155,15 @@ public final class PeerConnection implements AutoCloseable {
     });
   }
 
-  /** Tells the serving agent that {@code coflowId}'s streams now have {@code priority}. */
-  public void prioritize(String coflowId, int priority) {
+  /**
+   * Tells the serving agent that {@code coflowId}'s streams on this connection now have
+   * {@code priority} and, if {@code rate} is positive, that pace in bytes/s.
+   */
+  public void prioritize(String coflowId, int priority, double rate) {
     channel.eventLoop().execute(() -> {
       if (channel.isActive()) {
         channel.writeAndFlush(Frame.of(FrameType.PRIORITY, org.coflow.api.proto.courier.v1.Priority.newBuilder()
-            .setCoflowId(coflowId).setPriority(priority).build()));
+            .setCoflowId(coflowId).setPriority(priority).setRateBytesPerSec(rate).build()));
       }
     });
   }

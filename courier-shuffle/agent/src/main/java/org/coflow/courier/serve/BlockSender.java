@@ -47,6 +47,8 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
   /** Streams with something to send, by priority (lowest first), round robin within one. */
   private final TreeMap<Integer, ArrayDeque<OutStream>> ready = new TreeMap<>();
   private final Map<String, Integer> priorities = new HashMap<>();
+  /** RATE policies: a token bucket per paced coflow on this connection. */
+  private final Map<String, LinkRate> paces = new HashMap<>();
   private ChannelHandlerContext ctx;
   private boolean waitingForLink;
 
@@ -115,6 +117,7 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
           break;
         case PRIORITY:
           Priority pr = frame.header();
+          pace(pr.getCoflowId(), pr.getRateBytesPerSec());
           prioritize(pr.getCoflowId(), pr.getPriority());
           break;
         default:
@@ -145,7 +148,10 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
       return;
     }
     OutStream s = new OutStream(req.getStreamId(), req.getCoflowId(), segment, req.getCredit());
-    priorities.putIfAbsent(s.coflow, req.getPriority());
+    if (!priorities.containsKey(s.coflow)) {
+      priorities.put(s.coflow, req.getPriority());
+      pace(s.coflow, req.getRateBytesPerSec());
+    }
     s.priority = priorities.get(s.coflow);
     streams.put(s.id, s);
     ctx.write(Frame.of(FrameType.BLOCK_START, BlockStart.newBuilder().setStreamId(s.id)
@@ -189,6 +195,14 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
     streams.clear();
   }
 
+  private void pace(String coflow, double rate) {
+    if (rate > 0) {
+      paces.put(coflow, new LinkRate(rate, Math.max(chunkSize, rate / 50)));
+    } else {
+      paces.remove(coflow);
+    }
+  }
+
   /** A coflow's streams on this connection move to {@code priority} (a new schedule). */
   private void prioritize(String coflow, int priority) {
     priorities.put(coflow, priority);
@@ -218,14 +232,30 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
     }
   }
 
-  private OutStream next() {
-    Map.Entry<Integer, ArrayDeque<OutStream>> first = ready.firstEntry();
-    OutStream s = first.getValue().poll();
-    if (first.getValue().isEmpty()) {
-      ready.remove(first.getKey());
+  /**
+   * The most important ready stream whose coflow's pace allows a chunk now (null if none), taken
+   * off the ready queues; {@code wait[0]} gets the shortest wait of the paced-out ones.
+   */
+  private OutStream next(long[] wait) {
+    wait[0] = Long.MAX_VALUE;
+    for (Map.Entry<Integer, ArrayDeque<OutStream>> e : ready.entrySet()) {
+      for (java.util.Iterator<OutStream> it = e.getValue().iterator(); it.hasNext(); ) {
+        OutStream s = it.next();
+        LinkRate pace = s.cancelled ? null : paces.get(s.coflow);
+        long w = pace == null ? 0 : pace.tryTake(Math.min(chunkSize, s.segment.length() - s.sent));
+        if (w > 0) {
+          wait[0] = Math.min(wait[0], w);
+          continue;
+        }
+        it.remove();
+        if (e.getValue().isEmpty()) {
+          ready.remove(e.getKey());
+        }
+        s.queued = false;
+        return s;
+      }
     }
-    s.queued = false;
-    return s;
+    return null;
   }
 
   /**
@@ -233,23 +263,31 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
    * ready stream first, streams of equal priority in turn.
    */
   private void pump() {
+    long[] paced = new long[1];
     while (ctx.channel().isWritable() && !ready.isEmpty() && !waitingForLink) {
-      OutStream head = ready.firstEntry().getValue().peek();
-      long wait = head.cancelled ? 0 : link.tryTake(Math.min(chunkSize, head.segment.length() - head.sent));
-      if (wait > 0) {
-        waitingForLink = true;
-        ctx.executor().schedule(() -> {
-          waitingForLink = false;
-          pump();
-        }, wait, TimeUnit.NANOSECONDS);
+      long wait = link.tryTake(chunkSize);
+      OutStream s = wait > 0 ? null : next(paced);
+      if (s == null) {
+        if (wait == 0) {
+          link.giveBack(chunkSize);
+        }
+        long retry = wait > 0 ? wait : paced[0];
+        if (retry != Long.MAX_VALUE) {
+          waitingForLink = true;
+          ctx.executor().schedule(() -> {
+            waitingForLink = false;
+            pump();
+          }, retry, TimeUnit.NANOSECONDS);
+        }
         break;
       }
-      OutStream s = next();
       if (s.cancelled) {
+        link.giveBack(chunkSize);
         continue;
       }
       long left = s.segment.length() - s.sent;
       if (left == 0) {
+        link.giveBack(chunkSize);
         streams.remove(s.id);
         s.closeFile();
         ctx.write(Frame.of(FrameType.BLOCK_END, BlockEnd.newBuilder().setStreamId(s.id)

@@ -1,0 +1,74 @@
+package org.coflow.courier.transport;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.channel.nio.NioEventLoopGroup;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.coflow.api.proto.courier.v1.BlockRef;
+import org.coflow.api.proto.courier.v1.RegisterSpark;
+import org.coflow.api.proto.courier.v1.RemoteBlock;
+import org.coflow.courier.CourierAgent;
+import org.coflow.courier.fetch.CourierClient;
+import org.coflow.courier.testing.LeakCheck;
+import org.coflow.courier.testing.ShuffleFiles;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * RATE policies: a coflow paced at a rate is sent no faster than that rate (a lower bound on its
+ * time, robust on any machine), while an unpaced coflow on the same connection is not held back.
+ */
+@ExtendWith(LeakCheck.class)
+class PacingTest {
+  static final int SIZE = 3 << 20;
+  static final double RATE = 6 << 20;
+
+  @Test
+  void aPacedCoflowKeepsToItsRateAndOthersAreNotHeldBack(@TempDir Path tmp) throws Exception {
+    NioEventLoopGroup group = new NioEventLoopGroup(1);
+    try (CourierAgent sender = CourierAgent.start("exec-1", new InetSocketAddress("127.0.0.1", 0), 1);
+        CourierAgent fetcher = CourierAgent.start("exec-0", new InetSocketAddress("127.0.0.1", 0), 1)) {
+      Path dir = Files.createDirectories(tmp.resolve("blockmgr")).toRealPath();
+      ShuffleFiles.writeSparkMapOutput(new Random(1), List.of(dir), 0, 0, new int[] {SIZE}, true);
+      ShuffleFiles.writeSparkMapOutput(new Random(2), List.of(dir), 1, 0, new int[] {SIZE}, true);
+      try (CourierClient registrar = CourierClient.connect(group, sender.address(), "exec-1");
+          CourierClient client = CourierClient.connect(group, fetcher.address(), "exec-0")) {
+        registrar.register(RegisterSpark.newBuilder().setAppId("app").setExecId("1").addLocalDirs(dir.toString())
+            .setSubDirsPerLocalDir(64).setChecksumAlgorithm("ADLER32").build()).get(10, TimeUnit.SECONDS);
+        fetcher.setSchedule("paced", "exec-1", 0, RATE);
+        AtomicLong pacedBytes = new AtomicLong();
+        long t0 = System.nanoTime();
+        CompletableFuture<Long> paced = client.fetch("paced", List.of(block(sender, 0)),
+            d -> pacedBytes.addAndGet(d.readableBytes()), 1 << 20).get(0);
+        CompletableFuture<Long> free = client.fetch("free", List.of(block(sender, 1)), d -> {}, 1 << 20).get(0);
+        long[] atFree = {-1};
+        free.thenRun(() -> atFree[0] = pacedBytes.get());
+        assertEquals(SIZE, free.get(30, TimeUnit.SECONDS));
+        assertEquals(SIZE, paced.get(30, TimeUnit.SECONDS));
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        double burst = Math.max(64 << 10, RATE / 50);
+        assertTrue(seconds >= (SIZE - burst) / RATE * 0.95, "a block paced at " + RATE + " B/s took only "
+            + seconds + " s for " + SIZE + " bytes");
+        assertTrue(atFree[0] < SIZE / 2, "the unpaced block waited for the paced one: the paced one had "
+            + atFree[0] + " bytes when the unpaced one completed");
+      }
+    } finally {
+      group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+  }
+
+  private static RemoteBlock block(CourierAgent sender, int shuffle) {
+    return RemoteBlock.newBuilder().setHostId("exec-1").setAgentAddress("127.0.0.1:" + sender.address().getPort())
+        .setSize(SIZE).setBlock(BlockRef.newBuilder().setBlockSet("spark/app/1").setBlock("shuffle_" + shuffle + "_0_0"))
+        .build();
+  }
+}
