@@ -125,10 +125,8 @@ public final class MasterLoad {
     if (Files.isExecutable(Path.of("/usr/bin/nice"))) {
       cmd.addAll(List.of("/usr/bin/nice", "-n", "10"));
     }
-    cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx4g", "-cp", System.getProperty("java.class.path"), AgentFleetMain.class.getName(),
-        target, Integer.toString(agents), Integer.toString(flows), Long.toString(intervalMs),
-        Double.toString(capacity), "42"));
+    cmd.addAll(JavaCommand.of("-Xmx4g", AgentFleetMain.class.getName(), target, Integer.toString(agents),
+        Integer.toString(flows), Long.toString(intervalMs), Double.toString(capacity), "42"));
     Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
     String line = out.readLine();
