@@ -30,7 +30,7 @@ import org.coflow.courier.fetch.CourierClient;
  */
 public final class AgentBench {
   /** What one comparison measured (medians over the runs). */
-  public record Result(long bytes, int blocks, int clients, int runs, double courierSeconds,
+  public record Result(long bytes, int blocks, int clients, int runs, int maxNum, double courierSeconds,
       double baselineSeconds, double courierCpuSeconds, double baselineCpuSeconds) {
     public double courierGbPerSecond() {
       return bytes / courierSeconds / 1e9;
@@ -55,9 +55,13 @@ public final class AgentBench {
   private final int blocks;
   private final int clients;
   private final int runs;
+  private final int maxNum;
   private final Path dir;
 
-  public AgentBench(long size, int blocks, int clients, int runs, Path dir) {
+  /**
+   * @param maxNum the fetching agent's connection budget (Courier's MaxNum)
+   */
+  public AgentBench(long size, int blocks, int clients, int runs, int maxNum, Path dir) {
     if (size < blocks || blocks < clients || clients < 1 || runs < 1) {
       throw new IllegalArgumentException("need size >= blocks >= clients >= 1 and runs >= 1, got size "
           + size + ", " + blocks + " blocks, " + clients + " clients, " + runs + " runs");
@@ -66,6 +70,7 @@ public final class AgentBench {
     this.blocks = blocks;
     this.clients = clients;
     this.runs = runs;
+    this.maxNum = maxNum;
     this.dir = dir;
   }
 
@@ -77,7 +82,9 @@ public final class AgentBench {
     Path data = writeMapOutput(served, bounds, sums);
     NioEventLoopGroup clientGroup = new NioEventLoopGroup(2);
     try (CourierAgent sender = CourierAgent.start("bench-src", new InetSocketAddress("127.0.0.1", 0), 2);
-        CourierAgent fetcher = CourierAgent.start("bench-dst", new InetSocketAddress("127.0.0.1", 0), 2);
+        CourierAgent fetcher = CourierAgent.start("bench-dst", new InetSocketAddress("127.0.0.1", 0), 2,
+            org.coflow.courier.enforce.LinkRate.UNLIMITED, null, List.of(), maxNum,
+            org.coflow.courier.merge.CourierConfig.MIN_SIZE.defaultValue());
         DirectBaseline baseline = new DirectBaseline(clientGroup, data.toFile())) {
       List<CourierClient> courierClients = new ArrayList<>();
       try (CourierClient registrar = CourierClient.connect(clientGroup, sender.address(), "bench-src");
@@ -108,7 +115,7 @@ public final class AgentBench {
       for (CourierClient c : courierClients) {
         c.close();
       }
-      return new Result(size, blocks, clients, runs, median(courierWall), median(baseWall),
+      return new Result(size, blocks, clients, runs, maxNum, median(courierWall), median(baseWall),
           median(courierCpu), median(baseCpu));
     } finally {
       clientGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();

@@ -17,7 +17,7 @@ final class AgentBenchCommand {
   private AgentBenchCommand() {}
 
   static int run(String[] argv, PrintStream out, PrintStream err) throws UsageException, IOException {
-    Args a = Args.parse("coflow bench agent", argv, Set.of("size", "blocks", "clients", "runs"),
+    Args a = Args.parse("coflow bench agent", argv, Set.of("size", "blocks", "clients", "runs", "max-num"),
         Set.of("json", "help"));
     if (a.has("help")) {
       out.print(BenchCommand.HELP);
@@ -32,10 +32,11 @@ final class AgentBenchCommand {
     int blocks = positive(a, "blocks", "32");
     int clients = positive(a, "clients", "4");
     int runs = positive(a, "runs", "3");
+    int maxNum = positive(a, "max-num", "8");
     Path dir = Files.createTempDirectory("coflow-bench-agent");
     AgentBench.Result r;
     try {
-      r = new AgentBench(size, blocks, clients, runs, dir).run();
+      r = new AgentBench(size, blocks, clients, runs, maxNum, dir).run();
     } catch (IllegalArgumentException e) {
       throw new UsageException("coflow bench agent: " + e.getMessage());
     } catch (Exception e) {
@@ -48,7 +49,7 @@ final class AgentBenchCommand {
     }
     if (a.has("json")) {
       out.println(new Json().put("bytes", r.bytes()).put("blocks", r.blocks()).put("clients", r.clients())
-          .put("runs", r.runs()).put("courier_seconds", r.courierSeconds())
+          .put("runs", r.runs()).put("max_num", r.maxNum()).put("courier_seconds", r.courierSeconds())
           .put("baseline_seconds", r.baselineSeconds()).put("courier_gb_per_s", r.courierGbPerSecond())
           .put("baseline_gb_per_s", r.baselineGbPerSecond()).put("throughput_ratio", r.throughputRatio())
           .put("courier_cpu_seconds", r.courierCpuSeconds()).put("baseline_cpu_seconds", r.baselineCpuSeconds())
