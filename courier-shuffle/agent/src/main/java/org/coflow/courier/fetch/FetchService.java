@@ -47,6 +47,12 @@ public final class FetchService implements AutoCloseable {
   private final Map<String, Peer> peers = new LinkedHashMap<>();
   private int open;
   private int highWater;
+  private org.coflow.courier.enforce.LinkRate receive = org.coflow.courier.enforce.LinkRate.UNLIMITED;
+
+  /** Caps what this host receives (all its connections together). */
+  public synchronized void receiveCap(org.coflow.courier.enforce.LinkRate cap) {
+    this.receive = cap;
+  }
 
   public FetchService(EventLoopGroup group, String hostId, long window, int maxFrame, int maxNum, double minSize) {
     if (maxNum < 1) {
@@ -249,6 +255,7 @@ public final class FetchService implements AutoCloseable {
         }
         Conn c = new Conn();
         c.connection = conn;
+        conn.receiveCap(receive);
         p.conns.add(c);
         conn.onClose(() -> connectionClosed(p, c));
         plan();

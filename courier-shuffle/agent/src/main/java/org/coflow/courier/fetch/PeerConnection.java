@@ -49,6 +49,10 @@ public final class PeerConnection implements AutoCloseable {
   private final String localHost;
   private final String remoteHost;
   private final long window;
+  /** The host's receive cap, shared by its connections; credit is granted no faster. */
+  private volatile org.coflow.courier.enforce.LinkRate receive = org.coflow.courier.enforce.LinkRate.UNLIMITED;
+  /** Under a receive cap, the first credit of a stream (the rest is paced). */
+  private static final long CAPPED_FIRST_CREDIT = 256 << 10;
   private final Channel channel;
   private final CompletableFuture<Void> ready = new CompletableFuture<>();
   private final Map<Long, InStream> streams = new HashMap<>();
@@ -110,6 +114,11 @@ public final class PeerConnection implements AutoCloseable {
     return channel.isActive();
   }
 
+  /** Paces the credit this connection grants by {@code cap} (the host's receive link rate). */
+  public void receiveCap(org.coflow.courier.enforce.LinkRate cap) {
+    this.receive = cap;
+  }
+
   /** Runs {@code action} once the connection has closed (at once if it already has). */
   public void onClose(Runnable action) {
     channel.closeFuture().addListener(f -> action.run());
@@ -139,8 +148,10 @@ public final class PeerConnection implements AutoCloseable {
         return;
       }
       streams.put(id, new InStream(block, sink, streamWindow, autoCredit));
+      long credit = receive.limited() ? Math.min(streamWindow, CAPPED_FIRST_CREDIT) : streamWindow;
+      receive.tryTake(credit);
       channel.writeAndFlush(Frame.of(FrameType.BLOCK_REQUEST, BlockRequest.newBuilder().setStreamId(id)
-          .setCoflowId(coflowId).setBlock(block).setDstHost(localHost).setCredit(streamWindow)
+          .setCoflowId(coflowId).setBlock(block).setDstHost(localHost).setCredit(credit)
           .setPriority(priority).setRateBytesPerSec(rate).build()));
     });
     return id;
@@ -148,11 +159,20 @@ public final class PeerConnection implements AutoCloseable {
 
   /** Grants the serving agent {@code bytes} more of stream {@code id} (streams without auto credit). */
   public void grant(long id, long bytes) {
-    channel.eventLoop().execute(() -> {
-      if (streams.containsKey(id) && channel.isActive()) {
-        channel.writeAndFlush(Frame.of(FrameType.CREDIT, Credit.newBuilder().setStreamId(id).setBytes(bytes).build()));
-      }
-    });
+    channel.eventLoop().execute(() -> grantPaced(id, bytes));
+  }
+
+  /** Grants credit now, or as soon as the receive cap allows (event loop only). */
+  private void grantPaced(long id, long bytes) {
+    if (!streams.containsKey(id) || !channel.isActive()) {
+      return;
+    }
+    long wait = receive.tryTake(bytes);
+    if (wait > 0) {
+      channel.eventLoop().schedule(() -> grantPaced(id, bytes), wait, java.util.concurrent.TimeUnit.NANOSECONDS);
+      return;
+    }
+    channel.writeAndFlush(Frame.of(FrameType.CREDIT, Credit.newBuilder().setStreamId(id).setBytes(bytes).build()));
   }
 
   /**
@@ -228,9 +248,9 @@ public final class PeerConnection implements AutoCloseable {
       sink.write(data);
       received += n;
       unacknowledged += n;
-      if (autoCredit && unacknowledged >= streamWindow / 2 && received < start.getLength()) {
-        channel.writeAndFlush(Frame.of(FrameType.CREDIT, Credit.newBuilder().setStreamId(c.getStreamId())
-            .setBytes(unacknowledged).build()));
+      long threshold = receive.limited() ? Math.min(streamWindow, CAPPED_FIRST_CREDIT) / 2 : streamWindow / 2;
+      if (autoCredit && unacknowledged >= threshold && received < start.getLength()) {
+        grantPaced(c.getStreamId(), unacknowledged);
         unacknowledged = 0;
       }
     }

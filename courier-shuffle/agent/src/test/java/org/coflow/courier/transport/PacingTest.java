@@ -66,6 +66,35 @@ class PacingTest {
     }
   }
 
+  @Test
+  void aReceiveCapHoldsWhateverTheSenderCouldDo(@TempDir Path tmp) throws Exception {
+    NioEventLoopGroup group = new NioEventLoopGroup(1);
+    double cap = 8 << 20;
+    try (CourierAgent sender = CourierAgent.start("exec-1", new InetSocketAddress("127.0.0.1", 0), 1);
+        CourierAgent fetcher = CourierAgent.start("exec-0", new InetSocketAddress("127.0.0.1", 0), 1,
+            new org.coflow.courier.enforce.LinkRate(cap, 64 << 10))) {
+      Path dir = Files.createDirectories(tmp.resolve("blockmgr")).toRealPath();
+      byte[][] parts = ShuffleFiles.writeSparkMapOutput(new Random(1), List.of(dir), 0, 0, new int[] {SIZE}, true);
+      Path out = Files.createDirectories(tmp.resolve("out")).toRealPath();
+      try (CourierClient registrar = CourierClient.connect(group, sender.address(), "exec-1");
+          CourierClient client = CourierClient.connect(group, fetcher.address(), "exec-0")) {
+        registrar.register(RegisterSpark.newBuilder().setAppId("app").setExecId("1").addLocalDirs(dir.toString())
+            .setSubDirsPerLocalDir(64).setChecksumAlgorithm("ADLER32").build()).get(10, TimeUnit.SECONDS);
+        client.register(RegisterSpark.newBuilder().setAppId("app").setExecId("0").addLocalDirs(out.toString())
+            .setSubDirsPerLocalDir(64).build()).get(10, TimeUnit.SECONDS);
+        long t0 = System.nanoTime();
+        assertEquals(SIZE, client.fetch("c", List.of(block(sender, 0).toBuilder()
+            .setTargetFile(out.resolve("b").toString()).build()), d -> {}, 1 << 20).get(0).get(30, TimeUnit.SECONDS));
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        assertTrue(seconds >= (SIZE - (256 << 10) - (64 << 10)) / cap * 0.95, "received " + SIZE
+            + " bytes in " + seconds + " s under a receive cap of " + cap + " B/s");
+        org.junit.jupiter.api.Assertions.assertArrayEquals(parts[0], Files.readAllBytes(out.resolve("b")));
+      }
+    } finally {
+      group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+  }
+
   private static RemoteBlock block(CourierAgent sender, int shuffle) {
     return RemoteBlock.newBuilder().setHostId("exec-1").setAgentAddress("127.0.0.1:" + sender.address().getPort())
         .setSize(SIZE).setBlock(BlockRef.newBuilder().setBlockSet("spark/app/1").setBlock("shuffle_" + shuffle + "_0_0"))
