@@ -132,6 +132,8 @@ public final class FetchService implements AutoCloseable {
     final ArrayDeque<Pending> waiting = new ArrayDeque<>();
     long outstanding;
     int opening;
+    /** Open connections when the paced rates were last divided among them. */
+    int dividedOver = 1;
     /** Blocks waiting or running, per coflow. */
     final Map<String, Integer> coflows = new HashMap<>();
 
@@ -213,6 +215,32 @@ public final class FetchService implements AutoCloseable {
         openConnection(p);
       }
       dispatch(p);
+      redivide(p);
+    }
+  }
+
+  /**
+   * Paced rates are per host pair (the master's flow); when the connections carrying a pair change
+   * in number, each connection's share is sent again.
+   */
+  private void redivide(Peer p) {
+    int n = 0;
+    for (Conn c : p.conns) {
+      if (!c.draining) {
+        n++;
+      }
+    }
+    if (n == 0 || n == p.dividedOver) {
+      return;
+    }
+    p.dividedOver = n;
+    for (Map.Entry<String, double[]> e : schedules.entrySet()) {
+      int cut = e.getKey().indexOf('\u0000');
+      if (e.getValue()[1] > 0 && e.getKey().substring(cut + 1).equals(p.host)) {
+        for (Conn c : p.conns) {
+          c.connection.prioritize(e.getKey().substring(0, cut), (int) e.getValue()[0], e.getValue()[1] / n);
+        }
+      }
     }
   }
 
