@@ -1,21 +1,25 @@
 package org.coflow.bench.load;
 
-import java.nio.file.Path;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
- * How to start another JVM like this one (the benchmark's simulated agents): this JVM's
- * {@code java} and class path. These are facts about the running process, not configuration.
+ * How to start another JVM like this one (the benchmark's simulated agents): this process's
+ * {@code java} executable and class path, as the runtime reports them. Facts about the running
+ * process, not configuration.
  */
 final class JavaCommand {
   private JavaCommand() {}
 
   /** {@code java -cp <this class path> <extra...>}. */
   static List<String> of(String... extra) {
-    List<String> cmd = new java.util.ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    String java = ProcessHandle.current().info().command()
+        .orElseThrow(() -> new IllegalStateException("cannot tell which java runs this process"));
+    List<String> cmd = new ArrayList<>();
+    cmd.add(java);
     cmd.add("-cp");
-    cmd.add(System.getProperty("java.class.path"));
+    cmd.add(ManagementFactory.getRuntimeMXBean().getClassPath());
     cmd.addAll(List.of(extra));
     return cmd;
   }
