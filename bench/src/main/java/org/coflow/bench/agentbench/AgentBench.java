@@ -51,6 +51,9 @@ public final class AgentBench {
     }
   }
 
+  /** Rounds of both paths before measuring: enough for the JIT to settle (seen with perf). */
+  static final int WARMUP_RUNS = 3;
+
   private final long size;
   private final int blocks;
   private final int clients;
@@ -102,8 +105,11 @@ public final class AgentBench {
       double[] courierCpu = new double[runs];
       double[] baseWall = new double[runs];
       double[] baseCpu = new double[runs];
-      courier(courierClients, sender, fetched, bounds); // warm-up
-      direct(clientGroup, baseline, fetched, bounds, sums);
+      // Warm-up: the JIT compiles both paths (its threads otherwise count as either path's CPU).
+      for (int w = 0; w < WARMUP_RUNS; w++) {
+        courier(courierClients, sender, fetched, bounds);
+        direct(clientGroup, baseline, fetched, bounds, sums);
+      }
       for (int r = 0; r < runs; r++) {
         double[] c = measure(() -> courier(courierClients, sender, fetched, bounds));
         double[] b = measure(() -> direct(clientGroup, baseline, fetched, bounds, sums));
