@@ -50,10 +50,6 @@ final class LatencyWindow {
     size = 0;
   }
 
-  synchronized int size() {
-    return size;
-  }
-
   /** Appends this histogram in the Prometheus text format, in seconds. */
   synchronized void appendPrometheus(StringBuilder out, String name, String help) {
     out.append("# HELP ").append(name).append(' ').append(help).append('\n');

@@ -46,7 +46,6 @@ import org.coflow.courier.protocol.ProtocolException;
  */
 public final class CourierClient implements AutoCloseable {
   private final Channel channel;
-  private final CompletableFuture<Void> ready = new CompletableFuture<>();
   private final ArrayDeque<CompletableFuture<String>> registrations = new ArrayDeque<>();
   private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
   private final AtomicLong nextRequest = new AtomicLong(1);
@@ -149,7 +148,6 @@ public final class CourierClient implements AutoCloseable {
   private void read(Frame f) {
     switch (f.type()) {
       case HELLO_ACK:
-        ready.complete(null);
         return;
       case REGISTERED:
         poll().complete(((Registered) f.header()).getBlockSet());
@@ -206,7 +204,6 @@ public final class CourierClient implements AutoCloseable {
 
   private void failAll(ErrorCode code, String message) {
     ProtocolException e = new ProtocolException(code, message);
-    ready.completeExceptionally(e);
     synchronized (this) {
       for (CompletableFuture<String> r : registrations) {
         r.completeExceptionally(e);
@@ -217,11 +214,6 @@ public final class CourierClient implements AutoCloseable {
       p.done.completeExceptionally(e);
     }
     pending.clear();
-  }
-
-  /** Completes when the agent accepted the handshake. */
-  public CompletableFuture<Void> ready() {
-    return ready;
   }
 
   @Override

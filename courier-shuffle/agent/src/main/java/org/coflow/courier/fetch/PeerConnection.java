@@ -106,10 +106,6 @@ public final class PeerConnection implements AutoCloseable {
     return result;
   }
 
-  public String remoteHost() {
-    return remoteHost;
-  }
-
   public boolean isOpen() {
     return channel.isActive();
   }

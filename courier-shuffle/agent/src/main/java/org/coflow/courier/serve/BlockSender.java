@@ -329,9 +329,4 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
     }
     ctx.fireChannelWritabilityChanged();
   }
-
-  /** Streams still being sent (tests, metrics). */
-  public int openStreams() {
-    return streams.size();
-  }
 }
