@@ -4,9 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.BufferedReader;
-import java.io.ByteArrayOutputStream;
 import java.io.InputStreamReader;
-import java.io.PrintStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -17,27 +15,19 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code bin/coflow agent} as users call it. */
-class AgentCommandTest {
-  final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  final ByteArrayOutputStream err = new ByteArrayOutputStream();
-
-  int run(String... args) {
-    return Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8));
-  }
-
+class AgentCommandTest extends CliHarness {
   @Test
   void helpAndBadOptions(@TempDir Path dir) {
     assertEquals(0, run("agent", "--help"));
-    assertTrue(out.toString(StandardCharsets.UTF_8).contains("--link-rate"));
+    assertTrue(out().contains("--link-rate"));
     assertEquals(2, run("agent", "--port", "0"));
-    assertTrue(err.toString(StandardCharsets.UTF_8).contains("--host-id is required"));
+    assertTrue(err().contains("--host-id is required"));
     err.reset();
     assertEquals(2, run("agent", "--host-id", "h1", "--port", "0", "--dirs", dir.resolve("nope").toString()));
-    assertTrue(err.toString(StandardCharsets.UTF_8).contains("nope"), err.toString(StandardCharsets.UTF_8));
+    assertTrue(err().contains("nope"), err());
     err.reset();
     assertEquals(2, run("agent", "--host-id", "h1", "--link-rate", "fast"));
-    assertTrue(err.toString(StandardCharsets.UTF_8).contains("fast"), err.toString(StandardCharsets.UTF_8));
+    assertTrue(err().contains("fast"), err());
   }
 
   @Test

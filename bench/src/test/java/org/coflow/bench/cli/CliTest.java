@@ -3,9 +3,6 @@ package org.coflow.bench.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -14,23 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code bin/coflow sim} as users call it (the launcher only adds the class path). */
-class CliTest {
-  final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  final ByteArrayOutputStream err = new ByteArrayOutputStream();
-
-  int run(String... args) {
-    return Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8));
-  }
-
-  String out() {
-    return out.toString(StandardCharsets.UTF_8);
-  }
-
-  String err() {
-    return err.toString(StandardCharsets.UTF_8);
-  }
-
+class CliTest extends CliHarness {
   static final String TRACE = "data/coflow-benchmark/FB2010-1Hr-150-0.txt";
 
   @Test

@@ -4,9 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.BufferedReader;
-import java.io.ByteArrayOutputStream;
 import java.io.InputStreamReader;
-import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -22,32 +20,24 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code bin/coflow master} and {@code bin/coflow bench master} as users call them. */
-class MasterCommandTest {
-  final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  final ByteArrayOutputStream err = new ByteArrayOutputStream();
-
-  int run(String... args) {
-    return Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8));
-  }
-
+class MasterCommandTest extends CliHarness {
   @Test
   void helpAndBadOptions(@TempDir Path dir) throws Exception {
     assertEquals(0, run("master", "--help"));
-    assertTrue(out.toString(StandardCharsets.UTF_8).contains("--http-port"));
+    assertTrue(out().contains("--http-port"));
     assertEquals(2, run("master", "--policy", "fastest"));
-    assertTrue(err.toString(StandardCharsets.UTF_8).contains("fastest"), err.toString(StandardCharsets.UTF_8));
+    assertTrue(err().contains("fastest"), err());
     Path conf = dir.resolve("master.properties");
     Files.writeString(conf, "coflow.master.sesionTimeout=5s\n");
     err.reset();
     assertEquals(2, run("master", "--config", conf.toString()));
-    assertTrue(err.toString(StandardCharsets.UTF_8).contains("coflow.master.sesionTimeout"));
+    assertTrue(err().contains("coflow.master.sesionTimeout"));
     err.reset();
     assertEquals(2, run("master", "--config", dir.resolve("missing.properties").toString()));
-    assertTrue(err.toString(StandardCharsets.UTF_8).contains("missing.properties"));
+    assertTrue(err().contains("missing.properties"));
     err.reset();
     assertEquals(2, run("bench", "master", "--agents", "two"));
-    assertTrue(err.toString(StandardCharsets.UTF_8).contains("'two'"));
+    assertTrue(err().contains("'two'"));
   }
 
   @Test
@@ -90,7 +80,7 @@ class MasterCommandTest {
   void loadGeneratorReportsTheDocumentedFields() {
     assertEquals(0, run("bench", "master", "--agents", "3", "--flows", "300", "--seconds", "1",
         "--interval", "50", "--json"));
-    String line = out.toString(StandardCharsets.UTF_8).trim();
+    String line = out().trim();
     for (String field : new String[] {"\"flows\":300", "\"agents\":3", "\"decision_p50_ms\":",
         "\"decision_p99_ms\":", "\"round_p99_ms\":", "\"kept_up\":", "\"interval_ms\":50"}) {
       assertTrue(line.contains(field), "missing " + field + " in " + line);

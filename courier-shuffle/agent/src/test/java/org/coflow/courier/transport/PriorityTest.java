@@ -9,9 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.coflow.api.proto.courier.v1.BlockRef;
 import org.coflow.api.proto.courier.v1.RegisterSpark;
 import org.coflow.api.proto.courier.v1.RemoteBlock;
@@ -19,6 +17,7 @@ import org.coflow.courier.CourierAgent;
 import org.coflow.courier.enforce.LinkRate;
 import org.coflow.courier.fetch.CourierClient;
 import org.coflow.courier.testing.LeakCheck;
+import org.coflow.courier.testing.Race;
 import org.coflow.courier.testing.ShuffleFiles;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -49,16 +48,8 @@ class PriorityTest {
             .get(10, TimeUnit.SECONDS);
         fetcher.setPriority("low", lowPriority);
         fetcher.setPriority("high", highPriority);
-        AtomicLong lowBytes = new AtomicLong();
-        CompletableFuture<Long> low = client.fetch("low", List.of(block(sender, 0)),
-            d -> lowBytes.addAndGet(d.readableBytes()), 256 << 10).get(0);
-        CompletableFuture<Long> high = client.fetch("high", List.of(block(sender, 1)), d -> {}, 256 << 10).get(0);
-        long[] atHigh = {-1};
-        high.thenRun(() -> atHigh[0] = lowBytes.get());
-        assertEquals(SIZE, high.get(30, TimeUnit.SECONDS));
-        assertEquals(SIZE, low.get(30, TimeUnit.SECONDS));
-        Thread.sleep(50);
-        return atHigh[0];
+        return Race.firstBytesWhenSecondDone(client, "low", block(sender, 0), "high", block(sender, 1),
+            SIZE, 256 << 10);
       }
     } finally {
       group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
