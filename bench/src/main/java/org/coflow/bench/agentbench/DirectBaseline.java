@@ -27,7 +27,7 @@ import java.util.zip.Adler32;
  * The benchmark's baseline: what a shuffle fetch costs without Courier. A plain Netty server sends
  * a requested file range zero-copy ({@link DefaultFileRegion}) on the client's own connection;
  * the client writes the bytes into its file and checks them with the same checksum (ADLER32)
- * Courier verifies. One connection per client, no agents in between.
+ * Courier verifies. One connection per client, reused for its blocks; no agents in between.
  */
 final class DirectBaseline implements AutoCloseable {
   private final Channel server;
@@ -56,60 +56,103 @@ final class DirectBaseline implements AutoCloseable {
     return (InetSocketAddress) server.localAddress();
   }
 
-  /** Fetches {@code [offset, offset+length)} into {@code target} over a new connection; verifies. */
-  static CompletableFuture<Long> fetch(EventLoopGroup group, InetSocketAddress server, long offset, long length,
-      long expectedAdler, Path target) {
-    CompletableFuture<Long> done = new CompletableFuture<>();
+  /**
+   * Opens one client connection; its {@link Client#fetch} calls run one after another on it, as a
+   * stock shuffle client reuses its connection to a server.
+   */
+  static CompletableFuture<Client> connect(EventLoopGroup group, InetSocketAddress server) {
+    Client client = new Client();
+    CompletableFuture<Client> ready = new CompletableFuture<>();
     new Bootstrap().group(group).channel(NioSocketChannel.class).option(ChannelOption.TCP_NODELAY, true)
         .handler(new ChannelInitializer<SocketChannel>() {
           @Override
-          protected void initChannel(SocketChannel ch) throws IOException {
-            FileChannel out = FileChannel.open(target, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING);
-            Adler32 sum = new Adler32();
-            ch.pipeline().addLast(new SimpleChannelInboundHandler<ByteBuf>() {
-              long received;
-
-              @Override
-              public void channelActive(ChannelHandlerContext ctx) {
-                ctx.writeAndFlush(ctx.alloc().buffer(16).writeLong(offset).writeLong(length));
-              }
-
-              @Override
-              protected void channelRead0(ChannelHandlerContext ctx, ByteBuf buf) throws IOException {
-                int n = buf.readableBytes();
-                if (buf.hasArray()) {
-                  sum.update(buf.array(), buf.arrayOffset() + buf.readerIndex(), n);
-                } else {
-                  sum.update(buf.nioBuffer());
-                }
-                while (buf.isReadable()) {
-                  received += buf.readBytes(out, received, buf.readableBytes());
-                }
-                if (received == length) {
-                  out.close();
-                  ctx.close();
-                  if (sum.getValue() == expectedAdler) {
-                    done.complete(length);
-                  } else {
-                    done.completeExceptionally(new IOException("baseline: checksum mismatch"));
-                  }
-                }
-              }
-
-              @Override
-              public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-                done.completeExceptionally(cause);
-                ctx.close();
-              }
-            });
+          protected void initChannel(SocketChannel ch) {
+            ch.pipeline().addLast(client);
           }
         }).connect(server).addListener(f -> {
-          if (!f.isSuccess()) {
-            done.completeExceptionally(f.cause());
+          if (f.isSuccess()) {
+            ready.complete(client);
+          } else {
+            ready.completeExceptionally(f.cause());
           }
         });
-    return done;
+    return ready;
+  }
+
+  /** One client connection: receives the requested range, writes it into its file, verifies it. */
+  static final class Client extends SimpleChannelInboundHandler<ByteBuf> implements AutoCloseable {
+    private ChannelHandlerContext ctx;
+    private FileChannel out;
+    private Adler32 sum;
+    private long length;
+    private long expected;
+    private long received;
+    private CompletableFuture<Long> done;
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+      this.ctx = ctx;
+    }
+
+    /** Fetches {@code [offset, offset+length)} into {@code target}; one fetch at a time. */
+    CompletableFuture<Long> fetch(long offset, long length, long expectedAdler, Path target) {
+      CompletableFuture<Long> result = new CompletableFuture<>();
+      ctx.executor().execute(() -> {
+        try {
+          out = FileChannel.open(target, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+              StandardOpenOption.TRUNCATE_EXISTING);
+        } catch (IOException e) {
+          result.completeExceptionally(e);
+          return;
+        }
+        this.sum = new Adler32();
+        this.length = length;
+        this.expected = expectedAdler;
+        this.received = 0;
+        this.done = result;
+        ctx.writeAndFlush(ctx.alloc().buffer(16).writeLong(offset).writeLong(length));
+      });
+      return result;
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, ByteBuf buf) throws IOException {
+      int n = buf.readableBytes();
+      if (done == null || received + n > length) {
+        throw new IOException("baseline: " + n + " unexpected bytes");
+      }
+      if (buf.hasArray()) {
+        sum.update(buf.array(), buf.arrayOffset() + buf.readerIndex(), n);
+      } else {
+        sum.update(buf.nioBuffer());
+      }
+      while (buf.isReadable()) {
+        received += buf.readBytes(out, received, buf.readableBytes());
+      }
+      if (received == length) {
+        out.close();
+        CompletableFuture<Long> d = done;
+        done = null;
+        if (sum.getValue() == expected) {
+          d.complete(length);
+        } else {
+          d.completeExceptionally(new IOException("baseline: checksum mismatch"));
+        }
+      }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      if (done != null) {
+        done.completeExceptionally(cause);
+      }
+      ctx.close();
+    }
+
+    @Override
+    public void close() {
+      ctx.close().syncUninterruptibly();
+    }
   }
 
   @Override
