@@ -424,6 +424,7 @@ public final class FetchService implements AutoCloseable {
     private final Peer peer;
     private final String coflow;
     private final String src;
+    private final String key;
 
     Tracked(BlockSink sink, Pending self, Peer peer) {
       this.sink = sink;
@@ -431,6 +432,7 @@ public final class FetchService implements AutoCloseable {
       this.peer = peer;
       this.coflow = self.coflow;
       this.src = self.block.getHostId();
+      this.key = FlowTracker.key(coflow, src);
     }
 
     @Override
@@ -443,7 +445,7 @@ public final class FetchService implements AutoCloseable {
 
     @Override
     public void write(ByteBuf data) throws IOException {
-      flows.received(coflow, src, data.readableBytes());
+      flows.received(key, data.readableBytes());
       sink.write(data);
     }
 

@@ -2,6 +2,7 @@ package org.coflow.courier.fetch;
 
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,7 +16,6 @@ public final class FileSink implements BlockSink {
   private final Path target;
   private final CompletableFuture<Path> done = new CompletableFuture<>();
   private FileChannel channel;
-  private long written;
 
   public FileSink(Path target) {
     this.target = target;
@@ -32,11 +32,19 @@ public final class FileSink implements BlockSink {
         StandardOpenOption.WRITE);
   }
 
+  /**
+   * Appends the chunk. A chunk that spans socket reads arrives as several buffers: one gathering
+   * write for all of them at the file's position, not one positional write each.
+   */
   @Override
   public void write(ByteBuf data) throws IOException {
-    while (data.isReadable()) {
-      written += data.readBytes(channel, written, data.readableBytes());
+    ByteBuffer[] parts = data.nioBuffers();
+    long left = data.readableBytes();
+    while (left > 0) {
+      long n = channel.write(parts);
+      left -= n;
     }
+    data.skipBytes(data.readableBytes());
   }
 
   @Override

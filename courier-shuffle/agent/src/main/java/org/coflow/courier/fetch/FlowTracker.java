@@ -42,7 +42,7 @@ public final class FlowTracker {
   }
 
   private Flow flow(String coflow, String src) {
-    return flows.computeIfAbsent(coflow + '\u0000' + src, k -> {
+    return flows.computeIfAbsent(key(coflow, src), k -> {
       Flow f = new Flow(nextId++, coflow, src);
       byId.put(f.id, f);
       return f;
@@ -63,15 +63,21 @@ public final class FlowTracker {
 
   /** The serving agent announced a block of unknown size. */
   public synchronized void learned(String coflow, String src, long length) {
-    Flow f = flows.get(coflow + '\u0000' + src);
+    Flow f = flows.get(key(coflow, src));
     if (f != null && !f.sizesKnown) {
       f.expected += length;
       f.changed = true;
     }
   }
 
-  public synchronized void received(String coflow, String src, long bytes) {
-    Flow f = flows.get(coflow + '\u0000' + src);
+  /** The key of the flow of {@code coflow} from {@code src}, for {@link #received}. */
+  public static String key(String coflow, String src) {
+    return coflow + '\u0000' + src;
+  }
+
+  /** Bytes of the flow {@link #key keyed} {@code key} arrived (per chunk: the key is made once). */
+  public synchronized void received(String key, long bytes) {
+    Flow f = flows.get(key);
     if (f != null) {
       f.received += bytes;
       f.changed = true;
@@ -80,7 +86,7 @@ public final class FlowTracker {
 
   /** A block ended (delivered or failed). */
   public synchronized void ended(String coflow, String src) {
-    Flow f = flows.get(coflow + '\u0000' + src);
+    Flow f = flows.get(key(coflow, src));
     if (f != null) {
       f.open--;
       f.changed = true;

@@ -3,11 +3,9 @@ package org.coflow.courier.protocol;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.MessageLite;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufInputStream;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.codec.TooLongFrameException;
-import java.io.IOException;
 import org.coflow.api.proto.courier.v1.ErrorCode;
 
 /**
@@ -62,14 +60,14 @@ public final class FrameDecoder extends LengthFieldBasedFrameDecoder {
           + headerLength + " outside the frame's " + frame.readableBytes() + " remaining bytes");
     }
     MessageLite header;
-    try (ByteBufInputStream in = new ByteBufInputStream(frame.readSlice(headerLength))) {
-      header = type.parser().parseFrom(in);
+    try {
+      // Parsed in place (a stream parser would allocate a 4 KiB buffer for every chunk's header).
+      header = type.parser().parseFrom(frame.nioBuffer(frame.readerIndex(), headerLength));
     } catch (InvalidProtocolBufferException e) {
       throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL,
           type + " frame: malformed header (" + e.getMessage() + ")");
-    } catch (IOException e) {
-      throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL, type + " frame: " + e.getMessage());
     }
+    frame.skipBytes(headerLength);
     if (!frame.isReadable()) {
       return Frame.of(type, header);
     }

@@ -1,7 +1,7 @@
 package org.coflow.courier.serve;
 
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelFuture;
 import io.netty.channel.SimpleChannelInboundHandler;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -62,7 +62,7 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
   }
 
   /** One block being sent. */
-  private static final class OutStream {
+  private final class OutStream {
     final long id;
     final String coflow;
     final BlockSegment segment;
@@ -73,19 +73,21 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
     boolean cancelled;
     /** Open from the first chunk until the last one was written. */
     FileChannel file;
-    ChannelFuture lastWrite;
 
-    /** Closes the file once everything written from it has left (or failed). */
+    /**
+     * Closes the file once everything written from it has left (or failed): chunks are written
+     * without promises, so an empty write queued behind them tells when (writes complete in order).
+     */
     void closeFile() {
       FileChannel f = file;
       file = null;
       if (f == null) {
         return;
       }
-      if (lastWrite == null) {
-        closeQuietly(f);
+      if (!ctx.channel().isActive()) {
+        closeQuietly(f); // a closed channel failed its pending writes already
       } else {
-        lastWrite.addListener(done -> closeQuietly(f));
+        ctx.write(Unpooled.EMPTY_BUFFER).addListener(done -> closeQuietly(f));
       }
     }
 
@@ -307,9 +309,8 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
           continue;
         }
       }
-      s.lastWrite = ctx.write(Frame.withFile(FrameType.CHUNK,
-          Chunk.newBuilder().setStreamId(s.id).setOffset(s.sent).build(),
-          new SegmentRegion(s.file, s.segment.offset() + s.sent, n)));
+      ctx.write(Frame.withFile(FrameType.CHUNK, Chunk.newBuilder().setStreamId(s.id).setOffset(s.sent).build(),
+          new SegmentRegion(s.file, s.segment.offset() + s.sent, n)), ctx.voidPromise());
       s.sent += n;
       s.credit -= n;
       enqueue(s);
