@@ -34,6 +34,7 @@ public final class CourierAgent implements AutoCloseable {
   private final FetchService fetcher;
   private final AgentServer server;
   private MasterClient masterClient;
+  private boolean closed;
   private java.util.concurrent.ScheduledFuture<?> reporter;
   /** How often flows are handed to the master client (which sends them every master interval). */
   static final long REPORT_MILLIS = 20;
@@ -107,6 +108,11 @@ public final class CourierAgent implements AutoCloseable {
       group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
       throw e;
     }
+  }
+
+  /** Bytes this agent fetched from other hosts' agents since it started (agent-to-agent traffic). */
+  public long bytesFetchedFromPeers() {
+    return fetcher.bytesReceived();
   }
 
   private void connectMaster(String target, LinkRate link) {
@@ -193,6 +199,12 @@ public final class CourierAgent implements AutoCloseable {
 
   @Override
   public void close() {
+    synchronized (this) {
+      if (closed) {
+        return; // idempotent: an owner may close on failure paths more than once
+      }
+      closed = true;
+    }
     if (reporter != null) {
       reporter.cancel(false);
     }

@@ -55,13 +55,20 @@ public final class CourierClient implements AutoCloseable {
     void accept(ByteBuf data);
   }
 
+  /** Receives streamed blocks' bytes, each block's in order, with the block's index in its request. */
+  public interface BlockConsumer {
+    void accept(int block, ByteBuf data);
+  }
+
   private static final class Pending {
     final CompletableFuture<Long> done = new CompletableFuture<>();
-    final ByteConsumer consumer;
+    final int index;
+    final BlockConsumer consumer;
     final long window;
     long unacknowledged;
 
-    Pending(ByteConsumer consumer, long window) {
+    Pending(int index, BlockConsumer consumer, long window) {
+      this.index = index;
       this.consumer = consumer;
       this.window = window;
     }
@@ -133,15 +140,36 @@ public final class CourierClient implements AutoCloseable {
    */
   public List<CompletableFuture<Long>> fetch(String coflowId, List<RemoteBlock> blocks, ByteConsumer consumer,
       long window) {
+    return fetchBlocks(coflowId, blocks, (i, data) -> consumer.accept(data), window);
+  }
+
+  /**
+   * Like {@link #fetch}, telling the consumer which block (its index in {@code blocks}) each
+   * streamed piece belongs to. The consumer runs on the connection's thread and must not block.
+   */
+  public List<CompletableFuture<Long>> fetchBlocks(String coflowId, List<RemoteBlock> blocks, BlockConsumer consumer,
+      long window) {
     long request = nextRequest.getAndIncrement();
     List<CompletableFuture<Long>> out = new ArrayList<>();
     for (int i = 0; i < blocks.size(); i++) {
-      Pending p = new Pending(consumer, window);
+      Pending p = new Pending(i, consumer, window);
       pending.put(request << 20 | i, p);
       out.add(p.done);
     }
     channel.writeAndFlush(Frame.of(FrameType.FETCH_REQUEST, FetchRequest.newBuilder().setRequestId(request)
-        .setCoflowId(coflowId).addAllBlocks(blocks).setWindow(window).build()));
+        .setCoflowId(coflowId).addAllBlocks(blocks).setWindow(window).build())).addListener(f -> {
+          if (!f.isSuccess()) {
+            // The agent is gone (or the request could not be sent): these blocks will not come.
+            ProtocolException e = new ProtocolException(ErrorCode.ERROR_CODE_UNREACHABLE,
+                "sending the fetch request to the local agent failed: " + f.cause());
+            for (int i = 0; i < blocks.size(); i++) {
+              Pending p = pending.remove(request << 20 | i);
+              if (p != null) {
+                p.done.completeExceptionally(e);
+              }
+            }
+          }
+        });
     return out;
   }
 
@@ -163,7 +191,7 @@ public final class CourierClient implements AutoCloseable {
         Pending p = pending.get(c.getStreamId());
         if (p != null) {
           int n = ((ByteBuf) f.body()).readableBytes();
-          p.consumer.accept((ByteBuf) f.body());
+          p.consumer.accept(p.index, (ByteBuf) f.body());
           p.unacknowledged += n;
           if (p.unacknowledged >= p.window / 2) {
             channel.writeAndFlush(Frame.of(FrameType.CREDIT, Credit.newBuilder().setStreamId(c.getStreamId())
@@ -214,6 +242,11 @@ public final class CourierClient implements AutoCloseable {
       p.done.completeExceptionally(e);
     }
     pending.clear();
+  }
+
+  /** Whether the connection to the agent is still up. */
+  public boolean isOpen() {
+    return channel.isActive();
   }
 
   @Override

@@ -33,6 +33,7 @@ import org.coflow.courier.merge.SelectAndSplit;
  * spent. Thread-safe.
  */
 public final class FetchService implements AutoCloseable {
+  private final java.util.concurrent.atomic.LongAdder received = new java.util.concurrent.atomic.LongAdder();
   private final EventLoopGroup group;
   private final String hostId;
   private final long window;
@@ -417,6 +418,11 @@ public final class FetchService implements AutoCloseable {
     return p == null ? 0 : p.conns.size() + p.opening;
   }
 
+  /** Bytes that arrived from other hosts' agents since the start. */
+  public long bytesReceived() {
+    return received.sum();
+  }
+
   /** Counts a block's bytes into its flow and its end into the plan, then passes it on. */
   private final class Tracked implements BlockSink {
     private final BlockSink sink;
@@ -445,6 +451,7 @@ public final class FetchService implements AutoCloseable {
 
     @Override
     public void write(ByteBuf data) throws IOException {
+      received.add(data.readableBytes());
       flows.received(key, data.readableBytes());
       sink.write(data);
     }

@@ -1,0 +1,350 @@
+package org.apache.spark.shuffle.courier;
+
+import io.netty.buffer.ByteBuf;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.apache.spark.TaskContext;
+import org.apache.spark.shuffle.FetchFailedException;
+import org.apache.spark.shuffle.ShuffleReadMetricsReporter;
+import org.apache.spark.storage.BlockManager;
+import org.apache.spark.storage.BlockManagerId;
+import org.apache.spark.storage.ShuffleBlockId;
+import org.coflow.api.proto.courier.v1.BlockRef;
+import org.coflow.api.proto.courier.v1.RemoteBlock;
+
+/**
+ * The blocks of one reduce task, in the order they become readable: local blocks straight from
+ * this executor's files, remote ones through the local agent, which fetches them from the remote
+ * executors' agents over the unified connections. At most {@code maxBytesInFlight} of remote blocks
+ * are requested and not yet read; blocks above {@code maxBlockInMemory} land in a file in the
+ * executor's local directories. A block that fails or shows no progress for {@code timeoutMillis}
+ * becomes Spark's {@link FetchFailedException}, so Spark reruns the map stage as with its own fetch.
+ */
+final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched> {
+  /** A block to read: from another executor's agent, or (no agent) from this executor's files. */
+  static final class Remote {
+    final BlockManagerId location;
+    final ShuffleBlockId block;
+    final long size;
+    final int mapIndex;
+    final AgentDirectory.AgentInfo agent;
+
+    Remote(BlockManagerId location, ShuffleBlockId block, long size, int mapIndex, AgentDirectory.AgentInfo agent) {
+      this.location = location;
+      this.block = block;
+      this.size = size;
+      this.mapIndex = mapIndex;
+      this.agent = agent;
+    }
+  }
+
+  /** A readable block. */
+  static final class Fetched {
+    final ShuffleBlockId block;
+    final InputStream data;
+
+    Fetched(ShuffleBlockId block, InputStream data) {
+      this.block = block;
+      this.data = data;
+    }
+  }
+
+  /** What arrived of one remote block: in memory (chunks) or in a file. */
+  private static final class Arrival {
+    final Remote remote;
+    final Path file;
+    final List<byte[]> chunks = new ArrayList<>();
+    long bytes;
+    Throwable failure;
+
+    Arrival(Remote remote, Path file) {
+      this.remote = remote;
+      this.file = file;
+    }
+  }
+
+  private final ExecutorAgent agent;
+  private final String coflowId;
+  private final BlockManager blockManager;
+  private final ShuffleReadMetricsReporter metrics;
+  private final int shuffleId;
+  private final long maxBytesInFlight;
+  private final long maxBlockInMemory;
+  private final long timeoutMillis;
+  private final List<Remote> remote;
+  private final List<Remote> local;
+  private final LinkedBlockingQueue<Arrival> done = new LinkedBlockingQueue<>();
+  private final List<Arrival> open = new ArrayList<>();
+  private int nextRemote;
+  private int nextLocal;
+  private int delivered;
+  private long inFlight;
+  /** The size of the block handed out last, released when the next one is asked for. */
+  private long lastRemoteSize;
+  private volatile boolean closed;
+
+  CourierBlockFetcher(ExecutorAgent agent, String coflowId, BlockManager blockManager, TaskContext context,
+      ShuffleReadMetricsReporter metrics, int shuffleId, List<Remote> remote, List<Remote> local,
+      long maxBytesInFlight, long maxBlockInMemory, long timeoutMillis) {
+    this.agent = agent;
+    this.coflowId = coflowId;
+    this.blockManager = blockManager;
+    this.metrics = metrics;
+    this.shuffleId = shuffleId;
+    this.remote = remote;
+    this.local = local;
+    this.maxBytesInFlight = maxBytesInFlight;
+    this.maxBlockInMemory = maxBlockInMemory;
+    this.timeoutMillis = timeoutMillis;
+    context.addTaskCompletionListener((org.apache.spark.util.TaskCompletionListener) c -> close());
+    request();
+  }
+
+  /** Sends the next requests while they fit in the in-flight budget (a lone big block always goes). */
+  private void request() {
+    List<Remote> batch = new ArrayList<>();
+    while (nextRemote < remote.size()) {
+      Remote r = remote.get(nextRemote);
+      if (inFlight > 0 && inFlight + r.size > maxBytesInFlight) {
+        break;
+      }
+      inFlight += r.size;
+      batch.add(r);
+      nextRemote++;
+    }
+    if (batch.isEmpty()) {
+      return;
+    }
+    List<RemoteBlock> blocks = new ArrayList<>();
+    List<Arrival> arrivals = new ArrayList<>();
+    for (Remote r : batch) {
+      Path file = r.size > maxBlockInMemory
+          ? new File(agent.localDirs.get(0), "courier-fetch-" + UUID.randomUUID()).toPath() : null;
+      Arrival a = new Arrival(r, file);
+      arrivals.add(a);
+      RemoteBlock.Builder b = RemoteBlock.newBuilder().setHostId(r.agent.hostId).setAgentAddress(r.agent.address)
+          .setSize(r.size).setBlock(BlockRef.newBuilder()
+              .setBlockSet("spark/" + agent.appId + "/" + r.location.executorId()).setBlock(r.block.name()));
+      if (file != null) {
+        b.setTargetFile(file.toString());
+      }
+      blocks.add(b.build());
+    }
+    synchronized (open) {
+      open.addAll(arrivals);
+    }
+    List<CompletableFuture<Long>> futures = agent.client.fetchBlocks(coflowId, blocks,
+        (i, data) -> receive(arrivals.get(i), data), 4L << 20);
+    for (int i = 0; i < futures.size(); i++) {
+      Arrival a = arrivals.get(i);
+      futures.get(i).whenComplete((n, e) -> {
+        a.failure = e;
+        done.add(a);
+      });
+    }
+  }
+
+  /** On the client's thread: keeps a copy of the bytes (the buffer is the connection's). */
+  private void receive(Arrival a, ByteBuf data) {
+    if (closed) {
+      return;
+    }
+    byte[] copy = new byte[data.readableBytes()];
+    data.readBytes(copy);
+    synchronized (a) {
+      a.chunks.add(copy);
+      a.bytes += copy.length;
+    }
+  }
+
+  @Override
+  public boolean hasNext() {
+    return delivered < remote.size() + local.size();
+  }
+
+  @Override
+  public Fetched next() {
+    if (!hasNext()) {
+      throw new NoSuchElementException();
+    }
+    inFlight -= lastRemoteSize;
+    lastRemoteSize = 0;
+    request();
+    if (nextLocal < local.size()) {
+      Remote l = local.get(nextLocal++);
+      ShuffleBlockId id = l.block;
+      delivered++;
+      try {
+        org.apache.spark.network.buffer.ManagedBuffer buf = blockManager.getLocalBlockData(id);
+        metrics.incLocalBlocksFetched(1);
+        metrics.incLocalBytesRead(buf.size());
+        return new Fetched(id, buf.createInputStream());
+      } catch (IOException | RuntimeException e) {
+        throw fetchFailed(l.location, shuffleId, id.mapId(), l.mapIndex, id.reduceId(),
+            "reading local shuffle block " + id + " failed: " + e.getMessage(), e);
+      }
+    }
+    long start = System.nanoTime();
+    Arrival a;
+    try {
+      a = done.poll(timeoutMillis, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for shuffle blocks", e);
+    }
+    metrics.incFetchWaitTime(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+    if (a == null) {
+      Remote late = oldestOpen();
+      throw fetchFailed(late.location, shuffleId, late.block.mapId(), late.mapIndex,
+          late.block.reduceId(), "no shuffle block arrived through the Courier agent for " + timeoutMillis
+              + " ms (" + CourierSparkConfig.FETCH_TIMEOUT.key() + "); waiting for " + late.block + " from "
+              + late.agent, null);
+    }
+    synchronized (open) {
+      open.remove(a);
+    }
+    delivered++;
+    Remote r = a.remote;
+    if (a.failure != null) {
+      deleteQuietly(a.file);
+      agent.forget(r.location.executorId()); // after the stage retry, ask the driver again
+      Throwable cause = a.failure instanceof java.util.concurrent.CompletionException && a.failure.getCause() != null
+          ? a.failure.getCause() : a.failure;
+      throw fetchFailed(r.location, shuffleId, r.block.mapId(), r.mapIndex, r.block.reduceId(),
+          "fetching " + r.block + " through the Courier agent of host " + r.agent.hostId + " failed: "
+              + cause.getMessage(), cause);
+    }
+    lastRemoteSize = r.size;
+    metrics.incRemoteBlocksFetched(1);
+    try {
+      if (a.file != null) {
+        long n = Files.size(a.file);
+        metrics.incRemoteBytesRead(n);
+        metrics.incRemoteBytesReadToDisk(n);
+        return new Fetched(r.block, new DeletingFileStream(a.file));
+      }
+    } catch (IOException e) {
+      deleteQuietly(a.file);
+      throw fetchFailed(r.location, shuffleId, r.block.mapId(), r.mapIndex, r.block.reduceId(),
+          "reading " + a.file + " fetched for " + r.block + " failed: " + e.getMessage(), e);
+    }
+    synchronized (a) {
+      metrics.incRemoteBytesRead(a.bytes);
+      return new Fetched(r.block, new ChunksStream(a.chunks));
+    }
+  }
+
+  /**
+   * Spark's {@link FetchFailedException} (checked in Java, thrown unchecked by Spark's Scala
+   * reader, which is what callers of a reader's iterator expect).
+   */
+  private static RuntimeException fetchFailed(BlockManagerId location, int shuffleId, long mapId, int mapIndex,
+      int reduceId, String message, Throwable cause) {
+    throw CourierBlockFetcher.<RuntimeException>sneaky(
+        new FetchFailedException(location, shuffleId, mapId, mapIndex, reduceId, message, cause));
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <T extends Throwable> T sneaky(Throwable t) throws T {
+    throw (T) t;
+  }
+
+  private Remote oldestOpen() {
+    synchronized (open) {
+      return open.isEmpty() ? remote.get(remote.size() - 1) : open.get(0).remote;
+    }
+  }
+
+  /** Drops what is still arriving and removes files nobody will read. */
+  void close() {
+    closed = true;
+    List<Arrival> left;
+    synchronized (open) {
+      left = new ArrayList<>(open);
+      open.clear();
+    }
+    for (Arrival a : left) {
+      deleteQuietly(a.file);
+    }
+    for (Arrival a; (a = done.poll()) != null; ) {
+      deleteQuietly(a.file);
+    }
+  }
+
+  private static void deleteQuietly(Path p) {
+    if (p != null) {
+      try {
+        Files.deleteIfExists(p);
+      } catch (IOException e) {
+        // best effort: the executor's local dirs go with the application
+      }
+    }
+  }
+
+  /** Reads the chunks one after another. */
+  private static final class ChunksStream extends InputStream {
+    private final List<byte[]> chunks;
+    private int chunk;
+    private int pos;
+
+    ChunksStream(List<byte[]> chunks) {
+      this.chunks = chunks;
+    }
+
+    @Override
+    public int read() {
+      byte[] one = new byte[1];
+      return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) {
+      if (len == 0) {
+        return 0;
+      }
+      while (chunk < chunks.size() && pos == chunks.get(chunk).length) {
+        chunks.set(chunk, null);
+        chunk++;
+        pos = 0;
+      }
+      if (chunk == chunks.size()) {
+        return -1;
+      }
+      byte[] c = chunks.get(chunk);
+      int n = Math.min(len, c.length - pos);
+      System.arraycopy(c, pos, b, off, n);
+      pos += n;
+      return n;
+    }
+  }
+
+  /** A fetched file, deleted once read or closed. */
+  private static final class DeletingFileStream extends java.io.FilterInputStream {
+    private final Path file;
+
+    DeletingFileStream(Path file) throws IOException {
+      super(new java.io.BufferedInputStream(Files.newInputStream(file), 64 << 10));
+      this.file = file;
+    }
+
+    @Override
+    public void close() throws IOException {
+      try {
+        super.close();
+      } finally {
+        Files.deleteIfExists(file);
+      }
+    }
+  }
+}

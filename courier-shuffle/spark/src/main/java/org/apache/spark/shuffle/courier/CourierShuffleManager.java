@@ -1,0 +1,235 @@
+package org.apache.spark.shuffle.courier;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.spark.ShuffleDependency;
+import org.apache.spark.SparkConf;
+import org.apache.spark.SparkEnv;
+import org.apache.spark.TaskContext;
+import org.apache.spark.shuffle.BaseShuffleHandle;
+import org.apache.spark.shuffle.ShuffleHandle;
+import org.apache.spark.shuffle.ShuffleReadMetricsReporter;
+import org.apache.spark.shuffle.ShuffleReader;
+import org.apache.spark.shuffle.ShuffleWriteMetricsReporter;
+import org.apache.spark.shuffle.ShuffleWriter;
+import org.apache.spark.shuffle.sort.SortShuffleManager;
+import org.apache.spark.storage.BlockId;
+import org.apache.spark.storage.BlockManagerId;
+import org.apache.spark.storage.ShuffleBlockId;
+import org.coflow.api.config.Config;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import scala.Tuple2;
+import scala.Tuple3;
+
+/**
+ * Spark's sort shuffle with reducer fetches going through the Courier agents:
+ * {@code --conf spark.shuffle.manager=org.apache.spark.shuffle.courier.CourierShuffleManager}.
+ *
+ * <p>Map output, {@code MapStatus} and scheduling stay Spark's own (this extends
+ * {@link SortShuffleManager}, which is also what Spark 4.3's sealed shuffle manager needs). Each
+ * executor serves its shuffle files through an agent (embedded by default) and reports it to the
+ * driver; a reduce task asks its agent for the remote blocks with their map-status sizes, tagged
+ * with the shuffle's coflow id ({@code <application id>/<shuffle id>}), and reads them like
+ * Spark's reader does. If this executor's agent or a remote executor's agent cannot be had, the
+ * task reads with Spark's own fetch instead (logged once per executor, counted in
+ * {@link #fallbacks()}).
+ */
+public class CourierShuffleManager extends SortShuffleManager {
+  private static final Logger LOG = LoggerFactory.getLogger(CourierShuffleManager.class);
+  private static final AtomicLong FALLBACKS = new AtomicLong();
+  private static volatile CourierShuffleManager current;
+
+  private final SparkConf conf;
+  private final Config cfg;
+  private final boolean enabled;
+  private final Object agentLock = new Object();
+  private ExecutorAgent agent;
+  /** Why the agent could not be had (then every read falls back), or null. */
+  private String agentProblem;
+  private boolean warned;
+
+  public CourierShuffleManager(SparkConf conf, boolean isDriver) {
+    this(conf);
+  }
+
+  public CourierShuffleManager(SparkConf conf) {
+    super(conf);
+    this.conf = conf;
+    this.cfg = configOf(conf);
+    this.enabled = cfg.get(CourierSparkConfig.ENABLED);
+    current = this;
+  }
+
+  /** The plugin's keys out of {@code conf}; an unknown {@code spark.shuffle.courier.*} key is an error. */
+  static Config configOf(SparkConf conf) {
+    Map<String, String> raw = new HashMap<>();
+    for (Tuple2<String, String> kv : conf.getAllWithPrefix(CourierSparkConfig.PREFIX)) {
+      raw.put(CourierSparkConfig.PREFIX + kv._1(), kv._2());
+    }
+    return Config.parse(raw, List.of(CourierSparkConfig.PREFIX), CourierSparkConfig.REGISTRY);
+  }
+
+  @Override
+  public <K, V, C> ShuffleHandle registerShuffle(int shuffleId, ShuffleDependency<K, V, C> dependency) {
+    if (enabled) {
+      AgentDirectory.startOnDriver(SparkEnv.get());
+    }
+    return super.registerShuffle(shuffleId, dependency);
+  }
+
+  @Override
+  public <K, V> ShuffleWriter<K, V> getWriter(ShuffleHandle handle, long mapId, TaskContext context,
+      ShuffleWriteMetricsReporter metrics) {
+    if (enabled) {
+      agent(); // this executor's files must be served before any reducer asks for them
+    }
+    return super.getWriter(handle, mapId, context, metrics);
+  }
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public <K, C> ShuffleReader<K, C> getReader(ShuffleHandle handle, int startMapIndex, int endMapIndex,
+      int startPartition, int endPartition, TaskContext context, ShuffleReadMetricsReporter metrics) {
+    // A job can opt out: sc.setLocalProperty("spark.shuffle.courier.enabled", "false").
+    boolean forJob = !"false".equalsIgnoreCase(context.getLocalProperty(CourierSparkConfig.ENABLED.key()));
+    ExecutorAgent a = enabled && forJob ? agent() : null;
+    if (a != null && handle instanceof BaseShuffleHandle) {
+      CourierBlockFetcher blocks = plan(a, (BaseShuffleHandle<K, ?, C>) handle, startMapIndex, endMapIndex,
+          startPartition, endPartition, context, metrics);
+      if (blocks != null) {
+        return new CourierShuffleReader<>((BaseShuffleHandle<K, ?, C>) handle, blocks, context, metrics,
+            SparkEnv.get().serializerManager());
+      }
+    }
+    return super.getReader(handle, startMapIndex, endMapIndex, startPartition, endPartition, context, metrics);
+  }
+
+  /** The task's blocks, each remote one with its executor's agent; null if an agent is unknown. */
+  private CourierBlockFetcher plan(ExecutorAgent a, BaseShuffleHandle<?, ?, ?> handle, int startMapIndex,
+      int endMapIndex, int startPartition, int endPartition, TaskContext context,
+      ShuffleReadMetricsReporter metrics) {
+    SparkEnv env = SparkEnv.get();
+    int shuffleId = handle.shuffleId();
+    List<CourierBlockFetcher.Remote> remote = new ArrayList<>();
+    List<CourierBlockFetcher.Remote> local = new ArrayList<>();
+    scala.collection.Iterator<Tuple2<BlockManagerId, scala.collection.Seq<Tuple3<BlockId, Object, Object>>>> byHost =
+        env.mapOutputTracker().getMapSizesByExecutorId(shuffleId, startMapIndex, endMapIndex, startPartition,
+            endPartition);
+    String self = env.blockManager().blockManagerId().executorId();
+    while (byHost.hasNext()) {
+      Tuple2<BlockManagerId, scala.collection.Seq<Tuple3<BlockId, Object, Object>>> entry = byHost.next();
+      BlockManagerId location = entry._1();
+      boolean isLocal = location.executorId().equals(self);
+      AgentDirectory.AgentInfo info = null;
+      if (!isLocal) {
+        try {
+          info = a.agentOf(location.executorId());
+        } catch (RuntimeException e) {
+          fallback("looking up the agent of executor " + location.executorId() + " failed: " + e.getMessage());
+          return null;
+        }
+        if (info == null) {
+          fallback("executor " + location.executorId() + " reported no Courier agent");
+          return null;
+        }
+      }
+      scala.collection.Iterator<Tuple3<BlockId, Object, Object>> it = entry._2().iterator();
+      while (it.hasNext()) {
+        Tuple3<BlockId, Object, Object> b = it.next();
+        if (!(b._1() instanceof ShuffleBlockId)) {
+          fallback("block " + b._1() + " is not a plain shuffle block");
+          return null;
+        }
+        CourierBlockFetcher.Remote r = new CourierBlockFetcher.Remote(location, (ShuffleBlockId) b._1(),
+            (Long) b._2(), (Integer) b._3(), info);
+        (isLocal ? local : remote).add(r);
+      }
+    }
+    String coflowId = conf.getAppId() + "/" + shuffleId;
+    return new CourierBlockFetcher(a, coflowId, env.blockManager(), context, metrics, shuffleId, remote, local,
+        cfg.get(CourierSparkConfig.MAX_BYTES_IN_FLIGHT), cfg.get(CourierSparkConfig.MAX_BLOCK_IN_MEMORY),
+        cfg.get(CourierSparkConfig.FETCH_TIMEOUT));
+  }
+
+  /** This executor's agent, started on first use; null (and logged once) if it cannot be had. */
+  private ExecutorAgent agent() {
+    synchronized (agentLock) {
+      if (agent != null && !agent.isAlive()) {
+        LOG.warn("Courier: the agent of executor {} went away; starting it again", agent.executorId);
+        agent.close();
+        agent = null;
+      }
+      if (agent == null && agentProblem == null) {
+        try {
+          agent = ExecutorAgent.start(SparkEnv.get(), cfg);
+        } catch (Exception e) {
+          agentProblem = "no Courier agent for executor " + SparkEnv.get().executorId() + ": " + e;
+        }
+      }
+      if (agent == null) {
+        fallback(agentProblem);
+      }
+      return agent;
+    }
+  }
+
+  private void fallback(String why) {
+    FALLBACKS.incrementAndGet();
+    synchronized (agentLock) {
+      if (!warned) {
+        warned = true;
+        LOG.warn("Courier: {}; reading shuffles with Spark's own fetch (logged once per executor)", why);
+      }
+    }
+  }
+
+  /**
+   * Fault injection for tests: stops this JVM's agent as if it had crashed (its address stays
+   * with the driver until the executor starts a new one on next use). Returns whether one ran.
+   */
+  public static boolean stopAgentForTesting() {
+    CourierShuffleManager m = current;
+    if (m == null) {
+      return false;
+    }
+    synchronized (m.agentLock) {
+      if (m.agent == null || !m.agent.isAlive()) {
+        return false;
+      }
+      m.agent.close();
+      return true;
+    }
+  }
+
+  /** Reduce tasks of this JVM that read with Spark's own fetch instead of the agent. */
+  public static long fallbacks() {
+    return FALLBACKS.get();
+  }
+
+  /** Bytes this JVM's embedded agent fetched from other executors' agents (0 if none). */
+  public static long bytesFetchedFromPeers() {
+    CourierShuffleManager m = current;
+    if (m == null) {
+      return 0;
+    }
+    synchronized (m.agentLock) {
+      return m.agent == null ? 0 : m.agent.bytesFetchedFromPeers();
+    }
+  }
+
+  @Override
+  public void stop() {
+    synchronized (agentLock) {
+      if (agent != null) {
+        agent.close();
+        agent = null;
+      }
+    }
+    AgentDirectory.stopOnDriver(SparkEnv.get());
+    super.stop();
+  }
+}

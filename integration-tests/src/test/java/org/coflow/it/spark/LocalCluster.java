@@ -1,0 +1,69 @@
+package org.coflow.it.spark;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.SparkConf;
+import org.apache.spark.api.java.JavaSparkContext;
+import scala.Tuple2;
+
+/**
+ * A real {@code local-cluster[2,1,1024]}: two executor JVMs launched by a standalone worker, each
+ * loading the shaded jar from this JVM's class path (spark.testing hands it over), so every
+ * cross-executor fetch crosses agent-to-agent TCP on loopback.
+ */
+final class LocalCluster {
+  static final String MANAGER = "org.apache.spark.shuffle.courier.CourierShuffleManager";
+
+  private LocalCluster() {}
+
+  static JavaSparkContext start(String name, Map<String, String> extra) throws IOException {
+    Files.createDirectories(Path.of(System.getProperty("spark.test.home"), "jars"));
+    SparkConf conf = new SparkConf().setMaster("local-cluster[2,1,1024]").setAppName(name)
+        .set("spark.shuffle.manager", MANAGER)
+        .set("spark.ui.enabled", "false")
+        .set("spark.driver.host", "127.0.0.1")
+        .set("spark.driver.bindAddress", "127.0.0.1")
+        .set("spark.executor.extraJavaOptions", "-Dio.netty.leakDetection.level=advanced")
+        .set("spark.sql.shuffle.partitions", "8");
+    extra.forEach(conf::set);
+    JavaSparkContext sc = new JavaSparkContext(conf);
+    waitForExecutors(sc, 2);
+    return sc;
+  }
+
+  private static void waitForExecutors(JavaSparkContext sc, int n) {
+    long deadline = System.currentTimeMillis() + 120_000;
+    while (sc.sc().getExecutorMemoryStatus().size() < n + 1) { // the driver counts too
+      if (System.currentTimeMillis() > deadline) {
+        throw new IllegalStateException("executors did not start; see " + System.getProperty("spark.test.home")
+            + "/work");
+      }
+      try {
+        Thread.sleep(100);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
+    }
+  }
+
+  /** Per executor, what {@code probe} returns there (run in enough tasks to reach both). */
+  static Map<String, Long> perExecutor(JavaSparkContext sc, String probe) {
+    List<Tuple2<String, Long>> values = sc.parallelize(List.of(1, 2, 3, 4, 5, 6, 7, 8), 8)
+        .mapPartitions(it -> {
+          Thread.sleep(200); // spread the tasks over both executors
+          String exec = org.apache.spark.SparkEnv.get().executorId();
+          long v = (Long) Class.forName(MANAGER).getMethod(probe).invoke(null);
+          return List.of(new Tuple2<>(exec, v)).iterator();
+        }).collect();
+    Map<String, Long> out = new HashMap<>();
+    for (Tuple2<String, Long> t : values) {
+      out.merge(t._1(), t._2(), Math::max);
+    }
+    return out;
+  }
+}
