@@ -19,6 +19,10 @@ import org.apache.spark.shuffle.sort.SortShuffleManager;
 import org.apache.spark.storage.BlockId;
 import org.apache.spark.storage.BlockManagerId;
 import org.apache.spark.storage.ShuffleBlockId;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.coflow.api.client.CoflowRegistrar;
 import org.coflow.api.config.Config;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -51,17 +55,34 @@ public class CourierShuffleManager extends SortShuffleManager {
   /** Why the agent could not be had (then every read falls back), or null. */
   private String agentProblem;
   private boolean warned;
+  /** Driver with a master configured: tells it when each shuffle (coflow) begins and ends. */
+  private final CoflowRegistrar registrar;
+  /** Master calls run here, never on Spark's scheduling threads. */
+  private final ExecutorService masterCalls;
 
+  /** Spark's preferred constructor (it tries this one first). */
   public CourierShuffleManager(SparkConf conf, boolean isDriver) {
-    this(conf);
-  }
-
-  public CourierShuffleManager(SparkConf conf) {
     super(conf);
     this.conf = conf;
     this.cfg = configOf(conf);
     this.enabled = cfg.get(CourierSparkConfig.ENABLED);
+    String master = cfg.get(CourierSparkConfig.MASTER);
+    if (isDriver && enabled && !master.isEmpty()) {
+      registrar = new CoflowRegistrar(master, 2_000);
+      masterCalls = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "courier-coflow-registrar");
+        t.setDaemon(true);
+        return t;
+      });
+    } else {
+      registrar = null;
+      masterCalls = null;
+    }
     current = this;
+  }
+
+  public CourierShuffleManager(SparkConf conf) {
+    this(conf, "driver".equals(conf.get("spark.executor.id", "")));
   }
 
   /** The plugin's keys out of {@code conf}; an unknown {@code spark.shuffle.courier.*} key is an error. */
@@ -77,6 +98,11 @@ public class CourierShuffleManager extends SortShuffleManager {
   public <K, V, C> ShuffleHandle registerShuffle(int shuffleId, ShuffleDependency<K, V, C> dependency) {
     if (enabled) {
       AgentDirectory.startOnDriver(SparkEnv.get());
+      if (registrar != null) {
+        String id = coflowId(shuffleId);
+        String name = conf.get("spark.app.name", "spark") + " shuffle " + shuffleId;
+        masterCalls.execute(() -> registrar.register(id, name));
+      }
     }
     return super.registerShuffle(shuffleId, dependency);
   }
@@ -149,10 +175,23 @@ public class CourierShuffleManager extends SortShuffleManager {
         (isLocal ? local : remote).add(r);
       }
     }
-    String coflowId = conf.getAppId() + "/" + shuffleId;
-    return new CourierBlockFetcher(a, coflowId, env.blockManager(), context, metrics, shuffleId, remote, local,
+    return new CourierBlockFetcher(a, coflowId(shuffleId), env.blockManager(), context, metrics, shuffleId, remote, local,
         cfg.get(CourierSparkConfig.MAX_BYTES_IN_FLIGHT), cfg.get(CourierSparkConfig.MAX_BLOCK_IN_MEMORY),
         cfg.get(CourierSparkConfig.FETCH_TIMEOUT));
+  }
+
+  @Override
+  public boolean unregisterShuffle(int shuffleId) {
+    if (registrar != null) {
+      String id = coflowId(shuffleId);
+      masterCalls.execute(() -> registrar.unregister(id));
+    }
+    return super.unregisterShuffle(shuffleId);
+  }
+
+  /** The coflow of a shuffle: {@code <application id>/<shuffle id>}. */
+  private String coflowId(int shuffleId) {
+    return conf.getAppId() + "/" + shuffleId;
   }
 
   /** This executor's agent, started on first use; null (and logged once) if it cannot be had. */
@@ -230,6 +269,15 @@ public class CourierShuffleManager extends SortShuffleManager {
       }
     }
     AgentDirectory.stopOnDriver(SparkEnv.get());
+    if (registrar != null) {
+      masterCalls.shutdown();
+      try {
+        masterCalls.awaitTermination(5, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      registrar.close();
+    }
     super.stop();
   }
 }
