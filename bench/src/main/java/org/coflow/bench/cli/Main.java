@@ -17,6 +17,8 @@ public final class Main {
         sim      replay a coflow trace under scheduling policies and compare CCTs
         master   run the coflow master (gRPC control plane, scheduling loop, dashboard)
         agent    run a host's Courier agent (serve, fetch, merge, enforce the schedule)
+        demo     a real spark-submit with a large and a small shuffle, fair sharing vs a
+                 coflow policy, through our jar (sets pyspark up on first use)
         bench    benchmarks: 'bench sim' replays the whole trace under every policy,
                  'bench master' loads a real master with simulated agents
         docs     regenerate docs/configuration.md from the configuration registries
@@ -69,8 +71,10 @@ public final class Main {
           return BenchCommand.run(rest, home, out, err);
         case "docs":
           return DocsCommand.run(rest, home, out, err);
+        case "demo":
+          return DemoCommand.run(rest, home, out, err);
         default:
-          err.println("coflow: unknown command '" + argv[0] + "'; commands: sim, master, agent, bench, docs");
+          err.println("coflow: unknown command '" + argv[0] + "'; commands: sim, master, agent, demo, bench, docs");
           return 2;
       }
     } catch (UsageException e) {

@@ -133,8 +133,6 @@ public final class FetchService implements AutoCloseable {
     final ArrayDeque<Pending> waiting = new ArrayDeque<>();
     long outstanding;
     int opening;
-    /** Open connections when the paced rates were last divided among them. */
-    int dividedOver = 1;
     /** Blocks waiting or running, per coflow. */
     final Map<String, Integer> coflows = new HashMap<>();
 
@@ -216,32 +214,6 @@ public final class FetchService implements AutoCloseable {
         openConnection(p);
       }
       dispatch(p);
-      redivide(p);
-    }
-  }
-
-  /**
-   * Paced rates are per host pair (the master's flow); when the connections carrying a pair change
-   * in number, each connection's share is sent again.
-   */
-  private void redivide(Peer p) {
-    int n = 0;
-    for (Conn c : p.conns) {
-      if (!c.draining) {
-        n++;
-      }
-    }
-    if (n == 0 || n == p.dividedOver) {
-      return;
-    }
-    p.dividedOver = n;
-    for (Map.Entry<String, double[]> e : schedules.entrySet()) {
-      int cut = e.getKey().indexOf('\u0000');
-      if (e.getValue()[1] > 0 && e.getKey().substring(cut + 1).equals(p.host)) {
-        for (Conn c : p.conns) {
-          c.connection.prioritize(e.getKey().substring(0, cut), (int) e.getValue()[0], e.getValue()[1] / n);
-        }
-      }
     }
   }
 
@@ -316,7 +288,8 @@ public final class FetchService implements AutoCloseable {
       best.running++;
       double[] s = schedules.get(b.coflow + '\u0000' + p.host);
       int priority = s != null ? (int) s[0] : priorities.getOrDefault(b.coflow, 0);
-      double rate = s != null ? s[1] / Math.max(1, usable(p)) : 0;
+      // The whole pair's rate: the serving agent paces it across all our connections together.
+      double rate = s != null ? s[1] : 0;
       b.started.accept(new Handle(best.connection, best.connection.fetch(b.coflow, b.block.getBlock(),
           b.sink, b.window, b.autoCredit, priority, rate)));
     }
@@ -366,8 +339,8 @@ public final class FetchService implements AutoCloseable {
 
   /**
    * The master's decision for the blocks of {@code coflowId} from {@code srcHost}: a priority
-   * (lower first) and, for RATE policies, bytes/s (0: not paced), shared by the connections to
-   * that host.
+   * (lower first) and, for RATE policies, bytes/s (0: not paced), which the serving agent enforces
+   * over all the connections from this host together.
    */
   public void setSchedule(String coflowId, String srcHost, int priority, double rate) {
     double[] next = {priority, rate};
@@ -376,7 +349,6 @@ public final class FetchService implements AutoCloseable {
       return;
     }
     List<PeerConnection> conns = new ArrayList<>();
-    int usable;
     synchronized (this) {
       Peer p = peers.get(srcHost);
       if (p == null) {
@@ -385,10 +357,9 @@ public final class FetchService implements AutoCloseable {
       for (Conn c : p.conns) {
         conns.add(c.connection);
       }
-      usable = Math.max(1, usable(p));
     }
     for (PeerConnection c : conns) {
-      c.prioritize(coflowId, priority, rate / usable);
+      c.prioritize(coflowId, priority, rate); // the serving agent shares one pace among them
     }
   }
 

@@ -144,7 +144,10 @@ public final class PeerConnection implements AutoCloseable {
         return;
       }
       streams.put(id, new InStream(block, sink, streamWindow, autoCredit));
-      long credit = receive.limited() ? Math.min(streamWindow, CAPPED_FIRST_CREDIT) : streamWindow;
+      // Under a receive cap a stream starts with a small credit and the rest is paced; a relayed
+      // stream gets its client's whole window, because the client grants more only after
+      // receiving half of it (the cap's bucket is charged all the same, so later grants wait).
+      long credit = receive.limited() && autoCredit ? Math.min(streamWindow, CAPPED_FIRST_CREDIT) : streamWindow;
       receive.tryTake(credit);
       channel.writeAndFlush(Frame.of(FrameType.BLOCK_REQUEST, BlockRequest.newBuilder().setStreamId(id)
           .setCoflowId(coflowId).setBlock(block).setDstHost(localHost).setCredit(credit)

@@ -48,14 +48,20 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
   private final TreeMap<Integer, ArrayDeque<OutStream>> ready = new TreeMap<>();
   private final Map<String, Integer> priorities = new HashMap<>();
   /** RATE policies: a token bucket per paced coflow on this connection. */
-  private final Map<String, LinkRate> paces = new HashMap<>();
+  /** Paces shared with the agent's other connections from the same host. */
+  private final org.coflow.courier.enforce.PaceTable paces;
+  /** The fetching agent's host id (from its HELLO). */
+  private final String dstHost;
   private ChannelHandlerContext ctx;
   private boolean waitingForLink;
 
   /**
    * @param link the host's link rate all its sending connections share
    */
-  public BlockSender(BlockRegistry registry, int chunkSize, LinkRate link) {
+  public BlockSender(BlockRegistry registry, int chunkSize, LinkRate link, org.coflow.courier.enforce.PaceTable paces,
+      String dstHost) {
+    this.paces = paces;
+    this.dstHost = dstHost;
     this.registry = registry;
     this.chunkSize = chunkSize;
     this.link = link;
@@ -198,11 +204,7 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
   }
 
   private void pace(String coflow, double rate) {
-    if (rate > 0) {
-      paces.put(coflow, new LinkRate(rate, Math.max(chunkSize, rate / 50)));
-    } else {
-      paces.remove(coflow);
-    }
+    paces.set(dstHost, coflow, rate);
   }
 
   /** A coflow's streams on this connection move to {@code priority} (a new schedule). */
@@ -243,7 +245,7 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
     for (Map.Entry<Integer, ArrayDeque<OutStream>> e : ready.entrySet()) {
       for (java.util.Iterator<OutStream> it = e.getValue().iterator(); it.hasNext(); ) {
         OutStream s = it.next();
-        LinkRate pace = s.cancelled ? null : paces.get(s.coflow);
+        LinkRate pace = s.cancelled ? null : paces.get(dstHost, s.coflow);
         long w = pace == null ? 0 : pace.tryTake(Math.min(chunkSize, s.segment.length() - s.sent));
         if (w > 0) {
           wait[0] = Math.min(wait[0], w);

@@ -32,6 +32,8 @@ public final class AgentServer implements AutoCloseable {
   public static AgentServer bind(EventLoopGroup boss, EventLoopGroup workers, InetSocketAddress address,
       String hostId, BlockRegistry registry, org.coflow.courier.fetch.FetchService fetcher, int chunkSize,
       int maxFrame, org.coflow.courier.enforce.LinkRate link) throws InterruptedException {
+    // One pace per (fetching host, coflow), shared by all connections from that host.
+    org.coflow.courier.enforce.PaceTable paces = new org.coflow.courier.enforce.PaceTable(chunkSize);
     ServerBootstrap b = new ServerBootstrap().group(boss, workers).channel(NioServerSocketChannel.class)
         .childOption(ChannelOption.TCP_NODELAY, true)
         .childHandler(new ChannelInitializer<SocketChannel>() {
@@ -40,7 +42,8 @@ public final class AgentServer implements AutoCloseable {
             ch.pipeline().addLast("preamble", new Preamble.Check())
                 .addLast("decoder", new FrameDecoder(maxFrame))
                 .addLast("encoder", FrameEncoder.INSTANCE)
-                .addLast("handshake", new ServerHandshake(hostId, registry, chunkSize, fetcher, link));
+                .addLast("handshake", new ServerHandshake(hostId, registry, chunkSize, fetcher, link,
+                    paces));
           }
         });
     return new AgentServer(b.bind(address).sync().channel());

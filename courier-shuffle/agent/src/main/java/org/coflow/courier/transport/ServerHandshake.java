@@ -32,14 +32,17 @@ final class ServerHandshake extends SimpleChannelInboundHandler<Frame> {
   private final int chunkSize;
   private final org.coflow.courier.fetch.FetchService fetcher;
   private final org.coflow.courier.enforce.LinkRate link;
+  private final org.coflow.courier.enforce.PaceTable paces;
 
   ServerHandshake(String hostId, BlockRegistry registry, int chunkSize,
-      org.coflow.courier.fetch.FetchService fetcher, org.coflow.courier.enforce.LinkRate link) {
+      org.coflow.courier.fetch.FetchService fetcher, org.coflow.courier.enforce.LinkRate link,
+      org.coflow.courier.enforce.PaceTable paces) {
     this.hostId = hostId;
     this.registry = registry;
     this.chunkSize = chunkSize;
     this.fetcher = fetcher;
     this.link = link;
+    this.paces = paces;
   }
 
   @Override
@@ -54,7 +57,8 @@ final class ServerHandshake extends SimpleChannelInboundHandler<Frame> {
       throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL, "HELLO without a host id");
     }
     if (hello.getRole() == Role.ROLE_AGENT) {
-      ctx.pipeline().addBefore(ctx.name(), "serve", new BlockSender(registry, chunkSize, link));
+      ctx.pipeline().addBefore(ctx.name(), "serve", new BlockSender(registry, chunkSize, link, paces,
+          hello.getHostId()));
     } else if (hello.getRole() == Role.ROLE_CLIENT) {
       if (!hello.getHostId().equals(hostId)) {
         throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL, "a client of host '" + hello.getHostId()

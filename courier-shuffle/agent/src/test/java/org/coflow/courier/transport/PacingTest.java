@@ -82,6 +82,15 @@ class PacingTest {
         assertTrue(seconds >= (SIZE - (256 << 10) - (64 << 10)) / cap * 0.95, "received " + SIZE
             + " bytes in " + seconds + " s under a receive cap of " + cap + " B/s");
         org.junit.jupiter.api.Assertions.assertArrayEquals(parts[0], Files.readAllBytes(out.resolve("b")));
+        // Streamed to the client, whose window (4 MiB) is far above the capped first credit: the
+        // relay must still get credit to the sender (it once stalled here for good).
+        java.io.ByteArrayOutputStream streamed = new java.io.ByteArrayOutputStream();
+        assertEquals(SIZE, client.fetch("c", List.of(block(sender, 0)), d -> {
+          byte[] b = new byte[d.readableBytes()];
+          d.readBytes(b);
+          streamed.write(b, 0, b.length);
+        }, 4 << 20).get(0).get(30, TimeUnit.SECONDS));
+        org.junit.jupiter.api.Assertions.assertArrayEquals(parts[0], streamed.toByteArray());
       }
     } finally {
       group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();

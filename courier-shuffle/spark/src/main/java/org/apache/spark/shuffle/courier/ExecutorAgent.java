@@ -67,8 +67,8 @@ final class ExecutorAgent implements AutoCloseable {
     if ("embedded".equals(agentSetting)) {
       hostId = executorId;
       String master = cfg.get(CourierSparkConfig.MASTER);
-      double linkBits = cfg.get(CourierSparkConfig.LINK_RATE);
-      LinkRate link = linkBits > 0 ? new LinkRate(linkBits / 8, CourierAgent.CHUNK_SIZE) : LinkRate.UNLIMITED;
+      double bytesPerSecond = cfg.get(CourierSparkConfig.LINK_RATE); // the type parses bit rates into bytes/s
+      LinkRate link = bytesPerSecond > 0 ? new LinkRate(bytesPerSecond, CourierAgent.CHUNK_SIZE) : LinkRate.UNLIMITED;
       embedded = CourierAgent.start(hostId, new InetSocketAddress(host, 0), 2, link,
           master.isEmpty() ? null : master, List.of(), CourierConfig.MAX_NUM.defaultValue(),
           CourierConfig.MIN_SIZE.defaultValue());

@@ -1,0 +1,65 @@
+"""bin/coflow demo's Spark application: a large and a small shuffle at the same time.
+
+Usage: spark-submit ... coflow_demo.py OUT_JSON LARGE_MB SMALL_MB DELAY_S PARTITIONS
+
+Each job shuffles rows of incompressible bytes (SHA-512 hex, so the codec cannot shrink them)
+through a repartition into PARTITIONS reduce tasks: every byte crosses the shuffle. The large job
+starts first; the small one DELAY_S seconds after the large one's reduce tasks started reading, so
+the two shuffles share the agents' links. With PARTITIONS at most half the cluster's task slots,
+the small job never waits for a slot: what differs between policies is the network alone.
+Writes the jobs' times and every shuffle's completion time (ShuffleTimes, measured in the
+driver) to OUT_JSON.
+"""
+import json
+import sys
+import threading
+import time
+
+from pyspark.sql import SparkSession
+
+out, large_mb, small_mb, delay = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
+partitions = int(sys.argv[5])
+MAP_TASKS = 2 * partitions + 1  # never equal to the reduce stage's task count, which marks it
+spark = SparkSession.builder.getOrCreate()
+sc = spark.sparkContext
+ROW_BYTES = 4 * 128  # four SHA-512 hex digests per row
+PAD = "concat(" + ", ".join("sha2(cast(id + %d as string), 512)" % k for k in range(4)) + ")"
+jobs = {}
+
+
+def shuffle(name, megabytes, partitions):
+    sc.setJobGroup(name, "%s shuffle of %.0f MB" % (name, megabytes))
+    sc.setLocalProperty("spark.scheduler.pool", name)
+    rows = int(megabytes * 1024 * 1024 / ROW_BYTES)
+    start = time.time()
+    df = spark.range(0, rows, 1, MAP_TASKS).selectExpr("id", PAD + " as pad")
+    r = df.repartition(partitions, "id").selectExpr("count(*) as n", "sum(length(pad)) as b").collect()[0]
+    jobs[name] = {"seconds": time.time() - start, "rows": r["n"], "bytes": r["b"], "expected_rows": rows}
+
+
+def reading(group, tasks):
+    """Whether a stage of the job group with this many tasks (its reduce stage) runs tasks."""
+    tracker = sc.statusTracker()
+    for job in tracker.getJobIdsForGroup(group):
+        info = tracker.getJobInfo(job)
+        for stage in (info.stageIds if info else []):
+            s = tracker.getStageInfo(stage)
+            if s and s.numTasks == tasks and s.numActiveTasks + s.numCompletedTasks > 0 and s.name.startswith("collect"):
+                return True
+    return False
+
+
+large = threading.Thread(target=shuffle, args=("large", large_mb, partitions))
+small = threading.Thread(target=shuffle, args=("small", small_mb, partitions))
+large.start()
+deadline = time.time() + 600
+while large.is_alive() and not reading("large", partitions) and time.time() < deadline:
+    time.sleep(0.05)
+time.sleep(delay)
+small.start()
+large.join()
+small.join()
+times = json.loads(spark._jvm.org.apache.spark.shuffle.courier.ShuffleTimes.json())
+with open(out, "w") as f:
+    json.dump({"jobs": jobs, "shuffles": times}, f)
+spark.stop()

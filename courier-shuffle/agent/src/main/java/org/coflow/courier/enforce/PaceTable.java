@@ -1,0 +1,58 @@
+package org.coflow.courier.enforce;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The sending agent's pace of each (destination host, coflow) under a RATE policy: one token
+ * bucket shared by every connection from that host, so the master's per-pair rate holds however
+ * the fetching agent spreads the coflow's blocks over its connections (dividing the rate evenly
+ * among connections starved a coflow whose blocks sat on a few of them). Thread-safe: connections
+ * run on different event loops.
+ */
+public final class PaceTable {
+  /** Entries not used for this long are dropped when the table grows (coflows end unannounced). */
+  private static final long IDLE_NANOS = 60_000_000_000L;
+  private static final int PRUNE_ABOVE = 1024;
+
+  private static final class Entry {
+    final LinkRate bucket;
+    volatile long used = System.nanoTime();
+
+    Entry(LinkRate bucket) {
+      this.bucket = bucket;
+    }
+  }
+
+  private final Map<String, Entry> paces = new ConcurrentHashMap<>();
+  private final int chunkSize;
+
+  public PaceTable(int chunkSize) {
+    this.chunkSize = chunkSize;
+  }
+
+  /** Paces {@code coflow} towards {@code dstHost} at {@code rate} bytes/s; 0 or less: unpaced. */
+  public void set(String dstHost, String coflow, double rate) {
+    String key = dstHost + '\u0000' + coflow;
+    if (rate <= 0) {
+      paces.remove(key);
+      return;
+    }
+    paces.compute(key, (k, old) -> old != null && old.bucket.bytesPerSecond() == rate ? old
+        : new Entry(new LinkRate(rate, Math.max(chunkSize, rate / 50))));
+    if (paces.size() > PRUNE_ABOVE) {
+      long now = System.nanoTime();
+      paces.values().removeIf(e -> now - e.used > IDLE_NANOS);
+    }
+  }
+
+  /** The bucket pacing {@code coflow} towards {@code dstHost}, or null if it is not paced. */
+  public LinkRate get(String dstHost, String coflow) {
+    Entry e = paces.get(dstHost + '\u0000' + coflow);
+    if (e == null) {
+      return null;
+    }
+    e.used = System.nanoTime();
+    return e.bucket;
+  }
+}
