@@ -47,10 +47,10 @@ final class DemoCommand {
       COFLOW_CACHE to move it). Logs of each run go to target/demo/.
 
         --policy NAME     the coflow policy to compare with fair sharing (default aalo)
-        --link-rate RATE  each agent's cap on sending and on receiving (default 200m = 200 Mbit/s)
+        --link-rate RATE  each agent's cap on sending and on receiving (default 100m = 100 Mbit/s)
         --large SIZE      bytes the large job shuffles (default 300m)
         --small SIZE      bytes the small job shuffles (default 30m)
-        --delay S         seconds after the large shuffle's reading starts (default 1)
+        --delay S         seconds after the large shuffle's reading starts (default 0)
         --http-port N     the master's dashboard port (default 7091; 0 picks a free one)
         --json            print one JSON object instead of the table
       """;
@@ -80,10 +80,10 @@ final class DemoCommand {
     double delay;
     int httpPort;
     try {
-      linkRate = Units.parseBitRate(a.get("link-rate", "200m"));
+      linkRate = Units.parseBitRate(a.get("link-rate", "100m"));
       large = Units.parseBytes(a.get("large", "300m"));
       small = Units.parseBytes(a.get("small", "30m"));
-      delay = Double.parseDouble(a.get("delay", "1"));
+      delay = Double.parseDouble(a.get("delay", "0"));
       httpPort = Integer.parseInt(a.get("http-port", "7091"));
     } catch (IllegalArgumentException e) {
       throw new UsageException("coflow demo: " + e.getMessage());

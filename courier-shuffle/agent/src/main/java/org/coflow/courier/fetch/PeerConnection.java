@@ -50,7 +50,7 @@ public final class PeerConnection implements AutoCloseable {
   private final String remoteHost;
   private final long window;
   /** The host's receive cap, shared by its connections; credit is granted no faster. */
-  private volatile org.coflow.courier.enforce.LinkRate receive = org.coflow.courier.enforce.LinkRate.UNLIMITED;
+  private volatile org.coflow.courier.enforce.ReceivePacer receive = org.coflow.courier.enforce.ReceivePacer.UNLIMITED;
   /** Under a receive cap, the first credit of a stream (the rest is paced). */
   private static final long CAPPED_FIRST_CREDIT = 256 << 10;
   private final Channel channel;
@@ -111,7 +111,7 @@ public final class PeerConnection implements AutoCloseable {
   }
 
   /** Paces the credit this connection grants by {@code cap} (the host's receive link rate). */
-  public void receiveCap(org.coflow.courier.enforce.LinkRate cap) {
+  public void receiveCap(org.coflow.courier.enforce.ReceivePacer cap) {
     this.receive = cap;
   }
 
@@ -143,12 +143,12 @@ public final class PeerConnection implements AutoCloseable {
         sink.fail(ErrorCode.ERROR_CODE_UNREACHABLE, "the connection to host " + remoteHost + " is closed");
         return;
       }
-      streams.put(id, new InStream(block, sink, streamWindow, autoCredit));
+      streams.put(id, new InStream(coflowId, priority, block, sink, streamWindow, autoCredit));
       // Under a receive cap a stream starts with a small credit and the rest is paced; a relayed
       // stream gets its client's whole window, because the client grants more only after
       // receiving half of it (the cap's bucket is charged all the same, so later grants wait).
       long credit = receive.limited() && autoCredit ? Math.min(streamWindow, CAPPED_FIRST_CREDIT) : streamWindow;
-      receive.tryTake(credit);
+      receive.charge(credit);
       channel.writeAndFlush(Frame.of(FrameType.BLOCK_REQUEST, BlockRequest.newBuilder().setStreamId(id)
           .setCoflowId(coflowId).setBlock(block).setDstHost(localHost).setCredit(credit)
           .setPriority(priority).setRateBytesPerSec(rate).build()));
@@ -163,15 +163,19 @@ public final class PeerConnection implements AutoCloseable {
 
   /** Grants credit now, or as soon as the receive cap allows (event loop only). */
   private void grantPaced(long id, long bytes) {
-    if (!streams.containsKey(id) || !channel.isActive()) {
+    InStream s = streams.get(id);
+    if (s == null || !channel.isActive()) {
       return;
     }
-    long wait = receive.tryTake(bytes);
-    if (wait > 0) {
-      channel.eventLoop().schedule(() -> grantPaced(id, bytes), wait, java.util.concurrent.TimeUnit.NANOSECONDS);
-      return;
+    if (receive.grant(s.priority, bytes, () -> channel.eventLoop().execute(() -> sendCredit(id, bytes)))) {
+      sendCredit(id, bytes);
     }
-    channel.writeAndFlush(Frame.of(FrameType.CREDIT, Credit.newBuilder().setStreamId(id).setBytes(bytes).build()));
+  }
+
+  private void sendCredit(long id, long bytes) {
+    if (streams.containsKey(id) && channel.isActive()) {
+      channel.writeAndFlush(Frame.of(FrameType.CREDIT, Credit.newBuilder().setStreamId(id).setBytes(bytes).build()));
+    }
   }
 
   /**
@@ -180,6 +184,11 @@ public final class PeerConnection implements AutoCloseable {
    */
   public void prioritize(String coflowId, int priority, double rate) {
     channel.eventLoop().execute(() -> {
+      for (InStream st : streams.values()) {
+        if (st.coflow.equals(coflowId)) {
+          st.priority = priority; // its credit queues at the receive cap by this
+        }
+      }
       if (channel.isActive()) {
         channel.writeAndFlush(Frame.of(FrameType.PRIORITY, org.coflow.api.proto.courier.v1.Priority.newBuilder()
             .setCoflowId(coflowId).setPriority(priority).setRateBytesPerSec(rate).build()));
@@ -203,6 +212,8 @@ public final class PeerConnection implements AutoCloseable {
 
   /** One block arriving. */
   private final class InStream {
+    final String coflow;
+    int priority;
     final BlockRef block;
     final BlockSink sink;
     final long streamWindow;
@@ -213,7 +224,9 @@ public final class PeerConnection implements AutoCloseable {
     long unacknowledged;
     final byte[] trailer = new byte[4];
 
-    InStream(BlockRef block, BlockSink sink, long streamWindow, boolean autoCredit) {
+    InStream(String coflow, int priority, BlockRef block, BlockSink sink, long streamWindow, boolean autoCredit) {
+      this.coflow = coflow;
+      this.priority = priority;
       this.block = block;
       this.sink = sink;
       this.streamWindow = streamWindow;

@@ -34,10 +34,17 @@ class PriorityTest {
 
   /** Bytes of the low-priority block received when the high-priority one completed. */
   long lowBytesWhenHighDone(Path tmp, int lowPriority, int highPriority) throws Exception {
+    return lowBytesWhenHighDone(tmp, lowPriority, highPriority, false);
+  }
+
+  /** The same, with the cap at the fetching host (on what it receives) instead of the sender. */
+  long lowBytesWhenHighDone(Path tmp, int lowPriority, int highPriority, boolean capAtReceiver) throws Exception {
     NioEventLoopGroup group = new NioEventLoopGroup(1);
+    LinkRate cap = new LinkRate(12 << 20, 64 << 10);
     try (CourierAgent sender = CourierAgent.start("exec-1", new InetSocketAddress("127.0.0.1", 0), 1,
-            new LinkRate(12 << 20, 64 << 10));
-        CourierAgent fetcher = CourierAgent.start("exec-0", new InetSocketAddress("127.0.0.1", 0), 1)) {
+            capAtReceiver ? LinkRate.UNLIMITED : cap);
+        CourierAgent fetcher = CourierAgent.start("exec-0", new InetSocketAddress("127.0.0.1", 0), 1,
+            capAtReceiver ? cap : LinkRate.UNLIMITED)) {
       Path dir = Files.createDirectories(tmp.resolve("blockmgr")).toRealPath();
       ShuffleFiles.writeSparkMapOutput(new Random(1), List.of(dir), 0, 0, new int[] {SIZE}, true);
       ShuffleFiles.writeSparkMapOutput(new Random(2), List.of(dir), 1, 0, new int[] {SIZE}, true);
@@ -66,6 +73,14 @@ class PriorityTest {
     long low = lowBytesWhenHighDone(tmp.resolve("prio"), 5, 0);
     assertTrue(low < SIZE / 4, "the low-priority block had " + low + " of " + SIZE
         + " bytes when the high-priority one completed");
+  }
+
+  @Test
+  void theMoreImportantCoflowGoesFirstAtACappedReceiver(@TempDir Path tmp) throws Exception {
+    // Credit waits in one queue per host, by priority: without it both streams got equal turns.
+    long low = lowBytesWhenHighDone(tmp.resolve("receiver"), 5, 0, true);
+    assertTrue(low < SIZE / 3, "the low-priority block had " + low + " of " + SIZE
+        + " bytes when the high-priority one completed under a receive cap");
   }
 
   @Test
