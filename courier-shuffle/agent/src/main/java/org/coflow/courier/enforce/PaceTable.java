@@ -48,6 +48,9 @@ public final class PaceTable {
 
   /** The bucket pacing {@code coflow} towards {@code dstHost}, or null if it is not paced. */
   public LinkRate get(String dstHost, String coflow) {
+    if (paces.isEmpty()) {
+      return null; // the common case (no RATE schedule): asked for every chunk, so no key is built
+    }
     Entry e = paces.get(dstHost + '\u0000' + coflow);
     if (e == null) {
       return null;

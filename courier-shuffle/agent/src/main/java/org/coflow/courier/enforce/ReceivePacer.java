@@ -59,19 +59,21 @@ public final class ReceivePacer {
    * Grants {@code bytes} of credit of a stream of {@code priority}: returns true if it may be sent
    * now; else {@code later} runs (on the timer's thread) when its turn comes.
    */
-  public synchronized boolean grant(int priority, long bytes, Runnable later) {
+  public boolean grant(int priority, long bytes, Runnable later) {
     if (!cap.limited()) {
-      return true;
+      return true; // no lock: UNLIMITED is shared by every connection of every agent
     }
-    if (queue.isEmpty() && cap.tryTake(bytes) == 0) {
-      return true;
+    synchronized (this) {
+      if (queue.isEmpty() && cap.tryTake(bytes) == 0) {
+        return true;
+      }
+      queue.add(new Waiting(priority, seq++, bytes, later));
+      if (!draining) {
+        draining = true;
+        timer.execute(this::drain);
+      }
+      return false;
     }
-    queue.add(new Waiting(priority, seq++, bytes, later));
-    if (!draining) {
-      draining = true;
-      timer.execute(this::drain);
-    }
-    return false;
   }
 
   private void drain() {
