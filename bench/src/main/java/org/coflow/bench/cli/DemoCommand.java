@@ -47,7 +47,7 @@ final class DemoCommand {
       COFLOW_CACHE to move it). Logs of each run go to target/demo/.
 
         --policy NAME     the coflow policy to compare with fair sharing (default aalo)
-        --link-rate RATE  each agent's cap on sending and on receiving (default 100m = 100 Mbit/s)
+        --link-rate RATE  each agent's cap on sending and on receiving (default 40m = 40 Mbit/s)
         --large SIZE      bytes the large job shuffles (default 300m)
         --small SIZE      bytes the small job shuffles (default 30m)
         --delay S         seconds after the large shuffle's reading starts (default 0)
@@ -80,7 +80,7 @@ final class DemoCommand {
     double delay;
     int httpPort;
     try {
-      linkRate = Units.parseBitRate(a.get("link-rate", "100m"));
+      linkRate = Units.parseBitRate(a.get("link-rate", "40m"));
       large = Units.parseBytes(a.get("large", "300m"));
       small = Units.parseBytes(a.get("small", "30m"));
       delay = Double.parseDouble(a.get("delay", "0"));

@@ -48,11 +48,11 @@ public final class FetchService implements AutoCloseable {
   private final Map<String, Peer> peers = new LinkedHashMap<>();
   private int open;
   private int highWater;
-  private org.coflow.courier.enforce.ReceivePacer receive = org.coflow.courier.enforce.ReceivePacer.UNLIMITED;
+  private org.coflow.courier.enforce.PriorityPacer receive = org.coflow.courier.enforce.PriorityPacer.UNLIMITED;
 
   /** Caps what this host receives (all its connections together). */
   public synchronized void receiveCap(org.coflow.courier.enforce.LinkRate cap) {
-    this.receive = new org.coflow.courier.enforce.ReceivePacer(cap, group.next());
+    this.receive = new org.coflow.courier.enforce.PriorityPacer(cap, group.next());
   }
 
   public FetchService(EventLoopGroup group, String hostId, long window, int maxFrame, int maxNum, double minSize) {

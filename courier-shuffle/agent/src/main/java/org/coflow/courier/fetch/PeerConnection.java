@@ -50,7 +50,7 @@ public final class PeerConnection implements AutoCloseable {
   private final String remoteHost;
   private final long window;
   /** The host's receive cap, shared by its connections; credit is granted no faster. */
-  private volatile org.coflow.courier.enforce.ReceivePacer receive = org.coflow.courier.enforce.ReceivePacer.UNLIMITED;
+  private volatile org.coflow.courier.enforce.PriorityPacer receive = org.coflow.courier.enforce.PriorityPacer.UNLIMITED;
   /** Under a receive cap, the first credit of a stream (the rest is paced). */
   private static final long CAPPED_FIRST_CREDIT = 256 << 10;
   private final Channel channel;
@@ -111,7 +111,7 @@ public final class PeerConnection implements AutoCloseable {
   }
 
   /** Paces the credit this connection grants by {@code cap} (the host's receive link rate). */
-  public void receiveCap(org.coflow.courier.enforce.ReceivePacer cap) {
+  public void receiveCap(org.coflow.courier.enforce.PriorityPacer cap) {
     this.receive = cap;
   }
 

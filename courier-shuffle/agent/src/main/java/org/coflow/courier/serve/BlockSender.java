@@ -42,7 +42,7 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
 
   private final BlockRegistry registry;
   private final int chunkSize;
-  private final LinkRate link;
+  private final org.coflow.courier.enforce.PriorityPacer link;
   private final Map<Long, OutStream> streams = new HashMap<>();
   /** Streams with something to send, by priority (lowest first), round robin within one. */
   private final TreeMap<Integer, ArrayDeque<OutStream>> ready = new TreeMap<>();
@@ -54,11 +54,14 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
   private final String dstHost;
   private ChannelHandlerContext ctx;
   private boolean waitingForLink;
+  /** A chunk's bytes were taken at the link for us while we waited in its queue. */
+  private boolean prepaid;
 
   /**
    * @param link the host's link rate all its sending connections share
    */
-  public BlockSender(BlockRegistry registry, int chunkSize, LinkRate link, org.coflow.courier.enforce.PaceTable paces,
+  public BlockSender(BlockRegistry registry, int chunkSize, org.coflow.courier.enforce.PriorityPacer link,
+      org.coflow.courier.enforce.PaceTable paces,
       String dstHost) {
     this.paces = paces;
     this.dstHost = dstHost;
@@ -269,19 +272,25 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
   private void pump() {
     long[] paced = new long[1];
     while (ctx.channel().isWritable() && !ready.isEmpty() && !waitingForLink) {
-      long wait = link.tryTake(chunkSize);
-      OutStream s = wait > 0 ? null : next(paced);
+      if (!prepaid && !link.grant(ready.firstKey(), chunkSize, () -> ctx.executor().execute(() -> {
+        // Our turn at the host's link came: the chunk's bytes are already taken.
+        waitingForLink = false;
+        prepaid = true;
+        pump();
+      }))) {
+        waitingForLink = true; // queued behind more important connections of this host
+        break;
+      }
+      prepaid = false;
+      OutStream s = next(paced);
       if (s == null) {
-        if (wait == 0) {
-          link.giveBack(chunkSize);
-        }
-        long retry = wait > 0 ? wait : paced[0];
-        if (retry != Long.MAX_VALUE) {
+        link.giveBack(chunkSize);
+        if (paced[0] != Long.MAX_VALUE) {
           waitingForLink = true;
           ctx.executor().schedule(() -> {
             waitingForLink = false;
             pump();
-          }, retry, TimeUnit.NANOSECONDS);
+          }, paced[0], TimeUnit.NANOSECONDS);
         }
         break;
       }

@@ -34,6 +34,9 @@ public final class AgentServer implements AutoCloseable {
       int maxFrame, org.coflow.courier.enforce.LinkRate link) throws InterruptedException {
     // One pace per (fetching host, coflow), shared by all connections from that host.
     org.coflow.courier.enforce.PaceTable paces = new org.coflow.courier.enforce.PaceTable(chunkSize);
+    // The host's sending cap, handed to its connections chunk by chunk in priority order.
+    org.coflow.courier.enforce.PriorityPacer sending = link.limited()
+        ? new org.coflow.courier.enforce.PriorityPacer(link, workers.next()) : org.coflow.courier.enforce.PriorityPacer.UNLIMITED;
     ServerBootstrap b = new ServerBootstrap().group(boss, workers).channel(NioServerSocketChannel.class)
         .childOption(ChannelOption.TCP_NODELAY, true)
         .childHandler(new ChannelInitializer<SocketChannel>() {
@@ -42,7 +45,7 @@ public final class AgentServer implements AutoCloseable {
             ch.pipeline().addLast("preamble", new Preamble.Check())
                 .addLast("decoder", new FrameDecoder(maxFrame))
                 .addLast("encoder", FrameEncoder.INSTANCE)
-                .addLast("handshake", new ServerHandshake(hostId, registry, chunkSize, fetcher, link,
+                .addLast("handshake", new ServerHandshake(hostId, registry, chunkSize, fetcher, sending,
                     paces));
           }
         });

@@ -31,11 +31,11 @@ final class ServerHandshake extends SimpleChannelInboundHandler<Frame> {
   private final BlockRegistry registry;
   private final int chunkSize;
   private final org.coflow.courier.fetch.FetchService fetcher;
-  private final org.coflow.courier.enforce.LinkRate link;
+  private final org.coflow.courier.enforce.PriorityPacer link;
   private final org.coflow.courier.enforce.PaceTable paces;
 
   ServerHandshake(String hostId, BlockRegistry registry, int chunkSize,
-      org.coflow.courier.fetch.FetchService fetcher, org.coflow.courier.enforce.LinkRate link,
+      org.coflow.courier.fetch.FetchService fetcher, org.coflow.courier.enforce.PriorityPacer link,
       org.coflow.courier.enforce.PaceTable paces) {
     this.hostId = hostId;
     this.registry = registry;

@@ -5,15 +5,17 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A host's receive cap, applied to the credit its connections grant: when the cap's bucket is
- * short, credit waits in one queue for the whole host, the most important stream first (lower
- * priority number), in arrival order within a priority. Without the queue every stream would
- * retry on its own and the cap would be shared evenly whatever the master's order, so a
- * high-priority coflow could not overtake at the receiving end. Thread-safe.
+ * A host's link cap shared by all its connections, handed out by priority: when the cap's bucket
+ * is short, requests wait in one queue for the whole host, the most important first (lower
+ * priority number), in arrival order within a priority. The sending side asks for each chunk
+ * (priority of the connection's best ready stream), the receiving side for each credit grant.
+ * Without the queue each connection would retry on its own and the cap would be shared evenly
+ * whatever the master's order: a high-priority coflow on one connection could not overtake a
+ * low-priority one on another. Thread-safe.
  */
-public final class ReceivePacer {
+public final class PriorityPacer {
   /** No cap: every grant goes at once. */
-  public static final ReceivePacer UNLIMITED = new ReceivePacer(LinkRate.UNLIMITED, null);
+  public static final PriorityPacer UNLIMITED = new PriorityPacer(LinkRate.UNLIMITED, null);
 
   private static final class Waiting implements Comparable<Waiting> {
     final int priority;
@@ -41,7 +43,7 @@ public final class ReceivePacer {
   private boolean draining;
 
   /** Paces by {@code cap}; {@code timer} runs the queue's later grants. */
-  public ReceivePacer(LinkRate cap, ScheduledExecutorService timer) {
+  public PriorityPacer(LinkRate cap, ScheduledExecutorService timer) {
     this.cap = cap;
     this.timer = timer;
   }
@@ -50,14 +52,19 @@ public final class ReceivePacer {
     return cap.limited();
   }
 
+  /** Returns bytes taken for a send that did not happen. */
+  public void giveBack(long bytes) {
+    cap.giveBack(bytes);
+  }
+
   /** Counts bytes granted outside the queue (a stream's first credit). */
   public void charge(long bytes) {
     cap.tryTake(bytes);
   }
 
   /**
-   * Grants {@code bytes} of credit of a stream of {@code priority}: returns true if it may be sent
-   * now; else {@code later} runs (on the timer's thread) when its turn comes.
+   * Takes {@code bytes} for a request of {@code priority}: true if they may go now; else
+   * {@code later} runs (on the timer's thread) when their turn comes, the bytes already taken.
    */
   public boolean grant(int priority, long bytes, Runnable later) {
     if (!cap.limited()) {
