@@ -53,12 +53,15 @@ public final class AgentBench {
 
     /** Courier's CPU seconds per GB over the baseline's, JIT compilation excluded (goal at most 1.1). */
     public double cpuPerGbRatio() {
-      return (courierCpuSeconds - courierJitSeconds) / (baselineCpuSeconds - baselineJitSeconds);
+      double courier = courierCpuSeconds - courierJitSeconds;
+      double baseline = baselineCpuSeconds - baselineJitSeconds;
+      // CPU clocks tick every 10 ms: on a run too short to tell the JIT's share apart, keep it in.
+      return courier > 0 && baseline > 0 ? courier / baseline : cpuPerGbRatioWithJit();
     }
 
-    /** The same ratio with the JIT compilers' CPU left in. */
+    /** The same ratio with the JIT compilers' CPU left in (1 if the runs were too short to measure). */
     public double cpuPerGbRatioWithJit() {
-      return courierCpuSeconds / baselineCpuSeconds;
+      return baselineCpuSeconds > 0 ? courierCpuSeconds / baselineCpuSeconds : 1;
     }
   }
 

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 class AgentBenchCommandTest extends CliHarness {
   @Test
   void jsonHasTheRatiosAndTheMeasurementsTheyComeFrom() {
-    assertEquals(0, run("bench", "agent", "--size", "8m", "--blocks", "8", "--clients", "2", "--runs", "1",
+    assertEquals(0, run("bench", "agent", "--size", "32m", "--blocks", "8", "--clients", "2", "--runs", "1",
         "--json"), err());
     String json = out().trim();
     for (String field : List.of("throughput_ratio", "cpu_per_gb_ratio", "cpu_per_gb_ratio_with_jit",
@@ -24,8 +24,13 @@ class AgentBenchCommandTest extends CliHarness {
         "courier_jit_cpu_seconds", "warmup_rounds")) {
       assertTrue(number(json, field) >= 0, field + " in " + json);
     }
-    assertEquals(8 << 20, number(json, "bytes"));
+    assertEquals(32 << 20, number(json, "bytes"));
     assertTrue(number(json, "throughput_ratio") > 0 && number(json, "courier_seconds") > 0, json);
+    // Ratios of real measurements: positive and finite even where a run is short.
+    for (String ratio : List.of("cpu_per_gb_ratio", "cpu_per_gb_ratio_with_jit")) {
+      double r = number(json, ratio);
+      assertTrue(r > 0 && r < 100, ratio + " in " + json);
+    }
     double warmup = number(json, "warmup_rounds");
     assertTrue(warmup >= 3 && warmup <= 12, json);
   }
