@@ -64,6 +64,22 @@ final class AgentDirectory {
     }
   }
 
+  /**
+   * Reader -> driver: this executor's agent could not be reached at this address; the driver
+   * forgets it unless the executor has reported another since (readers then use Spark's own fetch
+   * for that executor until its agent is back). Replies {@code true}.
+   */
+  static final class Unreachable implements Serializable {
+    private static final long serialVersionUID = 1L;
+    final String executorId;
+    final String address;
+
+    Unreachable(String executorId, String address) {
+      this.executorId = executorId;
+      this.address = address;
+    }
+  }
+
   /** The driver's side. */
   static final class Endpoint implements ThreadSafeRpcEndpoint {
     private final RpcEnv rpcEnv;
@@ -83,7 +99,7 @@ final class AgentDirectory {
       return new AbstractPartialFunction<Object, BoxedUnit>() {
         @Override
         public boolean isDefinedAt(Object message) {
-          return message instanceof Register || message instanceof Lookup;
+          return message instanceof Register || message instanceof Lookup || message instanceof Unreachable;
         }
 
         @Override
@@ -94,6 +110,10 @@ final class AgentDirectory {
             context.reply(Boolean.TRUE);
           } else if (message instanceof Lookup) {
             context.reply(agents.get(((Lookup) message).executorId));
+          } else if (message instanceof Unreachable) {
+            Unreachable u = (Unreachable) message;
+            agents.computeIfPresent(u.executorId, (k, v) -> v.address.equals(u.address) ? null : v);
+            context.reply(Boolean.TRUE);
           } else {
             return fallback.apply(message);
           }
@@ -128,6 +148,10 @@ final class AgentDirectory {
 
   static void register(RpcEndpointRef driver, AgentInfo agent) {
     driver.askSync(new Register(agent), ClassTag$.MODULE$.apply(Boolean.class));
+  }
+
+  static void unreachable(RpcEndpointRef driver, String executorId, String address) {
+    driver.askSync(new Unreachable(executorId, address), ClassTag$.MODULE$.apply(Boolean.class));
   }
 
   /** The agent of {@code executorId}, or null if it reported none. */

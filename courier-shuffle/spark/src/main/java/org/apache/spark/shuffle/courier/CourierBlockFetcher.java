@@ -218,9 +218,15 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
     Remote r = a.remote;
     if (a.failure != null) {
       deleteQuietly(a.file);
-      agent.forget(r.location.executorId()); // after the stage retry, ask the driver again
       Throwable cause = a.failure instanceof java.util.concurrent.CompletionException && a.failure.getCause() != null
           ? a.failure.getCause() : a.failure;
+      if (cause instanceof org.coflow.courier.protocol.ProtocolException
+          && ((org.coflow.courier.protocol.ProtocolException) cause).code()
+              == org.coflow.api.proto.courier.v1.ErrorCode.ERROR_CODE_UNREACHABLE) {
+        agent.unreachable(r.location.executorId(), r.agent.address); // the retry reads it with Spark's fetch
+      } else {
+        agent.forget(r.location.executorId()); // after the stage retry, ask the driver again
+      }
       throw fetchFailed(r.location, shuffleId, r.block.mapId(), r.mapIndex, r.block.reduceId(),
           "fetching " + r.block + " through the Courier agent of host " + r.agent.hostId + " failed: "
               + cause.getMessage(), cause);

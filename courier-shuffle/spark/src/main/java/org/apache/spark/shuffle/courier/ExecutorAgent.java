@@ -122,6 +122,20 @@ final class ExecutorAgent implements AutoCloseable {
     agents.remove(executorId);
   }
 
+  /**
+   * The agent of {@code executorId} at {@code address} refused connections: forgets it here and
+   * in the driver, so that until the executor reports a live agent, reads from it fall back to
+   * Spark's own fetch (its block manager still serves).
+   */
+  void unreachable(String executorId, String address) {
+    agents.remove(executorId);
+    try {
+      AgentDirectory.unreachable(driver, executorId, address);
+    } catch (RuntimeException e) {
+      LOG.debug("Courier: telling the driver that {} is unreachable failed: {}", address, e.toString());
+    }
+  }
+
   /** Whether the connection to the agent is up (an embedded agent that was stopped is not). */
   boolean isAlive() {
     return client.isOpen();
