@@ -150,8 +150,10 @@ class AgentToAgentTest {
   void aFetcherThatDisconnectsMidStreamLeavesTheServerClean() throws Exception {
     PeerConnection peer = connect(64 << 10);
     FileSink sink = new FileSink(tmp.resolve("cut"));
-    peer.fetch("c", block("shuffle_0_1_0"), sink);
+    // No credit after the first 64 KiB: the stream is surely mid-way when the fetcher goes.
+    peer.fetch("c", block("shuffle_0_1_0"), sink, 64 << 10, false, 0, 0);
     Thread.sleep(50);
+    assertTrue(parts[0].length > 64 << 10, "the block is longer than one window");
     peer.close();
     assertEquals(ErrorCode.ERROR_CODE_UNREACHABLE, failure(sink));
     try (PeerConnection again = connect(1 << 20)) {
