@@ -43,6 +43,14 @@ final class BenchCommand {
       also printed with them). Defaults: 512m, 32 blocks, 4 clients, 3 runs, MaxNum 8 (the
       fetching agent's connection budget).
 
+             coflow bench tpcds [--scale SF] [--streams N] [--queries LIST] [--policy NAME]
+                                [--link-rate RATE] [--only single|streams] [--json]
+
+      bench tpcds: queries derived from TPC-DS on a real spark-submit local-cluster with our jar:
+      one stream with Spark's fetch and ours side by side (time ratio, goal <= 1.05), then
+      concurrent streams under a link rate, fair sharing vs a coflow policy. See
+      'coflow bench tpcds --help'.
+
       bench sim: replays the whole trace (or its first N coflows) under every policy and prints each
       run's table followed by a summary: average and p95 CCT normalised to fair sharing
       and to the isolated lower bound, the speedup over fair sharing, and each run's wall
@@ -67,8 +75,11 @@ final class BenchCommand {
     if (argv[0].equals("agent")) {
       return AgentBenchCommand.run(rest, out, err);
     }
+    if (argv[0].equals("tpcds")) {
+      return TpcdsBenchCommand.run(rest, home, out, err);
+    }
     if (!argv[0].equals("sim")) {
-      throw new UsageException("coflow bench: unknown benchmark '" + argv[0] + "'; benchmarks: sim, master, agent");
+      throw new UsageException("coflow bench: unknown benchmark '" + argv[0] + "'; benchmarks: sim, master, agent, tpcds");
     }
     Args a = Args.parse("coflow bench sim", rest,
         Set.of("trace", "policy", "bandwidth", "config", "conf", "coalesce", "coflows"),

@@ -5,16 +5,13 @@ import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.coflow.api.config.Config;
 import org.coflow.api.config.Units;
 import org.coflow.bench.report.Json;
@@ -55,7 +52,6 @@ final class DemoCommand {
         --json            print one JSON object instead of the table
       """;
 
-  private static final String MANAGER = "org.apache.spark.shuffle.courier.CourierShuffleManager";
   private static final Pattern SHUFFLE = Pattern.compile("\\{\"shuffle\":\\s*(\\d+),\\s*\"stage\":\\s*(\\d+),"
       + "\\s*\"group\":\\s*\"(\\w*)\",\\s*\"cct_s\":\\s*([0-9.]+),\\s*\"bytes_read\":\\s*(\\d+)\\}");
   private static final Pattern JOB = Pattern.compile("\"(large|small)\":\\s*\\{\"seconds\":\\s*([0-9.]+),"
@@ -91,13 +87,11 @@ final class DemoCommand {
     if (large <= small || small <= 0 || delay < 0) {
       throw new UsageException("coflow demo: need --large > --small > 0 and --delay >= 0");
     }
-    Path jar = distJar(home);
-    if (jar == null) {
-      err.println("coflow demo: no courier-shuffle/dist/target/courier-dist-*.jar; build it with: mvn -DskipTests package");
+    SparkSubmit submit = SparkSubmit.prepare(home, "coflow demo", err);
+    if (submit == null) {
       return 1;
     }
     Path logs = Files.createDirectories(home.resolve("target/demo"));
-    Path venv = pysparkEnv(home, logs, err);
     Path app = logs.resolve("coflow_demo.py");
     try (InputStream in = DemoCommand.class.getResourceAsStream("/org/coflow/bench/demo/coflow_demo.py")) {
       Files.copy(in, app, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
@@ -125,7 +119,7 @@ final class DemoCommand {
           out.println("coflow demo: running under " + p + " (log: " + logs.resolve(p + ".log") + ")...");
           out.flush();
         }
-        Map<String, JobResult> r = runOnce(venv, jar, app, logs, p, master.port(), linkRate, large, small, delay, err);
+        Map<String, JobResult> r = runOnce(submit, app, logs, p, master.port(), linkRate, large, small, delay, err);
         if (r == null) {
           return 1;
         }
@@ -139,38 +133,22 @@ final class DemoCommand {
     return 0;
   }
 
-  private static Map<String, JobResult> runOnce(Path venv, Path jar, Path app, Path logs, String policy,
+  private static Map<String, JobResult> runOnce(SparkSubmit submit, Path app, Path logs, String policy,
       int masterPort, double linkRate, long large, long small, double delay, PrintStream err)
       throws IOException, InterruptedException {
     Path result = logs.resolve(policy + ".json");
     Files.deleteIfExists(result);
-    List<String> cmd = new ArrayList<>(List.of(venv.resolve("bin/spark-submit").toString(),
-        "--master", "local-cluster[2,4,1024]",
-        "--conf", "spark.shuffle.manager=" + MANAGER,
-        "--conf", "spark.driver.extraClassPath=" + jar,
-        "--conf", "spark.executor.extraClassPath=" + jar,
+    List<String> cmd = submit.command("local-cluster[2,4,1024]");
+    cmd.addAll(List.of(
         "--conf", "spark.extraListeners=org.apache.spark.shuffle.courier.ShuffleTimes",
         "--conf", "spark.shuffle.courier.master=127.0.0.1:" + masterPort,
         "--conf", "spark.shuffle.courier.linkRate=" + Math.round(linkRate * 8),
         "--conf", "spark.scheduler.mode=FAIR",
         "--conf", "spark.sql.adaptive.enabled=false",
-        "--conf", "spark.ui.enabled=false",
         app.toString(), result.toString(), Double.toString(large / 1048576.0), Double.toString(small / 1048576.0),
         Double.toString(delay), "4"));
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
-        .redirectOutput(logs.resolve(policy + ".log").toFile());
-    pb.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
-    pb.environment().put("PYSPARK_PYTHON", venv.resolve("bin/python").toString());
-    pb.environment().remove("SPARK_HOME");
-    Process p = pb.start();
-    if (!p.waitFor(20, TimeUnit.MINUTES)) {
-      p.destroyForcibly();
-      err.println("coflow demo: the " + policy + " run did not finish in 20 minutes; see " + logs.resolve(policy + ".log"));
-      return null;
-    }
-    if (p.exitValue() != 0 || !Files.exists(result)) {
-      err.println("coflow demo: spark-submit failed under " + policy + " (exit " + p.exitValue() + "); see "
-          + logs.resolve(policy + ".log"));
+    if (!submit.run(cmd, logs.resolve(policy + ".log"), 20, "coflow demo: the " + policy + " run", err)
+        || !Files.exists(result)) {
       return null;
     }
     return parse(Files.readString(result));
@@ -228,32 +206,5 @@ final class DemoCommand {
     out.printf(Locale.ROOT, "CCT(small, %s) / CCT(small, fair) = %.2f (expected <= 0.6)%s%n", policy, ratio,
         complete ? "" : "  [some rows were lost!]");
     out.println("dashboard (while a master runs): " + dashboard);
-  }
-
-  private static Path distJar(Path home) throws IOException {
-    Path dir = home.resolve("courier-shuffle/dist/target");
-    if (!Files.isDirectory(dir)) {
-      return null;
-    }
-    try (Stream<Path> s = Files.list(dir)) {
-      return s.filter(p -> p.getFileName().toString().matches("courier-dist-.*\\.jar")).findFirst().orElse(null);
-    }
-  }
-
-  private static Path pysparkEnv(Path home, Path logs, PrintStream err) throws IOException {
-    ProcessBuilder pb = new ProcessBuilder("bash", home.resolve("bin/lib/pyspark-env.sh").toString())
-        .redirectError(ProcessBuilder.Redirect.INHERIT);
-    Process p = pb.start();
-    String outText = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).trim();
-    try {
-      if (p.waitFor() != 0 || outText.isEmpty()) {
-        throw new IOException("setting up pyspark failed (bin/lib/pyspark-env.sh exit " + p.exitValue() + ")");
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IOException("interrupted while setting up pyspark");
-    }
-    String[] lines = outText.split("\n");
-    return Path.of(lines[lines.length - 1].trim());
   }
 }

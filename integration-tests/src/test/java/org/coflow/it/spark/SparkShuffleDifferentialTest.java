@@ -100,6 +100,7 @@ class SparkShuffleDifferentialTest {
   @Test
   void dataFrameAggregationWithAqe() throws Exception {
     SparkSession spark = SparkSession.builder().sparkContext(sc.sc()).getOrCreate();
+    long batchedBefore = LocalCluster.perExecutor(sc, "batchedReads").values().stream().mapToLong(x -> x).sum();
     assertSame(() -> {
       Dataset<Row> df = spark.range(0, 300_000, 1, 6).withColumn("k", functions.expr("id % 997"))
           .withColumn("v", functions.expr("id * 3"));
@@ -114,6 +115,10 @@ class SparkShuffleDifferentialTest {
       return big.join(small, big.col("k").equalTo(small.col("k2"))).groupBy("k").count()
           .collectAsList().stream().map(Row::toString).sorted().collect(Collectors.toList());
     });
+    // AQE coalesced the small partitions, so our reader read runs of them as one stream per map
+    // output, as Spark's batch fetch does (and the rows above are still equal).
+    long batched = LocalCluster.perExecutor(sc, "batchedReads").values().stream().mapToLong(x -> x).sum();
+    assertTrue(batched > batchedBefore, "batched reads " + batchedBefore + " -> " + batched);
   }
 
   @Test

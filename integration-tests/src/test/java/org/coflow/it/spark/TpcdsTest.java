@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.apache.spark.api.java.JavaSparkContext;
+import org.coflow.bench.tpcds.TpcdsGenerator;
+import org.coflow.bench.tpcds.TpcdsTables;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
@@ -28,7 +30,8 @@ class TpcdsTest {
     sc = LocalCluster.start("tpcds", Map.of("spark.sql.autoBroadcastJoinThreshold", "-1",
         "spark.sql.adaptive.enabled", "true"));
     spark = SparkSession.builder().sparkContext(sc.sc()).getOrCreate();
-    TpcdsData.register(spark, Path.of(System.getProperty("user.dir"), "target", "tpcds"), 0.1);
+    TpcdsTables.register(spark, TpcdsGenerator.generate(Path.of(System.getProperty("user.dir"), "target", "tpcds"), 0.1,
+        Runtime.getRuntime().availableProcessors()));
     // The generator must have produced the returns with the sales (q17 and q29 join them).
     for (String t : new String[] {"store_sales", "store_returns", "catalog_sales", "catalog_returns", "web_sales"}) {
       long n = spark.table(t).count();
@@ -55,7 +58,7 @@ class TpcdsTest {
   @ParameterizedTest
   @ValueSource(strings = {"q4", "q17", "q29", "q72", "q95"})
   void sameRowsWithBothShuffles(String query) throws Exception {
-    String sql = TpcdsData.query(query);
+    String sql = TpcdsGenerator.query(query);
     List<String> stock = run(sql, "false");
     List<String> ours = run(sql, "true");
     assertEquals(stock, ours, query);

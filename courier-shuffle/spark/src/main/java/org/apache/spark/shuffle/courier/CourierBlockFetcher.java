@@ -17,8 +17,10 @@ import java.util.concurrent.TimeUnit;
 import org.apache.spark.TaskContext;
 import org.apache.spark.shuffle.FetchFailedException;
 import org.apache.spark.shuffle.ShuffleReadMetricsReporter;
+import org.apache.spark.storage.BlockId;
 import org.apache.spark.storage.BlockManager;
 import org.apache.spark.storage.BlockManagerId;
+import org.apache.spark.storage.ShuffleBlockBatchId;
 import org.apache.spark.storage.ShuffleBlockId;
 import org.coflow.api.proto.courier.v1.BlockRef;
 import org.coflow.api.proto.courier.v1.RemoteBlock;
@@ -64,14 +66,73 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
   private static final class Arrival {
     final Remote remote;
     final Path file;
+    final Batch batch;
     final List<byte[]> chunks = new ArrayList<>();
     long bytes;
-    Throwable failure;
 
-    Arrival(Remote remote, Path file) {
+    Arrival(Remote remote, Path file, Batch batch) {
       this.remote = remote;
       this.file = file;
+      this.batch = batch;
     }
+  }
+
+  /**
+   * Consecutive blocks of one map output that the reduce task reads as one stream, as Spark's
+   * batch fetch does when AQE allows it (one decompression and deserialisation stream instead of
+   * one per partition), or a single block.
+   */
+  private static final class Batch {
+    final List<Remote> parts;
+    final long size;
+    final List<Arrival> arrivals = new ArrayList<>();
+    private int pending;
+    private boolean ready;
+    Throwable failure;
+    Remote failed;
+
+    Batch(List<Remote> parts) {
+      this.parts = parts;
+      this.size = parts.stream().mapToLong(r -> r.size).sum();
+      this.pending = parts.size();
+    }
+
+    /** Records one part's end; true once, when the batch is complete or a part failed. */
+    synchronized boolean partDone(Arrival a, Throwable e) {
+      if (e != null && failure == null) {
+        failure = e;
+        failed = a.remote;
+      }
+      pending--;
+      if (ready || (pending > 0 && failure == null)) {
+        return false;
+      }
+      ready = true;
+      return true;
+    }
+  }
+
+  /**
+   * Blocks in the order given, consecutive partitions of one map output on one executor merged
+   * when {@code batch} (Spark's {@code mergeContinuousShuffleBlockIdsIfNeeded}).
+   */
+  static List<List<Remote>> group(List<Remote> blocks, boolean batch) {
+    List<List<Remote>> out = new ArrayList<>();
+    List<Remote> current = null;
+    for (Remote r : blocks) {
+      if (batch && current != null) {
+        Remote last = current.get(current.size() - 1);
+        if (last.location.equals(r.location) && last.block.mapId() == r.block.mapId()
+            && last.block.reduceId() + 1 == r.block.reduceId()) {
+          current.add(r);
+          continue;
+        }
+      }
+      current = new ArrayList<>();
+      current.add(r);
+      out.add(current);
+    }
+    return out;
   }
 
   private final ExecutorAgent agent;
@@ -82,9 +143,9 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
   private final long maxBytesInFlight;
   private final long maxBlockInMemory;
   private final long timeoutMillis;
-  private final List<Remote> remote;
-  private final List<Remote> local;
-  private final LinkedBlockingQueue<Arrival> done = new LinkedBlockingQueue<>();
+  private final List<Batch> remote = new ArrayList<>();
+  private final List<List<Remote>> local;
+  private final LinkedBlockingQueue<Batch> done = new LinkedBlockingQueue<>();
   private final List<Arrival> open = new ArrayList<>();
   private int nextRemote;
   private int nextLocal;
@@ -95,15 +156,20 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
   private volatile boolean closed;
 
   CourierBlockFetcher(ExecutorAgent agent, String coflowId, BlockManager blockManager, TaskContext context,
-      ShuffleReadMetricsReporter metrics, int shuffleId, List<Remote> remote, List<Remote> local,
+      ShuffleReadMetricsReporter metrics, int shuffleId, List<Remote> remote, List<Remote> local, boolean batch,
       long maxBytesInFlight, long maxBlockInMemory, long timeoutMillis) {
     this.agent = agent;
     this.coflowId = coflowId;
     this.blockManager = blockManager;
     this.metrics = metrics;
     this.shuffleId = shuffleId;
-    this.remote = remote;
-    this.local = local;
+    for (List<Remote> parts : group(remote, batch)) {
+      this.remote.add(new Batch(parts));
+    }
+    this.local = group(local, batch);
+    long batched = this.remote.stream().filter(b -> b.parts.size() > 1).count()
+        + this.local.stream().filter(l -> l.size() > 1).count();
+    CourierShuffleManager.BATCHED_READS.addAndGet(batched);
     this.maxBytesInFlight = maxBytesInFlight;
     this.maxBlockInMemory = maxBlockInMemory;
     this.timeoutMillis = timeoutMillis;
@@ -111,33 +177,35 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
     request();
   }
 
-  /** Sends the next requests while they fit in the in-flight budget (a lone big block always goes). */
+  /** Sends the next requests while they fit in the in-flight budget (a lone big batch always goes). */
   private void request() {
-    List<Remote> batch = new ArrayList<>();
+    List<Arrival> arrivals = new ArrayList<>();
     while (nextRemote < remote.size()) {
-      Remote r = remote.get(nextRemote);
-      if (inFlight > 0 && inFlight + r.size > maxBytesInFlight) {
+      Batch batch = remote.get(nextRemote);
+      if (inFlight > 0 && inFlight + batch.size > maxBytesInFlight) {
         break;
       }
-      inFlight += r.size;
-      batch.add(r);
+      inFlight += batch.size;
       nextRemote++;
+      for (Remote r : batch.parts) {
+        Path file = r.size > maxBlockInMemory
+            ? new File(agent.localDirs.get(0), "courier-fetch-" + UUID.randomUUID()).toPath() : null;
+        Arrival a = new Arrival(r, file, batch);
+        batch.arrivals.add(a);
+        arrivals.add(a);
+      }
     }
-    if (batch.isEmpty()) {
+    if (arrivals.isEmpty()) {
       return;
     }
     List<RemoteBlock> blocks = new ArrayList<>();
-    List<Arrival> arrivals = new ArrayList<>();
-    for (Remote r : batch) {
-      Path file = r.size > maxBlockInMemory
-          ? new File(agent.localDirs.get(0), "courier-fetch-" + UUID.randomUUID()).toPath() : null;
-      Arrival a = new Arrival(r, file);
-      arrivals.add(a);
+    for (Arrival a : arrivals) {
+      Remote r = a.remote;
       RemoteBlock.Builder b = RemoteBlock.newBuilder().setHostId(r.agent.hostId).setAgentAddress(r.agent.address)
           .setSize(r.size).setBlock(BlockRef.newBuilder()
               .setBlockSet("spark/" + agent.appId + "/" + r.location.executorId()).setBlock(r.block.name()));
-      if (file != null) {
-        b.setTargetFile(file.toString());
+      if (a.file != null) {
+        b.setTargetFile(a.file.toString());
       }
       blocks.add(b.build());
     }
@@ -149,8 +217,9 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
     for (int i = 0; i < futures.size(); i++) {
       Arrival a = arrivals.get(i);
       futures.get(i).whenComplete((n, e) -> {
-        a.failure = e;
-        done.add(a);
+        if (a.batch.partDone(a, e)) {
+          done.add(a.batch);
+        }
       });
     }
   }
@@ -182,29 +251,18 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
     lastRemoteSize = 0;
     request();
     if (nextLocal < local.size()) {
-      Remote l = local.get(nextLocal++);
-      ShuffleBlockId id = l.block;
-      delivered++;
-      try {
-        org.apache.spark.network.buffer.ManagedBuffer buf = blockManager.getLocalBlockData(id);
-        metrics.incLocalBlocksFetched(1);
-        metrics.incLocalBytesRead(buf.size());
-        return new Fetched(id, buf.createInputStream());
-      } catch (IOException | RuntimeException e) {
-        throw fetchFailed(l.location, shuffleId, id.mapId(), l.mapIndex, id.reduceId(),
-            "reading local shuffle block " + id + " failed: " + e.getMessage(), e);
-      }
+      return nextLocal(local.get(nextLocal++));
     }
     long start = System.nanoTime();
-    Arrival a;
+    Batch b;
     try {
-      a = done.poll(timeoutMillis, TimeUnit.MILLISECONDS);
+      b = done.poll(timeoutMillis, TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while waiting for shuffle blocks", e);
     }
     metrics.incFetchWaitTime(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
-    if (a == null) {
+    if (b == null) {
       Remote late = oldestOpen();
       throw fetchFailed(late.location, shuffleId, late.block.mapId(), late.mapIndex,
           late.block.reduceId(), "no shuffle block arrived through the Courier agent for " + timeoutMillis
@@ -212,14 +270,14 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
               + late.agent, null);
     }
     synchronized (open) {
-      open.remove(a);
+      open.removeAll(b.arrivals);
     }
     delivered++;
-    Remote r = a.remote;
-    if (a.failure != null) {
-      deleteQuietly(a.file);
-      Throwable cause = a.failure instanceof java.util.concurrent.CompletionException && a.failure.getCause() != null
-          ? a.failure.getCause() : a.failure;
+    if (b.failure != null) {
+      b.arrivals.forEach(a -> deleteQuietly(a.file));
+      Remote r = b.failed;
+      Throwable cause = b.failure instanceof java.util.concurrent.CompletionException && b.failure.getCause() != null
+          ? b.failure.getCause() : b.failure;
       if (cause instanceof org.coflow.courier.protocol.ProtocolException
           && ((org.coflow.courier.protocol.ProtocolException) cause).code()
               == org.coflow.api.proto.courier.v1.ErrorCode.ERROR_CODE_UNREACHABLE) {
@@ -231,23 +289,49 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
           "fetching " + r.block + " through the Courier agent of host " + r.agent.hostId + " failed: "
               + cause.getMessage(), cause);
     }
-    lastRemoteSize = r.size;
+    lastRemoteSize = b.size;
     metrics.incRemoteBlocksFetched(1);
-    try {
+    List<InputStream> parts = new ArrayList<>();
+    for (Arrival a : b.arrivals) {
       if (a.file != null) {
-        long n = Files.size(a.file);
-        metrics.incRemoteBytesRead(n);
-        metrics.incRemoteBytesReadToDisk(n);
-        return new Fetched(r.block, new DeletingFileStream(a.file));
+        try {
+          long n = Files.size(a.file);
+          metrics.incRemoteBytesRead(n);
+          metrics.incRemoteBytesReadToDisk(n);
+          parts.add(new DeletingFileStream(a.file));
+        } catch (IOException e) {
+          b.arrivals.forEach(x -> deleteQuietly(x.file));
+          Remote r = a.remote;
+          throw fetchFailed(r.location, shuffleId, r.block.mapId(), r.mapIndex, r.block.reduceId(),
+              "reading " + a.file + " fetched for " + r.block + " failed: " + e.getMessage(), e);
+        }
+      } else {
+        synchronized (a) {
+          metrics.incRemoteBytesRead(a.bytes);
+          parts.add(new ChunksStream(a.chunks));
+        }
       }
-    } catch (IOException e) {
-      deleteQuietly(a.file);
-      throw fetchFailed(r.location, shuffleId, r.block.mapId(), r.mapIndex, r.block.reduceId(),
-          "reading " + a.file + " fetched for " + r.block + " failed: " + e.getMessage(), e);
     }
-    synchronized (a) {
-      metrics.incRemoteBytesRead(a.bytes);
-      return new Fetched(r.block, new ChunksStream(a.chunks));
+    // Wrapped (decompressed) as its first block: the same codec and settings as the whole batch.
+    return new Fetched(b.parts.get(0).block, parts.size() == 1 ? parts.get(0)
+        : new java.io.SequenceInputStream(java.util.Collections.enumeration(parts)));
+  }
+
+  /** A local block, or consecutive ones as one segment of the map output's file. */
+  private Fetched nextLocal(List<Remote> parts) {
+    Remote first = parts.get(0);
+    ShuffleBlockId id = first.block;
+    BlockId read = parts.size() == 1 ? id
+        : new ShuffleBlockBatchId(shuffleId, id.mapId(), id.reduceId(), parts.get(parts.size() - 1).block.reduceId() + 1);
+    delivered++;
+    try {
+      org.apache.spark.network.buffer.ManagedBuffer buf = blockManager.getLocalBlockData(read);
+      metrics.incLocalBlocksFetched(1);
+      metrics.incLocalBytesRead(buf.size());
+      return new Fetched(id, buf.createInputStream());
+    } catch (IOException | RuntimeException e) {
+      throw fetchFailed(first.location, shuffleId, id.mapId(), first.mapIndex, id.reduceId(),
+          "reading local shuffle block " + read + " failed: " + e.getMessage(), e);
     }
   }
 
@@ -268,7 +352,7 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
 
   private Remote oldestOpen() {
     synchronized (open) {
-      return open.isEmpty() ? remote.get(remote.size() - 1) : open.get(0).remote;
+      return open.isEmpty() ? remote.get(remote.size() - 1).parts.get(0) : open.get(0).remote;
     }
   }
 
@@ -283,8 +367,8 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
     for (Arrival a : left) {
       deleteQuietly(a.file);
     }
-    for (Arrival a; (a = done.poll()) != null; ) {
-      deleteQuietly(a.file);
+    for (Batch b; (b = done.poll()) != null; ) {
+      b.arrivals.forEach(a -> deleteQuietly(a.file));
     }
   }
 

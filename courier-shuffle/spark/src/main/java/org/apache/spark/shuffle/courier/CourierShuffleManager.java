@@ -45,6 +45,8 @@ import scala.Tuple3;
 public class CourierShuffleManager extends SortShuffleManager {
   private static final Logger LOG = LoggerFactory.getLogger(CourierShuffleManager.class);
   private static final AtomicLong FALLBACKS = new AtomicLong();
+  /** Runs of consecutive blocks read as one stream (Spark's batch fetch), local or remote. */
+  static final AtomicLong BATCHED_READS = new AtomicLong();
   private static volatile CourierShuffleManager current;
 
   private final SparkConf conf;
@@ -175,8 +177,11 @@ public class CourierShuffleManager extends SortShuffleManager {
         (isLocal ? local : remote).add(r);
       }
     }
+    // AQE marks the tasks whose consecutive partitions may be read as one stream per map output.
+    boolean batch = org.apache.spark.shuffle.sort.SortShuffleManager$.MODULE$.canUseBatchFetch(startPartition,
+        endPartition, context);
     return new CourierBlockFetcher(a, coflowId(shuffleId), env.blockManager(), context, metrics, shuffleId, remote, local,
-        cfg.get(CourierSparkConfig.MAX_BYTES_IN_FLIGHT), cfg.get(CourierSparkConfig.MAX_BLOCK_IN_MEMORY),
+        batch, cfg.get(CourierSparkConfig.MAX_BYTES_IN_FLIGHT), cfg.get(CourierSparkConfig.MAX_BLOCK_IN_MEMORY),
         cfg.get(CourierSparkConfig.FETCH_TIMEOUT));
   }
 
@@ -247,6 +252,11 @@ public class CourierShuffleManager extends SortShuffleManager {
   /** Reduce tasks of this JVM that read with Spark's own fetch instead of the agent. */
   public static long fallbacks() {
     return FALLBACKS.get();
+  }
+
+  /** Runs of consecutive partitions of one map output this JVM's reduce tasks read as one stream. */
+  public static long batchedReads() {
+    return BATCHED_READS.get();
   }
 
   /** Bytes this JVM's embedded agent fetched from other executors' agents (0 if none). */

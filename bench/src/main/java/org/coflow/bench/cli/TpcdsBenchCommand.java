@@ -1,0 +1,303 @@
+package org.coflow.bench.cli;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import org.coflow.api.config.Config;
+import org.coflow.api.config.Units;
+import org.coflow.bench.report.Json;
+import org.coflow.bench.tpcds.TpcdsBenchApp;
+import org.coflow.bench.tpcds.TpcdsGenerator;
+import org.coflow.master.service.MasterConfig;
+import org.coflow.master.service.MasterServer;
+
+/**
+ * {@code bin/coflow bench tpcds}: queries derived from TPC-DS on a real {@code spark-submit}
+ * {@code local-cluster} with the Courier shuffle manager. One application runs a single stream
+ * with Spark's own fetch and through the agents side by side (time ratio ours/stock); then, with
+ * the agents' link rate set, several concurrent streams run once under fair sharing and once
+ * under a coflow policy (average query time ratio policy/fair).
+ */
+final class TpcdsBenchCommand {
+  static final String HELP = """
+      Usage: coflow bench tpcds [--scale SF] [--streams N] [--queries LIST] [--policy NAME]
+                                [--link-rate RATE] [--only single|streams] [--data DIR] [--json]
+
+      Queries derived from TPC-DS (data from the Java port of dsdgen, generated once per scale
+      into --data; query text read at run time from Spark's spark-sql tests jar) on a real
+      spark-submit --master 'local-cluster[2,1,2048]' with our jar, broadcast joins off (every
+      join shuffles), AQE on.
+        single:  one stream; each query runs with Spark's own fetch and through the Courier
+                 agents in the same application, alternating which goes first. Prints the time
+                 ratio ours/stock over the whole set (goal <= 1.05) and checks both gave the
+                 same rows.
+        streams: N streams (fair scheduler pools) run the set at once, each from a different
+                 query, through agents capped at --link-rate, once under fair sharing and once
+                 under --policy. Prints the average query time of each and their ratio
+                 policy/fair (lower is better).
+
+        --scale SF       TPC-DS scale factor (default 1; generating SF 1 takes a few minutes once)
+        --streams N      concurrent streams (default 3)
+        --queries LIST   comma-separated queries (default %s)
+        --policy NAME    coflow policy compared with fair sharing (default aalo)
+        --link-rate RATE each agent's cap on sending and on receiving in the streams runs
+                         (default 200m = 200 Mbit/s)
+        --only WHAT      run only the single-stream or only the streams part
+        --data DIR       where generated data is kept (default target/tpcds under the project)
+        --json           print one JSON object instead of the tables
+      Logs of each spark-submit go to target/bench-tpcds/.
+      """;
+  static final String DEFAULT_QUERIES = "q4,q11,q17,q25,q29,q47,q57,q64,q72,q74,q78,q95";
+  private static final String CLUSTER = "local-cluster[2,2,2048]";
+
+  private TpcdsBenchCommand() {}
+
+  /** One timed run of one query: its time, row count and rows' digest. */
+  record Run(String query, String way, double seconds, int rows, String digest) {}
+
+  static int run(String[] argv, Path home, PrintStream out, PrintStream err)
+      throws UsageException, IOException {
+    Args a = Args.parse("coflow bench tpcds", argv,
+        Set.of("scale", "streams", "queries", "policy", "link-rate", "only", "data"), Set.of("json", "help"));
+    if (a.has("help")) {
+      out.print(String.format(Locale.ROOT, HELP, DEFAULT_QUERIES));
+      return 0;
+    }
+    double scale;
+    int streams;
+    double linkRate;
+    try {
+      scale = Double.parseDouble(a.get("scale", "1"));
+      streams = Integer.parseInt(a.get("streams", "3"));
+      linkRate = Units.parseBitRate(a.get("link-rate", "200m"));
+    } catch (IllegalArgumentException e) {
+      throw new UsageException("coflow bench tpcds: " + e.getMessage());
+    }
+    if (!(scale > 0) || scale > 100) {
+      throw new UsageException("coflow bench tpcds: --scale " + a.get("scale", "") + " is out of range; use 0 < SF <= 100");
+    }
+    if (streams < 1 || streams > 32) {
+      throw new UsageException("coflow bench tpcds: --streams " + streams + " is out of range; use 1 to 32");
+    }
+    String only = a.get("only", "");
+    if (!only.isEmpty() && !only.equals("single") && !only.equals("streams")) {
+      throw new UsageException("coflow bench tpcds: --only '" + only + "': use single or streams");
+    }
+    String policy = a.get("policy", "aalo");
+    Path work = Files.createDirectories(home.resolve("target/bench-tpcds"));
+    List<String> queries = List.of(a.get("queries", DEFAULT_QUERIES).split(","));
+    Path queryDir = Files.createDirectories(work.resolve("queries"));
+    for (String q : queries) {
+      try {
+        Files.writeString(queryDir.resolve(q + ".sql"), TpcdsGenerator.query(q));
+      } catch (IllegalArgumentException e) {
+        throw new UsageException("coflow bench tpcds: --queries: " + e.getMessage());
+      }
+    }
+    Path dataRoot = a.has("data") ? Path.of(a.get("data", "")) : home.resolve("target/tpcds");
+    boolean json = a.has("json");
+    if (!Files.exists(TpcdsGenerator.dir(dataRoot, scale).resolve("_COMPLETE"))) {
+      err.printf(Locale.ROOT, "coflow bench tpcds: generating TPC-DS data at scale %s into %s (once)...%n", scale,
+          TpcdsGenerator.dir(dataRoot, scale));
+    }
+    long t0 = System.nanoTime();
+    Path data = TpcdsGenerator.generate(dataRoot, scale, Runtime.getRuntime().availableProcessors());
+    if ((System.nanoTime() - t0) > 1e9) {
+      err.printf(Locale.ROOT, "coflow bench tpcds: generated in %.0f s%n", (System.nanoTime() - t0) / 1e9);
+    }
+    SparkSubmit submit = SparkSubmit.prepare(home, "coflow bench tpcds", err);
+    if (submit == null) {
+      return 1;
+    }
+    Path appJar = appJar();
+    System.setProperty("org.slf4j.simpleLogger.log.org.coflow.master", "warn");
+    Config config = Config.defaults().with(MasterConfig.HOST, "127.0.0.1").with(MasterConfig.PORT, 0)
+        .with(MasterConfig.HTTP_PORT, -1).with(MasterConfig.POLICY, "fair");
+    Map<String, List<Run>> results = new LinkedHashMap<>();
+    try (MasterServer master = MasterServer.start(config, null)) {
+      List<String> common = List.of(data.toString(), queryDir.toString());
+      if (!only.equals("streams")) {
+        progress(err, "single stream, stock and Courier fetch side by side");
+        List<Run> r = submit(submit, appJar, work, "single", common, 1, queries, List.of(), err);
+        if (r == null) {
+          return 1;
+        }
+        results.put("single", r);
+      }
+      if (!only.equals("single")) {
+        for (String p : List.of("fair", policy)) {
+          try {
+            master.service().setPolicy(p);
+          } catch (IllegalArgumentException e) {
+            throw new UsageException("coflow bench tpcds: --policy: " + e.getMessage());
+          }
+          progress(err, streams + " streams under " + p + " at " + Units.formatBitRate(linkRate));
+          List<Run> r = submit(submit, appJar, work, "streams-" + p, common, streams, queries, List.of(
+              "--conf", "spark.shuffle.courier.master=127.0.0.1:" + master.port(),
+              "--conf", "spark.shuffle.courier.linkRate=" + Math.round(linkRate * 8),
+              "--conf", "spark.scheduler.mode=FAIR"), err);
+          if (r == null) {
+            return 1;
+          }
+          results.put(p.equals("fair") ? "fair" : "policy", r);
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return 1;
+    }
+    Report rep = new Report(scale, streams, linkRate, policy, queries, results);
+    out.print(json ? rep.json() + "\n" : rep.table());
+    return rep.digestsAgree() ? 0 : 1;
+  }
+
+  private static void progress(PrintStream err, String what) {
+    err.println("coflow bench tpcds: " + what + "...");
+    err.flush();
+  }
+
+  private static List<Run> submit(SparkSubmit submit, Path appJar, Path work, String name, List<String> common,
+      int streams, List<String> queries, List<String> conf, PrintStream err) throws IOException, InterruptedException {
+    Path out = work.resolve(name + ".tsv");
+    Files.deleteIfExists(out);
+    List<String> cmd = submit.command(CLUSTER);
+    cmd.addAll(List.of("--driver-memory", "2g",
+        "--conf", "spark.sql.autoBroadcastJoinThreshold=-1",
+        "--conf", "spark.sql.adaptive.enabled=true"));
+    cmd.addAll(conf);
+    cmd.addAll(List.of("--class", TpcdsBenchApp.class.getName(), appJar.toString(),
+        name.startsWith("single") ? "single" : "streams", common.get(0), common.get(1), out.toString(),
+        Integer.toString(streams), String.join(",", queries)));
+    if (!submit.run(cmd, work.resolve(name + ".log"), 120, "coflow bench tpcds: the " + name + " run", err)) {
+      return null;
+    }
+    return parse(Files.readAllLines(out));
+  }
+
+  /** The result lines of {@link TpcdsBenchApp}; {@code way} is stock/courier, or the stream number. */
+  static List<Run> parse(List<String> lines) {
+    List<Run> runs = new ArrayList<>();
+    for (String line : lines) {
+      String[] f = line.split("\t");
+      if ((f[0].equals("single") || f[0].equals("stream")) && f.length == 6) {
+        String query = f[0].equals("single") ? f[1] : f[2];
+        String way = f[0].equals("single") ? f[2] : "stream" + f[1];
+        runs.add(new Run(query, way, Double.parseDouble(f[3]), Integer.parseInt(f[4]), f[5]));
+      }
+    }
+    return runs;
+  }
+
+  private static Path appJar() throws IOException {
+    try {
+      Path p = Path.of(TpcdsBenchApp.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+      if (!Files.isRegularFile(p)) {
+        throw new IOException("coflow bench tpcds runs from the packaged bench jar (found " + p
+            + "); build it with: mvn -DskipTests package");
+      }
+      return p;
+    } catch (URISyntaxException e) {
+      throw new IOException(e);
+    }
+  }
+
+  /** The figures of one invocation. */
+  record Report(double scale, int streams, double linkRate, String policy, List<String> queries,
+      Map<String, List<Run>> results) {
+
+    private double total(String part, String way) {
+      return results.get(part).stream().filter(r -> way == null || r.way().equals(way))
+          .mapToDouble(Run::seconds).sum();
+    }
+
+    private double mean(String part) {
+      return results.get(part).stream().mapToDouble(Run::seconds).average().orElse(Double.NaN);
+    }
+
+    /** Every run of a query, in every part, gave the same rows. */
+    boolean digestsAgree() {
+      Map<String, String> seen = new LinkedHashMap<>();
+      for (List<Run> runs : results.values()) {
+        for (Run r : runs) {
+          String d = seen.putIfAbsent(r.query(), r.digest());
+          if (d != null && !d.equals(r.digest())) {
+            return false;
+          }
+        }
+      }
+      return true;
+    }
+
+    Double singleRatio() {
+      return results.containsKey("single") ? total("single", "courier") / total("single", "stock") : null;
+    }
+
+    Double streamsRatio() {
+      return results.containsKey("fair") ? mean("policy") / mean("fair") : null;
+    }
+
+    String json() {
+      Json j = new Json().put("scale", scale).put("cluster", CLUSTER).put("queries", String.join(",", queries))
+          .put("rows_equal", digestsAgree());
+      if (results.containsKey("single")) {
+        Json per = new Json();
+        for (String q : queries) {
+          per.put(q, new Json().put("stock_s", seconds("single", q, "stock")).put("courier_s",
+              seconds("single", q, "courier")));
+        }
+        j.put("single_stock_s", total("single", "stock")).put("single_courier_s", total("single", "courier"))
+            .put("single_time_ratio", singleRatio()).put("single_per_query", per);
+      }
+      if (results.containsKey("fair")) {
+        j.put("streams", streams).put("link_rate_bps", linkRate * 8).put("policy", policy)
+            .put("streams_fair_mean_query_s", mean("fair")).put("streams_policy_mean_query_s", mean("policy"))
+            .put("streams_mean_query_ratio", streamsRatio());
+      }
+      return j.toString();
+    }
+
+    private double seconds(String part, String query, String way) {
+      return results.get(part).stream().filter(r -> r.query().equals(query) && r.way().equals(way))
+          .mapToDouble(Run::seconds).sum();
+    }
+
+    String table() {
+      StringBuilder sb = new StringBuilder();
+      sb.append(String.format(Locale.ROOT, "%nTPC-DS-derived queries, scale %s, %s, broadcast joins off%n", scale,
+          CLUSTER));
+      if (results.containsKey("single")) {
+        sb.append(String.format(Locale.ROOT, "%nsingle stream%n%-8s %10s %10s %8s%n", "query", "stock s", "courier s",
+            "ratio"));
+        for (String q : queries) {
+          double s = seconds("single", q, "stock");
+          double c = seconds("single", q, "courier");
+          sb.append(String.format(Locale.ROOT, "%-8s %10.2f %10.2f %8.2f%n", q, s, c, c / s));
+        }
+        sb.append(String.format(Locale.ROOT, "%-8s %10.2f %10.2f %8.2f%n", "total", total("single", "stock"),
+            total("single", "courier"), singleRatio()));
+        sb.append(String.format(Locale.ROOT, "time ratio ours/stock = %.3f (goal <= 1.05)%n", singleRatio()));
+      }
+      if (results.containsKey("fair")) {
+        sb.append(String.format(Locale.ROOT, "%n%d concurrent streams, agents capped at %s%n%-24s %10s %10s%n",
+            streams, Units.formatBitRate(linkRate), "", "fair", policy));
+        sb.append(String.format(Locale.ROOT, "%-24s %10.2f %10.2f%n", "mean query time (s)", mean("fair"),
+            mean("policy")));
+        sb.append(String.format(Locale.ROOT, "%-24s %10.2f %10.2f%n", "sum of query times (s)", total("fair", null),
+            total("policy", null)));
+        sb.append(String.format(Locale.ROOT, "mean query time %s/fair = %.3f (lower is better)%n", policy,
+            streamsRatio()));
+      }
+      sb.append(digestsAgree() ? "every run of a query returned the same rows\n"
+          : "ROWS DIFFER between runs of a query: see target/bench-tpcds/*.tsv\n");
+      return sb.toString();
+    }
+  }
+}

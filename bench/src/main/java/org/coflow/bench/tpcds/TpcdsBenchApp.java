@@ -1,0 +1,146 @@
+package org.coflow.bench.tpcds;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.apache.spark.SparkContext;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * {@code bin/coflow bench tpcds}'s Spark application, run by a real {@code spark-submit} with the
+ * Courier shuffle manager installed.
+ *
+ * <pre>
+ * spark-submit ... --class org.coflow.bench.tpcds.TpcdsBenchApp coflow-bench.jar \
+ *     single|streams DATA_DIR QUERY_DIR OUT STREAMS Q1,Q2,...
+ * </pre>
+ *
+ * <p>{@code single}: one stream; every query runs with Spark's own fetch and through the Courier
+ * agents (job-local {@code spark.shuffle.courier.enabled}), alternating which goes first, after an
+ * untimed run of the same query. {@code streams}: STREAMS threads, each in its own fair
+ * scheduler pool, run the query list (each from a different starting point) at once, all through
+ * the agents. Writes one tab-separated line per query run to OUT: {@code single q way seconds rows
+ * digest} or {@code stream s q seconds rows digest}, then {@code wall seconds}.
+ */
+public final class TpcdsBenchApp {
+  private static final String COURIER = "spark.shuffle.courier.enabled";
+
+  private TpcdsBenchApp() {}
+
+  public static void main(String[] args) throws Exception {
+    if (args.length != 6 || !(args[0].equals("single") || args[0].equals("streams"))) {
+      throw new IllegalArgumentException("usage: TpcdsBenchApp single|streams DATA_DIR QUERY_DIR OUT STREAMS Q1,Q2,...");
+    }
+    Path data = Path.of(args[1]);
+    Path queryDir = Path.of(args[2]);
+    Path out = Path.of(args[3]);
+    int streams = Integer.parseInt(args[4]);
+    List<String> names = List.of(args[5].split(","));
+    List<String> sql = new ArrayList<>();
+    for (String q : names) {
+      sql.add(Files.readString(queryDir.resolve(q + ".sql")));
+    }
+    SparkSession spark = SparkSession.builder().getOrCreate();
+    List<String> lines = Collections.synchronizedList(new ArrayList<>());
+    try {
+      TpcdsTables.register(spark, data);
+      long start = System.nanoTime();
+      if (args[0].equals("single")) {
+        single(spark, names, sql, lines);
+      } else {
+        streams(spark, names, sql, streams, lines);
+      }
+      lines.add("wall\t" + seconds(start));
+      Files.write(out, lines, StandardCharsets.UTF_8);
+    } finally {
+      spark.stop();
+    }
+  }
+
+  private static void single(SparkSession spark, List<String> names, List<String> sql, List<String> lines) {
+    SparkContext sc = spark.sparkContext();
+    for (int i = 0; i < names.size(); i++) {
+      // One untimed run first, so neither timed run pays for the query's planning and code
+      // generation (Spark caches the compiled code) or the JIT's first look at its operators.
+      sc.setLocalProperty(COURIER, Boolean.toString(i % 2 == 1));
+      sc.setJobGroup(names.get(i) + "-warmup", names.get(i) + " warm-up", false);
+      Result warm = run(spark, sql.get(i));
+      List<String> ways = i % 2 == 0 ? List.of("stock", "courier") : List.of("courier", "stock");
+      for (String way : ways) {
+        sc.setLocalProperty(COURIER, Boolean.toString(way.equals("courier")));
+        sc.setJobGroup(names.get(i) + "-" + way, names.get(i) + " " + way, false);
+        long t0 = System.nanoTime();
+        Result r = run(spark, sql.get(i));
+        lines.add(String.join("\t", "single", names.get(i), way, seconds(t0), Integer.toString(r.rows), r.digest));
+      }
+      lines.add(String.join("\t", "single", names.get(i), "warmup", "0", Integer.toString(warm.rows), warm.digest));
+    }
+    sc.setLocalProperty(COURIER, null);
+  }
+
+  private static void streams(SparkSession spark, List<String> names, List<String> sql, int n, List<String> lines)
+      throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(n);
+    try {
+      List<Future<?>> work = new ArrayList<>();
+      for (int s = 0; s < n; s++) {
+        int stream = s;
+        work.add(pool.submit(() -> {
+          SparkContext sc = spark.sparkContext();
+          sc.setLocalProperty("spark.scheduler.pool", "stream" + stream);
+          int first = stream * names.size() / n; // each stream starts at a different query
+          for (int k = 0; k < names.size(); k++) {
+            int i = (first + k) % names.size();
+            sc.setJobGroup("stream" + stream + "-" + names.get(i), names.get(i), false);
+            long t0 = System.nanoTime();
+            Result r = run(spark, sql.get(i));
+            lines.add(String.join("\t", "stream", Integer.toString(stream), names.get(i), seconds(t0),
+                Integer.toString(r.rows), r.digest));
+          }
+          return null;
+        }));
+      }
+      for (Future<?> f : work) {
+        f.get();
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  private record Result(int rows, String digest) {}
+
+  /** Runs a query to the end; its rows' digest does not depend on their order. */
+  private static Result run(SparkSession spark, String sql) {
+    List<String> rows = new ArrayList<>();
+    for (Row r : spark.sql(sql).collectAsList()) {
+      rows.add(r.toString());
+    }
+    Collections.sort(rows);
+    try {
+      MessageDigest md = MessageDigest.getInstance("SHA-256");
+      for (String r : rows) {
+        md.update(r.getBytes(StandardCharsets.UTF_8));
+        md.update((byte) '\n');
+      }
+      return new Result(rows.size(), HexFormat.of().formatHex(md.digest()).substring(0, 16));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static String seconds(long startNanos) {
+    return String.format(Locale.ROOT, "%.3f", (System.nanoTime() - startNanos) / 1e9);
+  }
+}

@@ -1,0 +1,65 @@
+package org.coflow.bench.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code bin/coflow bench tpcds}'s arguments, result parsing and figures. The command itself runs
+ * spark-submit at a small scale in integration-tests ({@code TpcdsBenchSmokeTest}).
+ */
+class TpcdsBenchCommandTest extends CliHarness {
+  @Test
+  void badArgumentsAreNamed() {
+    assertEquals(2, run("bench", "tpcds", "--scale", "0"));
+    assertTrue(err().contains("--scale 0 is out of range"), err());
+    assertEquals(2, run("bench", "tpcds", "--streams", "0"));
+    assertTrue(err().contains("--streams 0 is out of range"), err());
+    assertEquals(2, run("bench", "tpcds", "--only", "both"));
+    assertTrue(err().contains("--only 'both'"), err());
+    assertEquals(2, run("bench", "tpcds", "--queries", "q3,q100"));
+    assertTrue(err().contains("no TPC-DS query named 'q100'"), err());
+    assertEquals(2, run("bench", "tpcds", "--queries", "../etc/passwd"));
+    assertTrue(err().contains("no TPC-DS query named '../etc/passwd'"), err());
+  }
+
+  @Test
+  void helpListsTheDefaultQueries() {
+    assertEquals(0, run("bench", "tpcds", "--help"));
+    assertTrue(out().contains(TpcdsBenchCommand.DEFAULT_QUERIES), out());
+  }
+
+  @Test
+  void figuresComeFromTheAppsLines() {
+    List<TpcdsBenchCommand.Run> single = TpcdsBenchCommand.parse(List.of(
+        "single\tq4\tstock\t2.000\t100\taa", "single\tq4\tcourier\t2.200\t100\taa",
+        "single\tq4\twarmup\t0\t100\taa",
+        "single\tq17\tcourier\t1.000\t1\tbb", "single\tq17\tstock\t2.000\t1\tbb", "wall\t9.1"));
+    assertEquals(5, single.size());
+    List<TpcdsBenchCommand.Run> fair = TpcdsBenchCommand.parse(List.of(
+        "stream\t0\tq4\t4.000\t100\taa", "stream\t1\tq17\t6.000\t1\tbb"));
+    List<TpcdsBenchCommand.Run> policy = TpcdsBenchCommand.parse(List.of(
+        "stream\t1\tq4\t3.000\t100\taa", "stream\t0\tq17\t2.000\t1\tbb"));
+    Map<String, List<TpcdsBenchCommand.Run>> results = new LinkedHashMap<>();
+    results.put("single", single);
+    results.put("fair", fair);
+    results.put("policy", policy);
+    TpcdsBenchCommand.Report r = new TpcdsBenchCommand.Report(1, 2, 25e6, "aalo", List.of("q4", "q17"), results);
+    assertEquals(3.2 / 4.0, r.singleRatio(), 1e-9);
+    assertEquals(2.5 / 5.0, r.streamsRatio(), 1e-9);
+    assertTrue(r.digestsAgree());
+    assertTrue(r.json().contains("\"single_time_ratio\":0.8"), r.json());
+    assertTrue(r.json().contains("\"streams_mean_query_ratio\":0.5"), r.json());
+    assertTrue(r.table().contains("time ratio ours/stock = 0.800"), r.table());
+
+    results.put("policy", TpcdsBenchCommand.parse(List.of("stream\t1\tq4\t3.000\t99\tcc")));
+    r = new TpcdsBenchCommand.Report(1, 2, 25e6, "aalo", List.of("q4", "q17"), results);
+    assertFalse(r.digestsAgree());
+    assertTrue(r.table().contains("ROWS DIFFER"), r.table());
+  }
+}
