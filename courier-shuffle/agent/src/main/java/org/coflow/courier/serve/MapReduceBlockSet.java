@@ -58,18 +58,30 @@ final class MapReduceBlockSet implements BlockSet {
       throw Dirs.invalid(id + ": '" + block + "' is not a map output block (<map attempt id>/<reduce>)");
     }
     int reduce = Integer.parseInt(m.group(2));
+    // Each file of a map output lies in a local dir of its own choosing (Hadoop picks a dir per
+    // file when a map spilled more than once), so the index and the data are found separately.
+    Path index = find(m.group(1), "file.out.index", block);
+    Path data = index == null ? null : find(m.group(1), "file.out", block);
+    if (index == null || data == null) {
+      throw Dirs.notFound(id + ": no map output for block " + block + " in " + dirs);
+    }
+    return segment(data, index, reduce, block);
+  }
+
+  /** The map attempt's file {@code name} in whichever registered dir holds it, or null. */
+  private Path find(String attempt, String name, String block) throws IOException {
     for (Path dir : dirs) {
       Path out = Dirs.inside(dir, dir.resolve("usercache").resolve(user).resolve("appcache").resolve(app)
-          .resolve("output").resolve(m.group(1)), block);
-      Path index = out.resolve("file.out.index");
-      if (Files.exists(index)) {
-        if (!index.toRealPath().startsWith(dir)) {
+          .resolve("output").resolve(attempt), block);
+      Path file = out.resolve(name);
+      if (Files.exists(file)) {
+        if (!file.toRealPath().startsWith(dir)) {
           throw Dirs.notFound(id + ": block " + block + " links outside the registered directories");
         }
-        return segment(out.resolve("file.out"), index, reduce, block);
+        return file;
       }
     }
-    throw Dirs.notFound(id + ": no map output for block " + block + " in " + dirs);
+    return null;
   }
 
   private BlockSegment segment(Path data, Path index, int reduce, String block) throws IOException {

@@ -125,7 +125,10 @@ class BlockRegistryTest {
     ByteArrayOutputStream file = new ByteArrayOutputStream();
     file.write(s0);
     file.write(s1);
-    Files.write(out.resolve("file.out"), file.toByteArray());
+    // As after a map that spilled: the data in one local dir, its index in another.
+    Path dataDir = Files.createDirectories(
+        nm1.resolve("usercache/alice/appcache/application_1763780000000_0001/output/" + attempt));
+    Files.write(dataDir.resolve("file.out"), file.toByteArray());
     ByteBuffer index = ByteBuffer.allocate(2 * 24 + 8);
     index.putLong(0).putLong(900).putLong(s0.length);
     index.putLong(s0.length).putLong(200).putLong(s1.length);
