@@ -38,11 +38,13 @@ class MasterRestartTest {
       try {
         MasterService master = second.service();
         assertNotEquals(firstId, master.masterId());
-        // Count rounds from the round in which the last agent's session was open.
+        // Count rounds from the round in which the last agent's session was open and its flows
+        // were back in the model (a session opens before its first report arrives; on a slow
+        // machine two 50 ms rounds can pass in between).
         long[] reconnectedAt = {-1};
         LoopbackCluster.await("agents to reconnect", () -> {
           long round = master.round();
-          if (master.snapshot(0).agents().size() == 3) {
+          if (master.snapshot(0).agents().size() == 3 && master.activeFlows() == 4) {
             reconnectedAt[0] = round;
             return true;
           }
