@@ -5,7 +5,10 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import java.util.concurrent.TimeUnit;
+import org.coflow.api.proto.v1.AgentServiceGrpc;
 import org.coflow.api.proto.v1.CoflowServiceGrpc;
+import org.coflow.api.proto.v1.FindAgentRequest;
+import org.coflow.api.proto.v1.FindAgentResponse;
 import org.coflow.api.proto.v1.RegisterCoflowRequest;
 import org.coflow.api.proto.v1.UnregisterCoflowRequest;
 import org.slf4j.Logger;
@@ -13,7 +16,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What an engine's driver uses to tell the master a coflow begins and ends (Spark: a shuffle is
- * registered and unregistered). Best effort by design: a master that is down, slow or refuses
+ * registered and unregistered), and what a reader uses to find a host's agent in the master's
+ * registry when it cannot compute the address itself. Best effort by design: a master that is down, slow or refuses
  * never fails the job; each call waits at most its deadline and the outcome is logged.
  * Thread-safe.
  */
@@ -23,6 +27,7 @@ public final class CoflowRegistrar implements AutoCloseable {
   private final String target;
   private final ManagedChannel channel;
   private final CoflowServiceGrpc.CoflowServiceBlockingStub stub;
+  private final AgentServiceGrpc.AgentServiceBlockingStub agents;
   private final long deadlineMillis;
   private volatile boolean warned;
 
@@ -31,6 +36,7 @@ public final class CoflowRegistrar implements AutoCloseable {
     this.target = target;
     this.channel = NettyChannelBuilder.forTarget(target).usePlaintext().build();
     this.stub = CoflowServiceGrpc.newBlockingStub(channel);
+    this.agents = AgentServiceGrpc.newBlockingStub(channel);
     this.deadlineMillis = deadlineMillis;
   }
 
@@ -60,6 +66,22 @@ public final class CoflowRegistrar implements AutoCloseable {
         problem("unregistering coflow " + coflowId, e);
       }
       return false;
+    }
+  }
+
+  /**
+   * The agent of the host whose engine address (MapReduce: a NodeManager's shuffle host:port) is
+   * {@code engineAddress}, or null when the master has none or cannot be reached (logged).
+   */
+  public FindAgentResponse findAgent(String engineAddress) {
+    try {
+      return agents.withDeadlineAfter(deadlineMillis, TimeUnit.MILLISECONDS)
+          .findAgent(FindAgentRequest.newBuilder().setEngineAddress(engineAddress).build());
+    } catch (StatusRuntimeException e) {
+      if (e.getStatus().getCode() != Status.Code.NOT_FOUND) {
+        problem("finding the agent of " + engineAddress, e);
+      }
+      return null;
     }
   }
 

@@ -86,6 +86,16 @@ public final class CourierAgent implements AutoCloseable {
   public static CourierAgent start(String hostId, InetSocketAddress bind, int threads, LinkRate link,
       String master, java.util.List<java.nio.file.Path> roots, int maxNum, double minSize)
       throws InterruptedException {
+    return start(hostId, bind, threads, link, master, roots, maxNum, minSize, "");
+  }
+
+  /**
+   * As above, registering {@code engineAddress} with the master too (MapReduce: the NodeManager's
+   * shuffle host:port, by which readers find this agent in the master's registry).
+   */
+  public static CourierAgent start(String hostId, InetSocketAddress bind, int threads, LinkRate link,
+      String master, java.util.List<java.nio.file.Path> roots, int maxNum, double minSize, String engineAddress)
+      throws InterruptedException {
     if (hostId == null || hostId.isEmpty()) {
       throw new IllegalArgumentException("an agent needs a host id");
     }
@@ -101,7 +111,7 @@ public final class CourierAgent implements AutoCloseable {
           MAX_FRAME, link);
       CourierAgent agent = new CourierAgent(hostId, group, registry, fetcher, server);
       if (master != null) {
-        agent.connectMaster(master, link);
+        agent.connectMaster(master, link, engineAddress);
       }
       return agent;
     } catch (InterruptedException | RuntimeException e) {
@@ -115,10 +125,10 @@ public final class CourierAgent implements AutoCloseable {
     return fetcher.bytesReceived();
   }
 
-  private void connectMaster(String target, LinkRate link) {
+  private void connectMaster(String target, LinkRate link, String engineAddress) {
     InetSocketAddress a = server.address();
     masterClient = new MasterClient(new MasterClientOptions(target, hostId)
-        .addresses(a.getHostString() + ":" + a.getPort(), "")
+        .addresses(a.getHostString() + ":" + a.getPort(), engineAddress)
         .capacity(link.bytesPerSecond(), link.bytesPerSecond()), new MasterClient.Listener() {
           @Override
           public void onSchedule(ScheduleUpdate update) {

@@ -7,6 +7,8 @@ import io.grpc.stub.StreamObserver;
 import org.coflow.api.proto.v1.AgentServiceGrpc;
 import org.coflow.api.proto.v1.CloseSessionRequest;
 import org.coflow.api.proto.v1.CloseSessionResponse;
+import org.coflow.api.proto.v1.FindAgentRequest;
+import org.coflow.api.proto.v1.FindAgentResponse;
 import org.coflow.api.proto.v1.OpenSessionRequest;
 import org.coflow.api.proto.v1.OpenSessionResponse;
 import org.coflow.api.proto.v1.ReportAck;
@@ -118,6 +120,20 @@ final class AgentServiceImpl extends AgentServiceGrpc.AgentServiceImplBase {
   public void closeSession(CloseSessionRequest req, StreamObserver<CloseSessionResponse> out) {
     tables.close(req.getSessionId());
     out.onNext(CloseSessionResponse.getDefaultInstance());
+    out.onCompleted();
+  }
+
+  @Override
+  public void findAgent(FindAgentRequest req, StreamObserver<FindAgentResponse> out) {
+    AgentSession s;
+    try {
+      s = tables.find(req.getEngineAddress(), req.getHostId());
+    } catch (StatusException e) {
+      out.onError(e);
+      return;
+    }
+    out.onNext(FindAgentResponse.newBuilder().setHostId(s.hostId).setDataAddress(s.dataAddress)
+        .setEngineAddress(s.engineAddress).build());
     out.onCompleted();
   }
 }

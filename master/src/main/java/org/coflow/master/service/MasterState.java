@@ -316,6 +316,34 @@ final class MasterState {
     }
   }
 
+  /**
+   * The live session serving a host, by engine address or host id (exactly one non-empty); the
+   * most recently opened one when several agents claimed the same engine address.
+   */
+  synchronized AgentSession find(String engineAddress, String hostId) throws StatusException {
+    boolean byEngine = !engineAddress.isEmpty();
+    if (byEngine == !hostId.isEmpty()) {
+      throw Status.INVALID_ARGUMENT.withDescription(
+          "FindAgent needs exactly one of engine_address and host_id (got '" + engineAddress + "' and '"
+              + hostId + "')").asException();
+    }
+    AgentSession found = null;
+    if (byEngine) {
+      for (AgentSession s : sessions.values()) {
+        if (engineAddress.equals(s.engineAddress) && (found == null || s.openedMillis >= found.openedMillis)) {
+          found = s;
+        }
+      }
+    } else {
+      found = byHost.get(hostId);
+    }
+    if (found == null) {
+      throw Status.NOT_FOUND.withDescription("no live agent session has " + (byEngine ? "engine address '"
+          + engineAddress : "host id '" + hostId) + "'; is the host's agent running and connected?").asException();
+    }
+    return found;
+  }
+
   synchronized int sessionCount() {
     return sessions.size();
   }

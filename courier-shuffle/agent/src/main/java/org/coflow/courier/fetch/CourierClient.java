@@ -20,6 +20,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.coflow.api.proto.courier.v1.BlockEnd;
 import org.coflow.api.proto.courier.v1.BlockError;
+import org.coflow.api.proto.courier.v1.BlockStart;
+import org.coflow.api.proto.courier.v1.Cancel;
 import org.coflow.api.proto.courier.v1.Chunk;
 import org.coflow.api.proto.courier.v1.Credit;
 import org.coflow.api.proto.courier.v1.Error;
@@ -65,12 +67,26 @@ public final class CourierClient implements AutoCloseable {
     final int index;
     final BlockConsumer consumer;
     final long window;
+    /** Set for {@link #stream}: the reader's consumption grants credit, not arrival. */
+    final BlockStream stream;
     long unacknowledged;
 
     Pending(int index, BlockConsumer consumer, long window) {
+      this(index, consumer, window, null);
+    }
+
+    Pending(int index, BlockConsumer consumer, long window, BlockStream stream) {
       this.index = index;
       this.consumer = consumer;
       this.window = window;
+      this.stream = stream;
+    }
+
+    void fail(ProtocolException e) {
+      done.completeExceptionally(e);
+      if (stream != null) {
+        stream.failed(new java.io.IOException(e.getMessage(), e));
+      }
     }
   }
 
@@ -173,6 +189,37 @@ public final class CourierClient implements AutoCloseable {
     return out;
   }
 
+  /**
+   * Fetches one block as a blocking stream (its length and raw length known once it starts); the
+   * agent keeps at most {@code window} bytes ahead of what the reader consumed. Closing the stream
+   * before its end cancels the block.
+   */
+  public BlockStream stream(String coflowId, RemoteBlock block, long window) {
+    long request = nextRequest.getAndIncrement();
+    long id = request << 20;
+    BlockStream[] self = new BlockStream[1];
+    self[0] = new BlockStream(window, bytes -> channel.writeAndFlush(Frame.of(FrameType.CREDIT,
+        Credit.newBuilder().setStreamId(id).setBytes(bytes).build())));
+    Pending p = new Pending(0, (i, data) -> self[0].offer(data), window, self[0]);
+    pending.put(id, p);
+    self[0].onClose(() -> {
+      if (pending.remove(id) != null) {
+        channel.writeAndFlush(Frame.of(FrameType.CANCEL, Cancel.newBuilder().setStreamId(id).build()));
+      }
+    });
+    channel.writeAndFlush(Frame.of(FrameType.FETCH_REQUEST, FetchRequest.newBuilder().setRequestId(request)
+        .setCoflowId(coflowId).addBlocks(block).setWindow(window).build())).addListener(f -> {
+          if (!f.isSuccess()) {
+            Pending gone = pending.remove(id);
+            if (gone != null) {
+              gone.fail(new ProtocolException(ErrorCode.ERROR_CODE_UNREACHABLE,
+                  "sending the fetch request to the local agent failed: " + f.cause()));
+            }
+          }
+        });
+    return self[0];
+  }
+
   private void read(Frame f) {
     switch (f.type()) {
       case HELLO_ACK:
@@ -184,8 +231,14 @@ public final class CourierClient implements AutoCloseable {
         Error e = f.header();
         failAll(e.getCode(), "agent: " + e.getMessage());
         return;
-      case BLOCK_START:
+      case BLOCK_START: {
+        BlockStart st = f.header();
+        Pending p = pending.get(st.getStreamId());
+        if (p != null && p.stream != null) {
+          p.stream.started(st.getLength(), st.getRawLength());
+        }
         return;
+      }
       case CHUNK: {
         Chunk c = f.header();
         Pending p = pending.get(c.getStreamId());
@@ -193,7 +246,7 @@ public final class CourierClient implements AutoCloseable {
           int n = ((ByteBuf) f.body()).readableBytes();
           p.consumer.accept(p.index, (ByteBuf) f.body());
           p.unacknowledged += n;
-          if (p.unacknowledged >= p.window / 2) {
+          if (p.stream == null && p.unacknowledged >= p.window / 2) {
             channel.writeAndFlush(Frame.of(FrameType.CREDIT, Credit.newBuilder().setStreamId(c.getStreamId())
                 .setBytes(p.unacknowledged).build()));
             p.unacknowledged = 0;
@@ -206,6 +259,9 @@ public final class CourierClient implements AutoCloseable {
         Pending p = pending.remove(end.getStreamId());
         if (p != null) {
           p.done.complete(end.getLength());
+          if (p.stream != null) {
+            p.stream.ended(end.getLength());
+          }
         }
         return;
       }
@@ -213,7 +269,7 @@ public final class CourierClient implements AutoCloseable {
         BlockError be = f.header();
         Pending p = pending.remove(be.getStreamId());
         if (p != null) {
-          p.done.completeExceptionally(new ProtocolException(be.getCode(), be.getMessage()));
+          p.fail(new ProtocolException(be.getCode(), be.getMessage()));
         }
         return;
       }
@@ -239,7 +295,7 @@ public final class CourierClient implements AutoCloseable {
       registrations.clear();
     }
     for (Pending p : pending.values()) {
-      p.done.completeExceptionally(e);
+      p.fail(e);
     }
     pending.clear();
   }

@@ -48,8 +48,29 @@ public final class BlockRegistry {
     return add(new SparkBlockSet(req));
   }
 
-  /** Registers (or re-registers) a MapReduce job's map outputs. */
+  /**
+   * Registers (or re-registers) a MapReduce job's map outputs, as a local client asked over the
+   * wire. A job its NodeManager registered with the job's secret ({@link #registerSecured}) cannot
+   * be replaced this way: whoever can reach the agent's port must not swap the secret out.
+   */
   public String register(RegisterMapReduce req) {
+    MapReduceBlockSet set = new MapReduceBlockSet(req);
+    BlockSet old = sets.get(set.id());
+    if (old instanceof MapReduceBlockSet && ((MapReduceBlockSet) old).secured()) {
+      throw Dirs.forbidden(set.id() + " was registered by its NodeManager with the job's secret; "
+          + "it cannot be registered again over a client connection");
+    }
+    return add(set);
+  }
+
+  /**
+   * Registers a MapReduce job in-process, from the NodeManager that received its token: the
+   * request must carry the shuffle secret, and every fetch of its blocks is then authenticated.
+   */
+  public String registerSecured(RegisterMapReduce req) {
+    if (req.getShuffleSecret().isEmpty()) {
+      throw new IllegalArgumentException("a secured registration of " + req.getJobId() + " needs the job's shuffle secret");
+    }
     return add(new MapReduceBlockSet(req));
   }
 
@@ -72,7 +93,7 @@ public final class BlockRegistry {
   }
 
   /**
-   * @throws ProtocolException NOT_FOUND for an unregistered set or a missing block, INVALID for a
+   * @throws ProtocolException FORBIDDEN for missing or wrong credentials, NOT_FOUND for an unregistered set or a missing block, INVALID for a
    *     malformed name, CORRUPT for an inconsistent index
    */
   public BlockSegment resolve(BlockRef ref) throws IOException {
@@ -80,7 +101,7 @@ public final class BlockRegistry {
     if (set == null) {
       throw Dirs.notFound("block set '" + ref.getBlockSet() + "' is not registered on this agent");
     }
-    return set.resolve(ref.getBlock());
+    return set.resolve(ref.getBlock(), ref.getAuth());
   }
 
   /**

@@ -14,9 +14,12 @@ public interface BlockSet {
   /**
    * Finds a block's bytes. Never resolves to a file outside the set's registered directories.
    *
-   * @throws org.coflow.courier.protocol.ProtocolException NOT_FOUND for a block that does not
-   *     exist, INVALID for a malformed name, CORRUPT for an index that contradicts its data file
+   * @param auth the request's credentials ({@code BlockRef.auth}); sets registered with a secret
+   *     check them before anything else
+   * @throws org.coflow.courier.protocol.ProtocolException FORBIDDEN for missing or wrong
+   *     credentials, NOT_FOUND for a block that does not exist, INVALID for a malformed name,
+   *     CORRUPT for an index that contradicts its data file
    * @throws IOException if reading the index fails
    */
-  BlockSegment resolve(String block) throws IOException;
+  BlockSegment resolve(String block, String auth) throws IOException;
 }

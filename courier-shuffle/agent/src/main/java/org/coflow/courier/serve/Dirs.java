@@ -62,6 +62,10 @@ final class Dirs {
     return new ProtocolException(ErrorCode.ERROR_CODE_INVALID, message);
   }
 
+  static ProtocolException forbidden(String message) {
+    return new ProtocolException(ErrorCode.ERROR_CODE_FORBIDDEN, message);
+  }
+
   static ProtocolException notFound(String message) {
     return new ProtocolException(ErrorCode.ERROR_CODE_NOT_FOUND, message);
   }

@@ -6,10 +6,15 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.util.Base64;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.zip.CRC32;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 import org.coflow.api.proto.courier.v1.RegisterMapReduce;
 
 /**
@@ -19,6 +24,12 @@ import org.coflow.api.proto.courier.v1.RegisterMapReduce;
  * part length) as three longs, then a CRC32 of those entries (Hadoop's {@code SpillRecord}).
  * Block {@code <map attempt>/<reduce>} is that partition's IFile segment, which ends with its own
  * CRC32 (checksum algorithm {@link Checksums#IFILE}).
+ *
+ * <p>Registered with the job's shuffle secret (by the NodeManager, which got it with the job's
+ * token), every request must carry the HMAC-SHA1 a stock reducer would send to the NodeManager's
+ * shuffle handler for that one map output, {@code <port>/mapOutput?job=<job>&reduce=<r>&map=<attempt>}
+ * (Hadoop's {@code SecureShuffleUtils}); the message is rebuilt here from the block's name and
+ * this NodeManager's port, never taken from the request.
  */
 final class MapReduceBlockSet implements BlockSet {
   private static final Pattern JOB = Pattern.compile("job_(\\d{1,20})_(\\d{1,10})");
@@ -29,6 +40,10 @@ final class MapReduceBlockSet implements BlockSet {
   private final String user;
   private final String app;
   private final List<Path> dirs;
+  private final String job;
+  /** Null when registered without a secret (requests are then not authenticated). */
+  private final SecretKeySpec secret;
+  private final int shufflePort;
 
   MapReduceBlockSet(RegisterMapReduce req) {
     Matcher job = JOB.matcher(req.getJobId());
@@ -39,6 +54,15 @@ final class MapReduceBlockSet implements BlockSet {
     this.user = Dirs.segment(req.getUser(), id + ": user");
     this.app = "application_" + job.group(1) + "_" + job.group(2);
     this.dirs = Dirs.realDirs(req.getLocalDirsList(), id);
+    this.job = req.getJobId();
+    this.secret = req.getShuffleSecret().isEmpty() ? null
+        : new SecretKeySpec(req.getShuffleSecret().toByteArray(), "HmacSHA1");
+    this.shufflePort = req.getShufflePort();
+  }
+
+  /** Whether fetches must carry the job's HMAC. */
+  boolean secured() {
+    return secret != null;
   }
 
   @Override
@@ -52,12 +76,15 @@ final class MapReduceBlockSet implements BlockSet {
   }
 
   @Override
-  public BlockSegment resolve(String block) throws IOException {
+  public BlockSegment resolve(String block, String auth) throws IOException {
     Matcher m = BLOCK.matcher(block);
     if (!m.matches()) {
       throw Dirs.invalid(id + ": '" + block + "' is not a map output block (<map attempt id>/<reduce>)");
     }
     int reduce = Integer.parseInt(m.group(2));
+    if (secret != null) {
+      verify(m.group(1), reduce, auth, block);
+    }
     // Each file of a map output lies in a local dir of its own choosing (Hadoop picks a dir per
     // file when a map spilled more than once), so the index and the data are found separately.
     Path index = find(m.group(1), "file.out.index", block);
@@ -66,6 +93,29 @@ final class MapReduceBlockSet implements BlockSet {
       throw Dirs.notFound(id + ": no map output for block " + block + " in " + dirs);
     }
     return segment(data, index, reduce, block);
+  }
+
+  private void verify(String attempt, int reduce, String auth, String block) {
+    if (auth == null || auth.isEmpty()) {
+      throw Dirs.forbidden(id + ": the request for " + block + " carries no shuffle HMAC; the job's "
+          + "map outputs are served only to its own reducers");
+    }
+    byte[] expected = hmac(secret, shufflePort + "/mapOutput?job=" + job + "&reduce=" + reduce + "&map=" + attempt);
+    if (!MessageDigest.isEqual(expected, auth.getBytes(java.nio.charset.StandardCharsets.US_ASCII))) {
+      throw Dirs.forbidden(id + ": the shuffle HMAC of the request for " + block + " is wrong (not this job's "
+          + "token, or another NodeManager's block)");
+    }
+  }
+
+  /** Base64 of HMAC-SHA1({@code msg}), as Hadoop's SecureShuffleUtils.hashFromString makes it. */
+  static byte[] hmac(SecretKeySpec key, String msg) {
+    try {
+      Mac mac = Mac.getInstance("HmacSHA1");
+      mac.init(key);
+      return Base64.getEncoder().encode(mac.doFinal(msg.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("HmacSHA1 is not available in this JVM", e);
+    }
   }
 
   /** The map attempt's file {@code name} in whichever registered dir holds it, or null. */

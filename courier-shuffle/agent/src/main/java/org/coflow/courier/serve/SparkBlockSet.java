@@ -58,7 +58,9 @@ final class SparkBlockSet implements BlockSet {
   }
 
   @Override
-  public BlockSegment resolve(String block) throws IOException {
+  public BlockSegment resolve(String block, String auth) throws IOException {
+    // Spark's shuffle files are served unauthenticated, as by Spark's own external shuffle
+    // service without spark.authenticate.
     Matcher m = BLOCK.matcher(block);
     if (!m.matches()) {
       throw Dirs.invalid(id + ": '" + block + "' is not a Spark shuffle block id (shuffle_<shuffle>_<map>_<reduce>)");

@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.coflow.api.proto.courier.v1.BlockEnd;
 import org.coflow.api.proto.courier.v1.BlockError;
 import org.coflow.api.proto.courier.v1.BlockStart;
+import org.coflow.api.proto.courier.v1.Cancel;
 import org.coflow.api.proto.courier.v1.Chunk;
 import org.coflow.api.proto.courier.v1.Credit;
 import org.coflow.api.proto.courier.v1.ErrorCode;
@@ -74,6 +75,14 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
             h.grant(c.getBytes());
           }
           break;
+        case CANCEL: {
+          // The client gave up on a stream (its reader stopped): stop fetching it.
+          FetchService.Handle gone = streams.remove(((Cancel) frame.header()).getStreamId());
+          if (gone != null) {
+            gone.cancel();
+          }
+          break;
+        }
         default:
           throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL,
               frame.type() + " is not expected from a local client");

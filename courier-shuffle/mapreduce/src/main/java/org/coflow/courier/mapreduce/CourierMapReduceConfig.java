@@ -1,0 +1,74 @@
+package org.coflow.courier.mapreduce;
+
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import org.coflow.api.config.Config;
+import org.coflow.api.config.ConfigKey;
+import org.coflow.api.config.ConfigRegistry;
+import org.coflow.api.config.ConfigType;
+
+/**
+ * The MapReduce adapter's keys ({@code coflow.courier.mapreduce.*}): the NodeManager's in
+ * {@code yarn-site.xml}, the reducers' in {@code mapred-site.xml} or the job's configuration. The
+ * agent port and master must be the same on both sides. Free of Hadoop classes, so that the
+ * documentation can list it anywhere.
+ */
+public final class CourierMapReduceConfig implements ConfigRegistry.Provider {
+  public static final String PREFIX = "coflow.courier.mapreduce.";
+
+  public static final ConfigRegistry REGISTRY = new ConfigRegistry("MapReduce adapter",
+      "Keys of `CourierShuffleHandler` (NodeManager, `yarn-site.xml`) and of the reducers' "
+          + "`CourierShuffle` (`mapred-site.xml` or the job); see docs/mapreduce.md.");
+
+  public static final ConfigKey<Boolean> ENABLED = REGISTRY.add(ConfigKey
+      .builder(PREFIX + "enabled", ConfigType.BOOLEAN)
+      .defaultValue(true)
+      .doc("Reducers: fetch map outputs through the Courier agents; false uses Hadoop's own HTTP "
+          + "fetch (the plugin then behaves exactly as the stock shuffle).")
+      .since("0.1.0").build());
+
+  public static final ConfigKey<Integer> AGENT_PORT = REGISTRY.add(ConfigKey
+      .builder(PREFIX + "agent.port", ConfigType.INT)
+      .defaultValue(13563)
+      .doc("The port of every NodeManager's agent, cluster-wide (as `mapreduce.shuffle.port` is "
+          + "for the stock shuffle): reducers reach a map host's agent at that host and this port. "
+          + "0 binds any free port, for several NodeManagers on one machine (tests): readers then "
+          + "find each agent in the master's registry by its NodeManager's shuffle address, so "
+          + "`coflow.courier.mapreduce.master` must be set.")
+      .check(v -> v >= 0 && v <= 65535, "a port, 0 to 65535")
+      .since("0.1.0").build());
+
+  public static final ConfigKey<String> MASTER = REGISTRY.add(ConfigKey
+      .builder(PREFIX + "master", ConfigType.STRING)
+      .defaultValue("")
+      .doc("The coflow master as host:port: NodeManager agents report their flows (one coflow per "
+          + "job) and take its schedule; reducers look agents up there when the agent port is 0. "
+          + "Empty: no master (data moves all the same).")
+      .since("0.1.0").build());
+
+  public static final ConfigKey<Double> LINK_RATE = REGISTRY.add(ConfigKey
+      .builder(PREFIX + "linkRate", ConfigType.BIT_RATE)
+      .defaultValue(0.0)
+      .doc("NodeManager: cap on what its agent sends and receives (e.g. 1g); 0 is no cap.")
+      .check(v -> v >= 0, "zero or more")
+      .since("0.1.0").build());
+
+  public static final ConfigKey<Long> WINDOW = REGISTRY.add(ConfigKey
+      .builder(PREFIX + "window", ConfigType.BYTES)
+      .defaultValue(1L << 20)
+      .doc("Reducers: bytes of a map output the agent may send ahead of what the reducer has "
+          + "merged (flow control per fetch).")
+      .check(v -> v >= (64 << 10), "at least 64k")
+      .since("0.1.0").build());
+
+  /** Parses the {@code coflow.courier.mapreduce.*} entries; an unknown key or bad value fails, named. */
+  public static Config parse(Map<String, String> entries) {
+    return Config.parse(entries, List.of(PREFIX), REGISTRY);
+  }
+
+  @Override
+  public List<ConfigRegistry> registries() {
+    return Collections.singletonList(REGISTRY);
+  }
+}

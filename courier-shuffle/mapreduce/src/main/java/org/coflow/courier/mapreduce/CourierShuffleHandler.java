@@ -1,0 +1,201 @@
+package org.coflow.courier.mapreduce;
+
+import com.google.protobuf.ByteString;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.mapred.ShuffleHandler;
+import org.apache.hadoop.mapreduce.JobID;
+import org.apache.hadoop.mapreduce.security.token.JobTokenIdentifier;
+import org.apache.hadoop.security.token.Token;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.server.api.ApplicationInitializationContext;
+import org.apache.hadoop.yarn.server.api.ApplicationTerminationContext;
+import org.coflow.api.config.Config;
+import org.coflow.api.proto.courier.v1.RegisterMapReduce;
+import org.coflow.courier.CourierAgent;
+import org.coflow.courier.enforce.LinkRate;
+import org.coflow.courier.merge.CourierConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The NodeManager's shuffle service with a Courier agent inside: configured as the class of
+ * {@code mapreduce_shuffle}, it is Hadoop's own {@link ShuffleHandler} (same port, same HTTP
+ * protocol: the stock fetch and every fallback keep working) and also hosts this NodeManager's
+ * agent, which serves the same map outputs to other agents, verified with the same job token.
+ *
+ * <p>Why a subclass and not a second aux service: YARN hands the job token (the shuffle secret)
+ * only to {@code mapreduce_shuffle}; any other service listed in
+ * {@code mapreduce.job.shuffle.provider.services} is initialised with empty data (Hadoop 3.4's
+ * {@code TaskAttemptImpl}), and could not learn this NodeManager's shuffle port either.
+ *
+ * <p>The agent's host id is the NodeManager's shuffle address ({@code host:port}, what reducers
+ * call the map host); it listens on {@code coflow.courier.mapreduce.agent.port}, reports to the
+ * master if one is set, and writes its address into {@code <local dir>/courier-agent} of every
+ * NodeManager local dir, where this node's reducers find it without any master. A failure to
+ * start the agent is logged and leaves the stock shuffle running: jobs fall back to it.
+ */
+public class CourierShuffleHandler extends ShuffleHandler {
+  private static final Logger LOG = LoggerFactory.getLogger(CourierShuffleHandler.class);
+  /** The file, in each NodeManager local dir, that names the node's agent ("host id\naddress\n"). */
+  public static final String AGENT_FILE = "courier-agent";
+
+  /** Agents of the NodeManagers in this JVM (several in a MiniYARNCluster), by host id: for tests. */
+  private static final Map<String, CourierShuffleHandler> RUNNING = new ConcurrentHashMap<>();
+
+  private volatile CourierAgent agent;
+  private List<String> localDirs = List.of();
+  private String hostId;
+  private int shufflePort;
+
+  @Override
+  protected void serviceStart() throws Exception {
+    super.serviceStart();
+    Configuration conf = getConfig();
+    shufflePort = conf.getInt(SHUFFLE_PORT_CONFIG_KEY, DEFAULT_SHUFFLE_PORT);
+    Config cfg = CourierMapReduceConfig.parse(conf.getPropsWithPrefix(CourierMapReduceConfig.PREFIX).entrySet()
+        .stream().collect(java.util.stream.Collectors.toMap(e -> CourierMapReduceConfig.PREFIX + e.getKey(),
+            Map.Entry::getValue)));
+    localDirs = List.of(conf.getTrimmedStrings("yarn.nodemanager.local-dirs"));
+    hostId = nodeHost(conf) + ":" + shufflePort;
+    try {
+      double rate = cfg.get(CourierMapReduceConfig.LINK_RATE);
+      String master = cfg.get(CourierMapReduceConfig.MASTER);
+      int port = cfg.get(CourierMapReduceConfig.AGENT_PORT);
+      // A fixed port listens on every interface, as the stock shuffle does; port 0 (several
+      // NodeManagers on one machine) binds the node's host, the address the master then hands out.
+      InetSocketAddress bind = port > 0 ? new InetSocketAddress(port)
+          : new InetSocketAddress(hostId.substring(0, hostId.lastIndexOf(':')), 0);
+      agent = CourierAgent.start(hostId, bind, 2,
+          rate > 0 ? new LinkRate(rate, CourierAgent.CHUNK_SIZE) : LinkRate.UNLIMITED,
+          master.isEmpty() ? null : master, List.of(), CourierConfig.MAX_NUM.defaultValue(),
+          CourierConfig.MIN_SIZE.defaultValue(), hostId);
+      advertise();
+      RUNNING.put(hostId, this);
+      LOG.info("Courier agent of NodeManager {} listening on port {} (master: {})", hostId,
+          agent.address().getPort(), master.isEmpty() ? "none" : master);
+    } catch (Exception | LinkageError e) {
+      // The stock shuffle is up; without an agent, reducers fall back to it.
+      LOG.error("Courier agent of NodeManager {} did not start; reducers will use the stock shuffle", hostId, e);
+      agent = null;
+    }
+  }
+
+  /** The host reducers call this node by: the NodeManager's web address host, else this machine's name. */
+  static String nodeHost(Configuration conf) throws IOException {
+    String web = conf.getTrimmed("yarn.nodemanager.webapp.address", "");
+    int colon = web.lastIndexOf(':');
+    String host = colon > 0 ? web.substring(0, colon) : "";
+    if (host.isEmpty() || host.equals("0.0.0.0")) {
+      host = conf.getTrimmed("yarn.nodemanager.hostname", "");
+    }
+    if (host.isEmpty() || host.equals("0.0.0.0")) {
+      host = InetAddress.getLocalHost().getCanonicalHostName();
+    }
+    return host;
+  }
+
+  private void advertise() throws IOException {
+    InetSocketAddress a = agent.address();
+    String bound = a.getAddress().isAnyLocalAddress() ? "127.0.0.1" : a.getAddress().getHostAddress();
+    byte[] text = (hostId + "\n" + bound + ":" + a.getPort() + "\n").getBytes(StandardCharsets.UTF_8);
+    for (String d : localDirs) {
+      Path dir = Path.of(d);
+      Files.createDirectories(dir);
+      Path tmp = Files.createTempFile(dir, AGENT_FILE, ".tmp");
+      Files.write(tmp, text);
+      tmp.toFile().setReadable(true, false);
+      Files.move(tmp, dir.resolve(AGENT_FILE), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+  }
+
+  @Override
+  public void initializeApplication(ApplicationInitializationContext context) {
+    // The stock handler reads the buffer (moving its position): keep our own view of it.
+    ByteBuffer data = context.getApplicationDataForService() == null ? null
+        : context.getApplicationDataForService().duplicate();
+    super.initializeApplication(context);
+    CourierAgent a = agent;
+    if (a == null) {
+      return;
+    }
+    ApplicationId app = context.getApplicationId();
+    JobID job = new JobID(Long.toString(app.getClusterTimestamp()), app.getId());
+    try {
+      if (data == null || !data.hasRemaining()) {
+        // The AM's container carries no token; the tasks' containers do.
+        LOG.debug("Courier: a container of {} came without the job token", app);
+        return;
+      }
+      Token<JobTokenIdentifier> token = deserializeServiceData(data);
+      // Called on every container start of the application: re-registering is harmless.
+      a.registry().registerSecured(RegisterMapReduce.newBuilder().setJobId(job.toString())
+          .setUser(context.getUser()).addAllLocalDirs(existing(localDirs))
+          .setShuffleSecret(ByteString.copyFrom(token.getPassword())).setShufflePort(shufflePort).build());
+    } catch (IOException | RuntimeException e) {
+      LOG.error("Courier: registering {} with the agent failed; its reducers will use the stock shuffle", job, e);
+    }
+  }
+
+  private static List<String> existing(List<String> dirs) {
+    List<String> out = new ArrayList<>();
+    for (String d : dirs) {
+      if (Files.isDirectory(Path.of(d))) {
+        out.add(d);
+      }
+    }
+    return out;
+  }
+
+  @Override
+  public void stopApplication(ApplicationTerminationContext context) {
+    super.stopApplication(context);
+    CourierAgent a = agent;
+    if (a != null) {
+      ApplicationId app = context.getApplicationId();
+      a.registry().unregister("mr/" + new JobID(Long.toString(app.getClusterTimestamp()), app.getId()));
+    }
+  }
+
+  @Override
+  protected void serviceStop() throws Exception {
+    stopAgent();
+    super.serviceStop();
+  }
+
+  /** Stops this NodeManager's agent (the stock shuffle stays up). */
+  public void stopAgent() {
+    CourierAgent a = agent;
+    agent = null;
+    if (a != null) {
+      RUNNING.remove(hostId, this);
+      a.close();
+    }
+  }
+
+  /** The agent, or null if it did not start or was stopped. */
+  public CourierAgent agent() {
+    return agent;
+  }
+
+  /** This NodeManager's shuffle address, its agent's host id. */
+  public String hostId() {
+    return hostId;
+  }
+
+  /** The handlers running in this JVM (tests: one per NodeManager of a MiniYARNCluster). */
+  public static List<CourierShuffleHandler> running() {
+    return new ArrayList<>(RUNNING.values());
+  }
+}
