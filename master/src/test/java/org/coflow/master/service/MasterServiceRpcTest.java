@@ -23,6 +23,8 @@ import org.coflow.api.proto.v1.AdminServiceGrpc;
 import org.coflow.api.proto.v1.AgentServiceGrpc;
 import org.coflow.api.proto.v1.CloseSessionRequest;
 import org.coflow.api.proto.v1.CoflowServiceGrpc;
+import org.coflow.api.proto.v1.FindAgentRequest;
+import org.coflow.api.proto.v1.FindAgentResponse;
 import org.coflow.api.proto.v1.FlowReport;
 import org.coflow.api.proto.v1.FlowSpec;
 import org.coflow.api.proto.v1.GetPolicyRequest;
@@ -157,6 +159,30 @@ class MasterServiceRpcTest {
     assertEquals(master.masterId(), ok.getMasterId());
     assertEquals(20, ok.getIntervalMs());
     assertEquals("fair", ok.getPolicy());
+  }
+
+  @Test
+  void findAgentLooksUpLiveSessionsByEngineAddressOrHost() {
+    open("nm-1");
+    String s2 = open("nm-2").getSessionId();
+    FindAgentResponse r = agents.findAgent(FindAgentRequest.newBuilder().setEngineAddress("BlockManagerId(nm-2)").build());
+    assertEquals("nm-2", r.getHostId());
+    assertEquals("nm-2:7337", r.getDataAddress());
+    assertEquals("nm-1:7337", agents.findAgent(FindAgentRequest.newBuilder().setHostId("nm-1").build()).getDataAddress());
+    StatusRuntimeException e = assertThrows(StatusRuntimeException.class,
+        () -> agents.findAgent(FindAgentRequest.newBuilder().setEngineAddress("BlockManagerId(nm-9)").build()));
+    assertEquals(Status.Code.NOT_FOUND, e.getStatus().getCode());
+    assertTrue(e.getStatus().getDescription().contains("BlockManagerId(nm-9)"), e.getStatus().getDescription());
+    e = assertThrows(StatusRuntimeException.class, () -> agents.findAgent(FindAgentRequest.getDefaultInstance()));
+    assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
+    e = assertThrows(StatusRuntimeException.class, () -> agents.findAgent(FindAgentRequest.newBuilder()
+        .setEngineAddress("x").setHostId("nm-1").build()));
+    assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
+    // A closed session is no longer found.
+    agents.closeSession(CloseSessionRequest.newBuilder().setSessionId(s2).build());
+    e = assertThrows(StatusRuntimeException.class,
+        () -> agents.findAgent(FindAgentRequest.newBuilder().setHostId("nm-2").build()));
+    assertEquals(Status.Code.NOT_FOUND, e.getStatus().getCode());
   }
 
   @Test

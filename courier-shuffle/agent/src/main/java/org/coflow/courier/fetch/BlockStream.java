@@ -27,6 +27,9 @@ public final class BlockStream extends InputStream {
   private long consumed;
   private boolean closed;
   private Runnable cancel = () -> {};
+  /** Fail a read that saw nothing arrive for this long (0: wait forever). */
+  private long idleMillis;
+  private long lastArrival = System.nanoTime();
 
   BlockStream(long window, LongConsumer credit) {
     this.window = window;
@@ -36,6 +39,7 @@ public final class BlockStream extends InputStream {
   // ---- the connection's side (event loop) ----
 
   synchronized void started(long length, long rawLength) {
+    lastArrival = System.nanoTime();
     this.length = length;
     this.rawLength = rawLength;
     notifyAll();
@@ -48,6 +52,7 @@ public final class BlockStream extends InputStream {
     byte[] b = new byte[data.readableBytes()];
     data.getBytes(data.readerIndex(), b);
     chunks.add(b);
+    lastArrival = System.nanoTime();
     notifyAll();
   }
 
@@ -73,6 +78,15 @@ public final class BlockStream extends InputStream {
 
   // ---- the reader's side ----
 
+  /**
+   * Makes reads fail (and the block be cancelled) when nothing of it arrived for {@code millis}:
+   * a serving host that died or a link that stalled must not hold the reader forever.
+   */
+  public synchronized BlockStream idleTimeout(long millis) {
+    this.idleMillis = millis;
+    return this;
+  }
+
   /** Waits for the block's start; its length in bytes (as served: for MapReduce, the IFile segment). */
   public synchronized long length() throws IOException {
     awaitStart();
@@ -96,7 +110,20 @@ public final class BlockStream extends InputStream {
 
   private void waitUninterruptibly() throws IOException {
     try {
-      wait();
+      if (idleMillis <= 0) {
+        wait();
+        return;
+      }
+      long idle = (System.nanoTime() - lastArrival) / 1_000_000;
+      if (idle >= idleMillis) {
+        failure = new java.net.SocketTimeoutException("no bytes of the block arrived for " + idle + " ms");
+        Runnable r = cancel;
+        cancel = () -> {};
+        // Cancelling sends a frame: not under this lock's wait, but it never blocks.
+        r.run();
+        throw failure;
+      }
+      wait(idleMillis - idle);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted while waiting for a fetched block");

@@ -196,12 +196,20 @@ public final class PeerConnection implements AutoCloseable {
     });
   }
 
-  /** Stops stream {@code id}; its sink is not called again. */
+  /**
+   * Stops stream {@code id}: the serving agent is told to drop it and its sink fails (once, with
+   * "cancelled"), so that whoever counts the stream as running sees it end.
+   */
   public void cancel(long id) {
     channel.eventLoop().execute(() -> {
-      if (streams.remove(id) != null && channel.isActive()) {
+      InStream s = streams.remove(id);
+      if (s == null) {
+        return;
+      }
+      if (channel.isActive()) {
         channel.writeAndFlush(Frame.of(FrameType.CANCEL, Cancel.newBuilder().setStreamId(id).build()));
       }
+      s.sink.fail(ErrorCode.ERROR_CODE_UNSPECIFIED, "the stream was cancelled by its fetcher");
     });
   }
 

@@ -15,6 +15,7 @@ import org.coflow.courier.protocol.ProtocolException;
 public final class BlockRegistry {
   private final Map<String, BlockSet> sets = new ConcurrentHashMap<>();
   private final java.util.List<java.nio.file.Path> roots;
+  private volatile boolean refuseClientMapReduce;
 
   /** A registry that accepts any directory the agent can read. */
   public BlockRegistry() {
@@ -54,6 +55,10 @@ public final class BlockRegistry {
    * be replaced this way: whoever can reach the agent's port must not swap the secret out.
    */
   public String register(RegisterMapReduce req) {
+    if (refuseClientMapReduce) {
+      throw Dirs.forbidden("this agent runs inside a NodeManager, which registers MapReduce jobs itself; "
+          + "job " + req.getJobId() + " cannot be registered over a client connection");
+    }
     MapReduceBlockSet set = new MapReduceBlockSet(req);
     BlockSet old = sets.get(set.id());
     if (old instanceof MapReduceBlockSet && ((MapReduceBlockSet) old).secured()) {
@@ -61,6 +66,11 @@ public final class BlockRegistry {
           + "it cannot be registered again over a client connection");
     }
     return add(set);
+  }
+
+  /** From now on, MapReduce jobs are registered only in-process ({@link #registerSecured}). */
+  public void refuseClientMapReduce() {
+    refuseClientMapReduce = true;
   }
 
   /**

@@ -43,6 +43,8 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
   private final BlockRegistry registry;
   private final FetchService fetcher;
   private final Map<Long, FetchService.Handle> streams = new ConcurrentHashMap<>();
+  /** Streams the client cancelled before they started (dropped when they start or end). */
+  private final java.util.Set<Long> cancelled = ConcurrentHashMap.newKeySet();
   private Channel channel;
 
   ClientSession(BlockRegistry registry, FetchService fetcher) {
@@ -76,10 +78,14 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
           }
           break;
         case CANCEL: {
-          // The client gave up on a stream (its reader stopped): stop fetching it.
-          FetchService.Handle gone = streams.remove(((Cancel) frame.header()).getStreamId());
+          // The client gave up on a stream (its reader stopped): stop fetching it, now or, if it
+          // is still waiting for a connection, as soon as it starts.
+          long id = ((Cancel) frame.header()).getStreamId();
+          FetchService.Handle gone = streams.remove(id);
           if (gone != null) {
             gone.cancel();
+          } else {
+            cancelled.add(id);
           }
           break;
         }
@@ -121,6 +127,10 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
         autoCredit = true;
       }
       fetcher.fetch(req.getCoflowId(), b, sink, window, autoCredit, handle -> {
+        if (cancelled.remove(stream)) {
+          handle.cancel();
+          return;
+        }
         streams.put(stream, handle);
         if (!channel.isActive()) {
           cancelAll();
@@ -131,12 +141,14 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
 
   private void error(long stream, ErrorCode code, String message) {
     streams.remove(stream);
+    cancelled.remove(stream);
     channel.writeAndFlush(Frame.of(FrameType.BLOCK_ERROR, BlockError.newBuilder().setStreamId(stream)
         .setCode(code).setMessage(message).build()));
   }
 
   private void end(long stream, long length) {
     streams.remove(stream);
+    cancelled.remove(stream);
     channel.writeAndFlush(Frame.of(FrameType.BLOCK_END, BlockEnd.newBuilder().setStreamId(stream)
         .setLength(length).build()));
   }

@@ -64,12 +64,13 @@ public class CourierShuffleHandler extends ShuffleHandler {
     super.serviceStart();
     Configuration conf = getConfig();
     shufflePort = conf.getInt(SHUFFLE_PORT_CONFIG_KEY, DEFAULT_SHUFFLE_PORT);
-    Config cfg = CourierMapReduceConfig.parse(conf.getPropsWithPrefix(CourierMapReduceConfig.PREFIX).entrySet()
-        .stream().collect(java.util.stream.Collectors.toMap(e -> CourierMapReduceConfig.PREFIX + e.getKey(),
-            Map.Entry::getValue)));
     localDirs = List.of(conf.getTrimmedStrings("yarn.nodemanager.local-dirs"));
-    hostId = nodeHost(conf) + ":" + shufflePort;
+    CourierAgent started = null;
     try {
+      Config cfg = CourierMapReduceConfig.parse(conf.getPropsWithPrefix(CourierMapReduceConfig.PREFIX).entrySet()
+          .stream().collect(java.util.stream.Collectors.toMap(e -> CourierMapReduceConfig.PREFIX + e.getKey(),
+              Map.Entry::getValue)));
+      hostId = nodeHost(conf) + ":" + shufflePort;
       double rate = cfg.get(CourierMapReduceConfig.LINK_RATE);
       String master = cfg.get(CourierMapReduceConfig.MASTER);
       int port = cfg.get(CourierMapReduceConfig.AGENT_PORT);
@@ -77,18 +78,25 @@ public class CourierShuffleHandler extends ShuffleHandler {
       // NodeManagers on one machine) binds the node's host, the address the master then hands out.
       InetSocketAddress bind = port > 0 ? new InetSocketAddress(port)
           : new InetSocketAddress(hostId.substring(0, hostId.lastIndexOf(':')), 0);
-      agent = CourierAgent.start(hostId, bind, 2,
+      started = CourierAgent.start(hostId, bind, 2,
           rate > 0 ? new LinkRate(rate, CourierAgent.CHUNK_SIZE) : LinkRate.UNLIMITED,
           master.isEmpty() ? null : master, List.of(), CourierConfig.MAX_NUM.defaultValue(),
           CourierConfig.MIN_SIZE.defaultValue(), hostId);
+      // Only this NodeManager, which holds the jobs' tokens, registers map outputs.
+      started.registry().refuseClientMapReduce();
+      agent = started;
       advertise();
       RUNNING.put(hostId, this);
       LOG.info("Courier agent of NodeManager {} listening on port {} (master: {})", hostId,
           agent.address().getPort(), master.isEmpty() ? "none" : master);
     } catch (Exception | LinkageError e) {
       // The stock shuffle is up; without an agent, reducers fall back to it.
-      LOG.error("Courier agent of NodeManager {} did not start; reducers will use the stock shuffle", hostId, e);
+      LOG.error("Courier agent of NodeManager {} did not start ({}); reducers will use the stock shuffle",
+          hostId, e.getMessage(), e);
       agent = null;
+      if (started != null) {
+        started.close();
+      }
     }
   }
 

@@ -188,7 +188,7 @@ class ShuffleHandlerSecurityTest {
     // Nobody on the host can swap the secured registration for one without a secret.
     ExecutionException e = assertThrows(ExecutionException.class, () -> client.register(RegisterMapReduce.newBuilder()
         .setJobId(job(1)).setUser(USER).addLocalDirs(tmp.resolve("nm").toString()).build()).get(10, TimeUnit.SECONDS));
-    assertTrue(e.getCause().getMessage().contains("registered by its NodeManager"), e.toString());
+    assertTrue(e.getCause().getMessage().contains("registers MapReduce jobs itself"), e.toString());
     // A refused registration is a connection-level error: the agent closed that connection.
     client.close();
     client = CourierClient.connect(group, handler.agent().address(), handler.hostId());

@@ -36,6 +36,8 @@ class CourierFetcher<K, V> extends Fetcher<K, V> {
   private final String job;
   private final int reduce;
   private final int fetcherId;
+  /** As the stock fetch's read timeout: a block that shows no progress this long is given up. */
+  private final long idleMillis;
 
   CourierFetcher(JobConf job, TaskAttemptID reduceId, ShuffleSchedulerImpl<K, V> scheduler, MergeManager<K, V> merger,
       Reporter reporter, ShuffleClientMetrics metrics, ExceptionReporter exceptionReporter, SecretKey shuffleKey,
@@ -46,6 +48,7 @@ class CourierFetcher<K, V> extends Fetcher<K, V> {
     this.job = reduceId.getJobID().toString();
     this.reduce = reduceId.getTaskID().getId();
     this.fetcherId = id;
+    this.idleMillis = job.getInt(org.apache.hadoop.mapreduce.MRJobConfig.SHUFFLE_READ_TIMEOUT, 3 * 60 * 1000);
     setName("courier-fetcher#" + id);
   }
 
@@ -65,8 +68,9 @@ class CourierFetcher<K, V> extends Fetcher<K, V> {
     try {
       for (TaskAttemptID map : maps) {
         Outcome o = copyOne(host, agent, map);
-        if (o == Outcome.WAIT) {
-          // No memory for it yet: like the stock fetcher, give the rest back and come again.
+        if (o == Outcome.WAIT || o == Outcome.STOPPED) {
+          // No memory for it yet (like the stock fetcher: give the rest back and come again), or
+          // the shuffle is shutting this fetcher down.
           return;
         }
         if (o == Outcome.FAILED) {
@@ -98,7 +102,7 @@ class CourierFetcher<K, V> extends Fetcher<K, V> {
     reporter.incrCounter(CourierShuffle.COUNTERS, CourierShuffle.MAPS_VIA_STOCK, Math.max(0, known - left));
   }
 
-  private enum Outcome { COPIED, WAIT, FAILED }
+  private enum Outcome { COPIED, WAIT, FAILED, STOPPED }
 
   private Outcome copyOne(MapHost host, ReducerAgents.Agent agent, TaskAttemptID map) throws IOException {
     URL url = new URL(host.getBaseUrl() + map);
@@ -108,7 +112,7 @@ class CourierFetcher<K, V> extends Fetcher<K, V> {
         .setSize(-1).build();
     long start = Time.monotonicNow();
     MapOutput<K, V> out = null;
-    try (BlockStream in = agents.client().stream(job, block, agents.window())) {
+    try (BlockStream in = agents.client().stream(job, block, agents.window()).idleTimeout(idleMillis)) {
       long part = in.length();
       long raw = in.rawLength();
       out = merger.reserve(map, raw, fetcherId);
@@ -124,12 +128,13 @@ class CourierFetcher<K, V> extends Fetcher<K, V> {
       reporter.incrCounter(CourierShuffle.COUNTERS, CourierShuffle.BYTES_VIA_AGENT, part);
       metrics.successFetch();
       return Outcome.COPIED;
-    } catch (IOException e) {
+    } catch (IOException | RuntimeException | InternalError e) {
+      // Codecs throw more than IOException on bad input (the stock fetcher wraps those too).
       if (out != null) {
         out.abort();
       }
-      if (isInterrupted()) {
-        throw e;
+      if (isInterrupted() || e instanceof java.io.InterruptedIOException) {
+        return Outcome.STOPPED;
       }
       LOG.warn("Courier: fetching {} of {} through the agents failed ({}); using the stock shuffle for that host",
           map, host.getHostName(), e.getMessage());

@@ -63,7 +63,13 @@ public class CourierShuffle<K, V> implements ShuffleConsumerPlugin<K, V>, Except
   public void init(ShuffleConsumerPlugin.Context context) {
     JobConf conf = context.getJobConf();
     Config cfg = CourierMapReduceConfig.parse(entries(conf));
-    if (context.getLocalMapFiles() == null && cfg.get(CourierMapReduceConfig.ENABLED)) {
+    boolean encrypted = conf.getBoolean(MRJobConfig.MR_ENCRYPTED_INTERMEDIATE_DATA, false);
+    boolean ssl = conf.getBoolean(org.apache.hadoop.mapreduce.MRConfig.SHUFFLE_SSL_ENABLED_KEY, false);
+    if (cfg.get(CourierMapReduceConfig.ENABLED) && (encrypted || ssl)) {
+      // The agents move bytes in the clear and check IFile checksums of unencrypted segments.
+      LOG.info("Courier: {} is on, so this job's shuffle stays Hadoop's own",
+          encrypted ? MRJobConfig.MR_ENCRYPTED_INTERMEDIATE_DATA : "mapreduce.shuffle.ssl.enabled");
+    } else if (context.getLocalMapFiles() == null && cfg.get(CourierMapReduceConfig.ENABLED)) {
       try {
         agents = ReducerAgents.connect(cfg, Arrays.asList(conf.getLocalDirs()));
       } catch (IOException e) {
