@@ -51,6 +51,13 @@ final class BenchCommand {
       concurrent streams under a link rate, fair sharing vs a coflow policy. See
       'coflow bench tpcds --help'.
 
+             coflow bench swim [--trace FILE] [--jobs N] [--bytes-divisor D] [--gap-divisor G]
+                               [--policy NAME] [--link-rate RATE] [--runs LIST] [--rm HOST:PORT] [--json]
+
+      bench swim: a SWIM workload (Facebook 2009) replayed as real MapReduce jobs on a
+      MiniMRYarnCluster with the drop-in jar: the stock shuffle, the agents under fair sharing
+      and under a coflow policy; average and p95 job time ratios. See 'coflow bench swim --help'.
+
       bench sim: replays the whole trace (or its first N coflows) under every policy and prints each
       run's table followed by a summary: average and p95 CCT normalised to fair sharing
       and to the isolated lower bound, the speedup over fair sharing, and each run's wall
@@ -78,8 +85,11 @@ final class BenchCommand {
     if (argv[0].equals("tpcds")) {
       return TpcdsBenchCommand.run(rest, home, out, err);
     }
+    if (argv[0].equals("swim")) {
+      return SwimBenchCommand.run(rest, home, out, err);
+    }
     if (!argv[0].equals("sim")) {
-      throw new UsageException("coflow bench: unknown benchmark '" + argv[0] + "'; benchmarks: sim, master, agent, tpcds");
+      throw new UsageException("coflow bench: unknown benchmark '" + argv[0] + "'; benchmarks: sim, master, agent, tpcds, swim");
     }
     Args a = Args.parse("coflow bench sim", rest,
         Set.of("trace", "policy", "bandwidth", "config", "conf", "coalesce", "coflows"),
