@@ -48,7 +48,7 @@ class MapReduceDifferentialTest {
     master = MasterProcess.start(ROOT, "aalo");
     cluster = CourierMiniCluster.start("courier-diff", 2, master.address(), null);
     work = Files.createTempDirectory("courier-mr-diff");
-    writeText(work.resolve("in"), 6, 40_000, 7);
+    writeText(work.resolve("in"), 4, 30_000, 7);
     Path filter = work.resolve("filter");
     writeText(filter, 3, 20_000, 11);
     // One more input whose lines never hold the marker: its map emits nothing.

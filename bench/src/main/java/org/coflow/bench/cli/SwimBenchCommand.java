@@ -79,9 +79,18 @@ final class SwimBenchCommand {
       jobs = Integer.parseInt(a.get("jobs", "50"));
       bytesDivisor = Double.parseDouble(a.get("bytes-divisor", "600"));
       gapDivisor = Double.parseDouble(a.get("gap-divisor", "20"));
+    } catch (NumberFormatException e) {
+      throw new UsageException("coflow bench swim: --jobs, --bytes-divisor and --gap-divisor take numbers ("
+          + e.getMessage() + ")");
+    }
+    try {
       linkRate = Units.parseBitRate(a.get("link-rate", "20m"));
     } catch (IllegalArgumentException e) {
-      throw new UsageException("coflow bench swim: " + e.getMessage());
+      throw new UsageException("coflow bench swim: --link-rate '" + a.get("link-rate", "") + "': " + e.getMessage());
+    }
+    if (!(bytesDivisor >= 1) || !(gapDivisor >= 1)) {
+      throw new UsageException("coflow bench swim: --bytes-divisor and --gap-divisor must be at least 1 (got "
+          + a.get("bytes-divisor", "600") + " and " + a.get("gap-divisor", "20") + ")");
     }
     if (jobs < 1 || jobs > 100_000) {
       throw new UsageException("coflow bench swim: --jobs " + jobs + " is out of range; use 1 to 100000");
