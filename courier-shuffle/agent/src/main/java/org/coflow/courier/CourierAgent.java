@@ -192,6 +192,119 @@ public final class CourierAgent implements AutoCloseable {
     fetcher.setSchedule(coflowId, srcHost, priority, rate);
   }
 
+  /**
+   * Fetches {@code blocks} for a client in this process, without the loopback connection a
+   * {@link org.coflow.courier.fetch.CourierClient} would use (an engine that embeds its agent):
+   * the same flows, schedule and checks, with streamed bytes handed to {@code consumer} on the
+   * connection's thread (it must not block) and target files written here.
+   *
+   * @return per block, a future of its length, failed with a ProtocolException
+   */
+  public java.util.List<java.util.concurrent.CompletableFuture<Long>> fetchBlocks(String coflowId,
+      java.util.List<org.coflow.api.proto.courier.v1.RemoteBlock> blocks,
+      org.coflow.courier.fetch.CourierClient.BlockConsumer consumer) {
+    java.util.List<java.util.concurrent.CompletableFuture<Long>> out = new java.util.ArrayList<>();
+    for (int i = 0; i < blocks.size(); i++) {
+      org.coflow.api.proto.courier.v1.RemoteBlock b = blocks.get(i);
+      java.util.concurrent.CompletableFuture<Long> done = new java.util.concurrent.CompletableFuture<>();
+      out.add(done);
+      org.coflow.courier.fetch.BlockSink sink;
+      if (b.getTargetFile().isEmpty()) {
+        sink = new InProcessSink(i, consumer, done);
+      } else {
+        java.nio.file.Path target = java.nio.file.Path.of(b.getTargetFile());
+        if (!registry.mayWrite(target)) {
+          done.completeExceptionally(new org.coflow.courier.protocol.ProtocolException(
+              org.coflow.api.proto.courier.v1.ErrorCode.ERROR_CODE_INVALID, "target file '" + b.getTargetFile()
+                  + "' is not an absolute file path inside a registered directory"));
+          continue;
+        }
+        sink = new InProcessFile(target, done);
+      }
+      try {
+        fetcher.fetch(coflowId, b, sink, WINDOW, true, handle -> {});
+      } catch (java.util.concurrent.RejectedExecutionException e) {
+        done.completeExceptionally(new org.coflow.courier.protocol.ProtocolException(
+            org.coflow.api.proto.courier.v1.ErrorCode.ERROR_CODE_UNREACHABLE, "the agent is stopped"));
+      }
+    }
+    return out;
+  }
+
+  /** Whether {@link #close} was called. */
+  public synchronized boolean isClosed() {
+    return closed;
+  }
+
+  /** A streamed block's bytes to an in-process consumer. */
+  private static final class InProcessSink implements org.coflow.courier.fetch.BlockSink {
+    private final int index;
+    private final org.coflow.courier.fetch.CourierClient.BlockConsumer consumer;
+    private final java.util.concurrent.CompletableFuture<Long> done;
+    private long length;
+
+    InProcessSink(int index, org.coflow.courier.fetch.CourierClient.BlockConsumer consumer,
+        java.util.concurrent.CompletableFuture<Long> done) {
+      this.index = index;
+      this.consumer = consumer;
+      this.done = done;
+    }
+
+    @Override
+    public void start(long length, long rawLength) {}
+
+    @Override
+    public void write(io.netty.buffer.ByteBuf data) {
+      length += data.readableBytes();
+      consumer.accept(index, data);
+    }
+
+    @Override
+    public void complete() {
+      done.complete(length);
+    }
+
+    @Override
+    public void fail(org.coflow.api.proto.courier.v1.ErrorCode code, String message) {
+      done.completeExceptionally(new org.coflow.courier.protocol.ProtocolException(code, message));
+    }
+  }
+
+  /** A block written into a file for an in-process client. */
+  private static final class InProcessFile implements org.coflow.courier.fetch.BlockSink {
+    private final org.coflow.courier.fetch.FileSink file;
+    private final java.util.concurrent.CompletableFuture<Long> done;
+    private long length;
+
+    InProcessFile(java.nio.file.Path target, java.util.concurrent.CompletableFuture<Long> done) {
+      this.file = new org.coflow.courier.fetch.FileSink(target);
+      this.done = done;
+    }
+
+    @Override
+    public void start(long length, long rawLength) throws java.io.IOException {
+      this.length = length;
+      file.start(length, rawLength);
+    }
+
+    @Override
+    public void write(io.netty.buffer.ByteBuf data) throws java.io.IOException {
+      file.write(data);
+    }
+
+    @Override
+    public void complete() throws java.io.IOException {
+      file.complete();
+      done.complete(length);
+    }
+
+    @Override
+    public void fail(org.coflow.api.proto.courier.v1.ErrorCode code, String message) {
+      file.fail(code, message);
+      done.completeExceptionally(new org.coflow.courier.protocol.ProtocolException(code, message));
+    }
+  }
+
   /** Open data connections this agent holds to other hosts' agents. */
   public int dataConnections() {
     return fetcher.connections();

@@ -212,7 +212,7 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
     synchronized (open) {
       open.addAll(arrivals);
     }
-    List<CompletableFuture<Long>> futures = agent.client.fetchBlocks(coflowId, blocks,
+    List<CompletableFuture<Long>> futures = agent.fetchBlocks(coflowId, blocks,
         (i, data) -> receive(arrivals.get(i), data), 4L << 20);
     for (int i = 0; i < futures.size(); i++) {
       Arrival a = arrivals.get(i);
@@ -224,7 +224,7 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
     }
   }
 
-  /** On the client's thread: keeps a copy of the bytes (the buffer is the connection's). */
+  /** On the connection's thread: keeps a copy of the bytes (the buffer is the connection's). */
   private void receive(Arrival a, ByteBuf data) {
     if (closed) {
       return;

@@ -138,7 +138,18 @@ final class ExecutorAgent implements AutoCloseable {
 
   /** Whether the connection to the agent is up (an embedded agent that was stopped is not). */
   boolean isAlive() {
-    return client.isOpen();
+    return client.isOpen() && (embedded == null || !embedded.isClosed());
+  }
+
+  /**
+   * Fetches blocks through the agent: in-process when it is embedded (no loopback connection, no
+   * second framing of every byte), else over the client connection.
+   */
+  java.util.List<java.util.concurrent.CompletableFuture<Long>> fetchBlocks(String coflowId,
+      java.util.List<org.coflow.api.proto.courier.v1.RemoteBlock> blocks, CourierClient.BlockConsumer consumer,
+      long window) {
+    return embedded != null ? embedded.fetchBlocks(coflowId, blocks, consumer)
+        : client.fetchBlocks(coflowId, blocks, consumer, window);
   }
 
   /** Bytes the embedded agent fetched from other agents (0 with the host's own agent). */
