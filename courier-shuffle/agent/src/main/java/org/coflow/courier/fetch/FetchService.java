@@ -446,7 +446,8 @@ public final class FetchService implements AutoCloseable {
     }
   }
 
-  static InetSocketAddress parse(String address) {
+  /** {@code host:port} (or {@code [v6]:port}) as an address; IllegalArgumentException naming what is wrong. */
+  public static InetSocketAddress parse(String address) {
     int colon = address.lastIndexOf(':');
     if (colon <= 0 || colon == address.length() - 1) {
       throw new IllegalArgumentException("agent address '" + address + "' is not host:port");

@@ -117,11 +117,7 @@ public final class ReducerAgents implements AutoCloseable {
   }
 
   static InetSocketAddress parse(String hostPort) {
-    int colon = hostPort.lastIndexOf(':');
-    if (colon <= 0) {
-      throw new IllegalArgumentException("'" + hostPort + "' is not host:port");
-    }
-    return new InetSocketAddress(hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)));
+    return org.coflow.courier.fetch.FetchService.parse(hostPort);
   }
 
   public CourierClient client() {
