@@ -58,6 +58,13 @@ final class BenchCommand {
       MiniMRYarnCluster with the drop-in jar: the stock shuffle, the agents under fair sharing
       and under a coflow policy; average and p95 job time ratios. See 'coflow bench swim --help'.
 
+             coflow bench identify [--flows LIST] [--framework spark|hadoop|mixed]
+                                   [--workload normal|batch|stretched] [--json]
+
+      bench identify: CODA's coflow identification (incremental Rough-DBSCAN) against R-DBSCAN
+      and DBSCAN on labelled flows from the Facebook trace: precision, recall, time per round.
+      See 'coflow bench identify --help'.
+
       bench sim: replays the whole trace (or its first N coflows) under every policy and prints each
       run's table followed by a summary: average and p95 CCT normalised to fair sharing
       and to the isolated lower bound, the speedup over fair sharing, and each run's wall
@@ -88,8 +95,11 @@ final class BenchCommand {
     if (argv[0].equals("swim")) {
       return SwimBenchCommand.run(rest, home, out, err);
     }
+    if (argv[0].equals("identify")) {
+      return IdentifyBenchCommand.run(rest, home, out, err);
+    }
     if (!argv[0].equals("sim")) {
-      throw new UsageException("coflow bench: unknown benchmark '" + argv[0] + "'; benchmarks: sim, master, agent, tpcds, swim");
+      throw new UsageException("coflow bench: unknown benchmark '" + argv[0] + "'; benchmarks: sim, master, agent, tpcds, swim, identify");
     }
     Args a = Args.parse("coflow bench sim", rest,
         Set.of("trace", "policy", "bandwidth", "config", "conf", "coalesce", "coflows"),

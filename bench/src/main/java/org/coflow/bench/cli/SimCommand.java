@@ -34,6 +34,9 @@ import org.coflow.master.policy.SchedulingPolicy;
 
 /** {@code bin/coflow sim}: replay a coflow trace under several policies and compare CCTs. */
 final class SimCommand {
+  /** The shipped Facebook coflow trace (bench/data/coflow-benchmark/README.md). */
+  static final String DEFAULT_TRACE = "bench/data/coflow-benchmark/FB2010-1Hr-150-0.txt";
+
   static final String HELP = """
       Usage: coflow sim [--trace FILE] [--policy LIST] [--courier] [--bandwidth RATE]
                         [--out DIR] [--json] [--coflows N] [--check]
@@ -159,7 +162,7 @@ final class SimCommand {
     static Options from(Args a, Path home) throws UsageException, IOException {
       Options o = new Options();
       Path tracePath = a.has("trace") ? Path.of(a.get("trace", null))
-          : home.resolve("bench/data/coflow-benchmark/FB2010-1Hr-150-0.txt");
+          : home.resolve(DEFAULT_TRACE);
       if (!Files.isRegularFile(tracePath)) {
         throw new UsageException("coflow sim: trace file '" + tracePath + "' does not exist or is not a file");
       }
