@@ -45,6 +45,8 @@ public final class RoughDbscan {
     /** Tells apart a leader from a departed one of the same flow id that still has followers. */
     final long seq;
     final Set<Long> followers = new HashSet<>();
+    /** The cluster id from the last {@link RoughDbscan#cluster()}; -1 before. */
+    long cluster = -1;
 
     Leader(FlowPoint rep, long seq) {
       this.rep = rep;
@@ -107,8 +109,11 @@ public final class RoughDbscan {
     return leaders.subSet(lo, true, hi, true);
   }
 
-  /** DBSCAN(ε, minPts = 1) over the leaders: flow id → cluster id for every present flow. */
-  public Map<Long, Long> clusters() {
+  /**
+   * One round's clustering: DBSCAN(ε, minPts = 1) over the leaders, O(k·w) for k leaders with w
+   * in a leader's time reach. Afterwards {@link #clusterOf} answers per flow in O(1).
+   */
+  public void cluster() {
     List<Leader> sorted = new ArrayList<>(leaders);
     int k = sorted.size();
     int[] parent = new int[k];
@@ -128,12 +133,30 @@ public final class RoughDbscan {
         }
       }
     }
-    Map<Long, Long> out = new HashMap<>(leaderOf.size() * 2);
     for (int i = 0; i < k; i++) {
       // The root is the component's earliest leader (union keeps the smaller index, sorted by time).
-      long id = sorted.get(find(parent, i)).rep.id();
-      for (long f : sorted.get(i).followers) {
-        out.put(f, id);
+      sorted.get(i).cluster = sorted.get(find(parent, i)).rep.id();
+    }
+  }
+
+  /** The cluster of a present flow as of the last {@link #cluster()} (-1 if it joined since, or is unknown). */
+  public long clusterOf(long flowId) {
+    Leader l = leaderOf.get(flowId);
+    return l == null ? -1 : l.cluster;
+  }
+
+  /** Clusters and returns flow id → cluster id for every present flow. */
+  public Map<Long, Long> clusters() {
+    cluster();
+    return assignments();
+  }
+
+  /** Flow id → cluster id for every present flow, as of the last {@link #cluster()}. */
+  public Map<Long, Long> assignments() {
+    Map<Long, Long> out = new HashMap<>(leaderOf.size() * 2);
+    for (Leader l : leaders) {
+      for (long f : l.followers) {
+        out.put(f, l.cluster);
       }
     }
     return out;
