@@ -25,7 +25,7 @@ final class IdentifyBenchCommand {
       Usage: coflow bench identify [--flows LIST] [--framework spark|hadoop|mixed]
                                    [--workload normal|batch|stretched] [--batch-interval S]
                                    [--eps E] [--tau T] [--delta S] [--dbscan-rounds N] [--depart]
-                                   [--trace FILE] [--json]
+                                   [--learn FILE | --metric FILE] [--trace FILE] [--json]
 
       Flows without coflow ids, made from the Facebook trace with CODA's start-time models
       (Spark: within 100 ms; Hadoop: within 1 s plus an exponential 100 ms; batch: coflows of a
@@ -46,6 +46,10 @@ final class IdentifyBenchCommand {
         --depart            flows leave when their coflow ends (its largest flow at 100 Mbit/s after
                             its last start); by default every flow stays, so the identifier holds
                             up to all N flows (the heaviest case)
+        --learn FILE        learn the metric's weights (CODA's diagonal metric learning) from the
+                            workload's labelled flows (the first --flows count), write them to
+                            FILE and use them; default: the paper's learned weights
+        --metric FILE       use the weights in FILE (as --learn writes them)
         --trace FILE        coflow-benchmark trace (default the shipped FB2010-1Hr-150-0)
         --json              one JSON object per algorithm and flow count
       """;
@@ -54,7 +58,7 @@ final class IdentifyBenchCommand {
 
   static int run(String[] argv, Path home, PrintStream out, PrintStream err) throws UsageException, IOException {
     Args a = Args.parse("coflow bench identify", argv, Set.of("flows", "framework", "workload", "batch-interval",
-        "eps", "tau", "delta", "dbscan-rounds", "trace"), Set.of("json", "help", "depart"));
+        "eps", "tau", "delta", "dbscan-rounds", "trace", "learn", "metric"), Set.of("json", "help", "depart"));
     if (a.has("help")) {
       out.print(HELP);
       return 0;
@@ -106,6 +110,32 @@ final class IdentifyBenchCommand {
     } catch (TraceFormatException e) {
       throw new UsageException("coflow bench identify: " + e.getMessage());
     }
+    if (a.has("learn") && a.has("metric")) {
+      throw new UsageException("coflow bench identify: --learn and --metric exclude each other");
+    }
+    CodaMetric metric = CodaMetric.PAPER_SPARK_HADOOP;
+    if (a.has("metric")) {
+      try {
+        metric = CodaMetric.load(Path.of(a.get("metric", "")));
+      } catch (IllegalArgumentException | IOException e) {
+        throw new UsageException("coflow bench identify: --metric: " + e.getMessage());
+      }
+    } else if (a.has("learn")) {
+      List<IdentifyWorkload.Flow> training = IdentifyWorkload.generate(trace, framework, arrivals, batch,
+          counts.get(0), 99);
+      org.coflow.master.identify.Communities com = new org.coflow.master.identify.Communities();
+      training.forEach(f -> com.observe(f.src(), f.dst()));
+      List<org.coflow.master.identify.MetricLearner.Labelled> labelled = new ArrayList<>();
+      for (IdentifyWorkload.Flow f : training) {
+        labelled.add(new org.coflow.master.identify.MetricLearner.Labelled(new org.coflow.master.identify.FlowPoint(
+            f.id(), f.startSec(), f.src(), f.dst(), f.dstPort(), f.hadoop(), com.of(f.src())), f.coflow()));
+      }
+      metric = org.coflow.master.identify.MetricLearner.learn(labelled, 20_000, 5.0, 7);
+      metric.store(Path.of(a.get("learn", "")), "learned by bin/coflow bench identify from " + counts.get(0) + " "
+          + framework.name().toLowerCase(Locale.ROOT) + " flows (" + arrivals.name().toLowerCase(Locale.ROOT) + ")");
+      err.println("coflow bench identify: learned weights " + java.util.Arrays.toString(metric.weights())
+          + " (spark time/community/port, hadoop time/community/port) written to " + a.get("learn", ""));
+    }
     boolean json = a.has("json");
     if (!json) {
       out.printf(Locale.ROOT, "%s flows, %s arrivals, eps %.2f, tau %.2f, rounds of %.0f ms%n",
@@ -115,7 +145,7 @@ final class IdentifyBenchCommand {
     }
     for (int n : counts) {
       List<IdentifyWorkload.Flow> flows = IdentifyWorkload.generate(trace, framework, arrivals, batch, n, 1);
-      for (IdentifyBench.Result r : IdentifyBench.run(flows, CodaMetric.PAPER_SPARK_HADOOP, eps, tau, delta,
+      for (IdentifyBench.Result r : IdentifyBench.run(flows, metric, eps, tau, delta,
           dbscanRounds, dbscanRounds, a.has("depart"))) {
         if (json) {
           out.println(new Json().put("algorithm", r.algorithm()).put("flows", r.flows())

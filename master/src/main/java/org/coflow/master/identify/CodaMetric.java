@@ -69,6 +69,45 @@ public final class CodaMetric {
     return radius / Math.sqrt(Math.min(sparkTime, hadoopTime));
   }
 
+  /**
+   * Reads weights written by {@link #store}: a properties file with keys
+   * {@code spark.time, spark.community, spark.port, hadoop.time, hadoop.community, hadoop.port}.
+   *
+   * @throws IllegalArgumentException naming the file and the missing or bad key
+   */
+  public static CodaMetric load(java.nio.file.Path file) throws java.io.IOException {
+    java.util.Properties p = new java.util.Properties();
+    try (java.io.Reader r = java.nio.file.Files.newBufferedReader(file)) {
+      p.load(r);
+    }
+    String[] keys = {"spark.time", "spark.community", "spark.port", "hadoop.time", "hadoop.community", "hadoop.port"};
+    double[] w = new double[keys.length];
+    for (int i = 0; i < keys.length; i++) {
+      String v = p.getProperty(keys[i]);
+      if (v == null) {
+        throw new IllegalArgumentException(file + ": no '" + keys[i] + "' (a metric file has " + String.join(", ", keys) + ")");
+      }
+      try {
+        w[i] = Double.parseDouble(v.trim());
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException(file + ": " + keys[i] + " = '" + v + "' is not a number");
+      }
+    }
+    try {
+      return new CodaMetric(w[0], w[1], w[2], w[3], w[4], w[5]);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(file + ": " + e.getMessage());
+    }
+  }
+
+  /** Writes the weights as a properties file {@link #load} reads. */
+  public void store(java.nio.file.Path file, String comment) throws java.io.IOException {
+    String text = "# " + comment + "\n"
+        + "spark.time=" + sparkTime + "\nspark.community=" + sparkCom + "\nspark.port=" + sparkPrt + "\n"
+        + "hadoop.time=" + hadoopTime + "\nhadoop.community=" + hadoopCom + "\nhadoop.port=" + hadoopPrt + "\n";
+    java.nio.file.Files.writeString(file, text);
+  }
+
   /** The weights, Spark's then Hadoop's (time, community, port). */
   public double[] weights() {
     return new double[] {sparkTime, sparkCom, sparkPrt, hadoopTime, hadoopCom, hadoopPrt};
