@@ -57,8 +57,13 @@ class AgentFaultTest {
       long viaStock = c.findCounter(CourierShuffle.COUNTERS, CourierShuffle.MAPS_VIA_STOCK).getValue();
       long viaAgent = c.findCounter(CourierShuffle.COUNTERS, CourierShuffle.MAPS_VIA_AGENT).getValue();
       long maps = c.findCounter(org.apache.hadoop.mapreduce.TaskCounter.SHUFFLED_MAPS).getValue();
-      assertTrue(viaStock > 0, "no map output fell back to the stock shuffle (agent: " + viaAgent + ")");
-      assertEquals(maps, viaStock + viaAgent, "every map output arrived once");
+      // After the kill, some map outputs cannot have come through the agents: they came through
+      // the stock fetch, either per host after an agent failed (counted) or for a whole reduce
+      // attempt that found no agent at its start (Hadoop's own Shuffle, which counts nothing).
+      assertTrue(viaAgent < maps, "every map output came through the agents: the agent died after the shuffle ("
+          + viaAgent + " of " + maps + ")");
+      assertTrue(viaStock + viaAgent <= maps, "no map output counted twice: " + viaStock + " + " + viaAgent
+          + " of " + maps);
       assertEquals(wordCount(work.resolve("in")), parse(work.resolve("out")));
       System.out.printf("fault: %d map outputs through the agents, %d through the stock shuffle%n", viaAgent, viaStock);
     }
