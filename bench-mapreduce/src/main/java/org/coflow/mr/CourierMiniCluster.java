@@ -1,6 +1,5 @@
 package org.coflow.mr;
 
-import java.io.File;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
@@ -66,10 +65,6 @@ public final class CourierMiniCluster implements AutoCloseable {
   /** The configuration jobs are submitted with (the cluster's addresses and the keys above). */
   public Configuration config() {
     return new Configuration(cluster.getConfig());
-  }
-
-  public File workDir() {
-    return cluster.getTestWorkDir();
   }
 
   @Override

@@ -84,14 +84,10 @@ class CourierFetcher<K, V> extends Fetcher<K, V> {
       for (TaskAttemptID left : remaining) {
         scheduler.putBackKnownMapOutput(host, left);
       }
-      if (fallBack && !stopped()) {
+      if (fallBack && !isInterrupted()) {
         stock(host);
       }
     }
-  }
-
-  private boolean stopped() {
-    return isInterrupted();
   }
 
   /** Hadoop's own HTTP fetch of the host's known map outputs. */
