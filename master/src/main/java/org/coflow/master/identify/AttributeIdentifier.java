@@ -1,11 +1,13 @@
 package org.coflow.master.identify;
 
-import java.util.Map;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
- * The fallback identifier: a flow whose attributes carry {@code attribute} joins the coflow
- * {@code attribute=value}; any other flow forms a coflow of its own ({@code flow:host/id}), so that
- * an unidentified flow is scheduled like an independent flow rather than merged by guesswork.
+ * Groups id-less flows by one attribute: a flow whose attributes carry {@code attribute} joins
+ * the coflow {@code attribute=value}; any other flow forms a coflow of its own
+ * ({@code flow:host/id}), so that it is scheduled like an independent flow rather than merged by
+ * guesswork.
  */
 public final class AttributeIdentifier implements CoflowIdentifier {
   private final String attribute;
@@ -15,12 +17,12 @@ public final class AttributeIdentifier implements CoflowIdentifier {
   }
 
   @Override
-  public String identify(String reporter, long flowId, String srcHost, String dstHost,
-      long startMillis, Map<String, String> attributes) {
-    String value = attribute.isEmpty() ? null : attributes.get(attribute);
-    if (value != null && !value.isEmpty()) {
-      return attribute + "=" + value;
+  public List<String> identify(List<Arrival> arrivals) {
+    List<String> ids = new ArrayList<>(arrivals.size());
+    for (Arrival a : arrivals) {
+      String value = attribute.isEmpty() ? null : a.attributes().get(attribute);
+      ids.add(value != null && !value.isEmpty() ? attribute + "=" + value : "flow:" + a.reporter() + "/" + a.flowId());
     }
-    return "flow:" + reporter + "/" + flowId;
+    return ids;
   }
 }

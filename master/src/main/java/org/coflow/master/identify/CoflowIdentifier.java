@@ -1,26 +1,48 @@
 package org.coflow.master.identify;
 
+import java.util.List;
 import java.util.Map;
+import java.util.function.ToLongFunction;
+import org.coflow.api.model.Flow;
+import org.coflow.master.policy.CoflowExtension;
 
 /**
  * Groups flows that arrive without a coflow id into coflows ("coflow identification in the dark",
- * CODA). The master calls it on its scheduling thread, once for every new flow without an id,
- * before the flow is scheduled; the returned id is final for that flow.
- *
- * <p>The identification issue supplies CODA's clustering; until then {@link AttributeIdentifier}
- * is the documented fallback.
+ * CODA). The master calls it on its scheduling thread, once per round with that round's new
+ * flows without an id, before they are scheduled; the returned ids are final for those flows.
+ * {@link CodaCoflowIdentifier} is CODA's clustering (the default); {@link AttributeIdentifier}
+ * groups by one flow attribute.
  */
 public interface CoflowIdentifier {
 
   /**
+   * A new flow without a coflow id.
+   *
+   * @param handle unique for the master's lifetime; names the flow in {@link #departed} and to
+   *     the extension
    * @param reporter host id of the agent that reported the flow
    * @param flowId the flow's id within the reporter's session
    * @param srcHost sending host id
    * @param dstHost receiving host id
    * @param startMillis when the flow started (epoch milliseconds, the agent's clock)
    * @param attributes the flow's identification attributes (never null)
-   * @return the coflow id for the flow, never empty
    */
-  String identify(String reporter, long flowId, String srcHost, String dstHost, long startMillis,
-      Map<String, String> attributes);
+  record Arrival(long handle, String reporter, long flowId, String srcHost, String dstHost, long startMillis,
+      Map<String, String> attributes) {}
+
+  /** The coflow ids of one round's arrivals, in order; never empty strings. */
+  List<String> identify(List<Arrival> arrivals);
+
+  /** A flow identified earlier left the model (finished, dropped, or had nothing to send). */
+  default void departed(long handle) {}
+
+  /**
+   * Late binding's extension of identified coflows, or null if this identifier has no notion of
+   * distance between flows.
+   *
+   * @param handleOf the handle of a model flow, or -1 for a flow that came with its coflow id
+   */
+  default CoflowExtension extension(ToLongFunction<Flow> handleOf) {
+    return null;
+  }
 }

@@ -178,6 +178,25 @@ public final class RoughDbscan {
     }
   }
 
+  /**
+   * The leader a present flow follows (its representative for late binding), or null.
+   */
+  Leader leaderOf(long flowId) {
+    return leaderOf.get(flowId);
+  }
+
+  /**
+   * Calls {@code visit} with every leader within {@code radius} of {@code l} (itself included),
+   * looking only at leaders in the radius' time reach.
+   */
+  void forEachNeighbour(Leader l, double radius, java.util.function.Consumer<Leader> visit) {
+    for (Leader m : window(l.rep.startSec(), metric.timeReach(radius))) {
+      if (m == l || metric.distance(l.rep, m.rep) <= radius) {
+        visit.accept(m);
+      }
+    }
+  }
+
   /** Leaders now (k). */
   public int leaders() {
     return leaders.size();

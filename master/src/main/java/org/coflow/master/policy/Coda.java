@@ -13,10 +13,14 @@ import org.coflow.api.model.PolicyType;
  * multi-level feedback queue over its flows by bytes sent (smallest-first without knowing sizes),
  * flows of one flow-queue sharing max-min fairly.
  *
- * <p>Here the coflows are the true ones. Identification and late binding (Algorithm 2's
- * CoflowExtension, where a flow may belong to several extended coflows and binds to the first,
- * highest-priority one that schedules it) extend {@link #coflowsInPriorityOrder}: the allocation
- * below already skips flows that an earlier coflow scheduled.
+ * <p>Late binding (Algorithm 2's CoflowExtension), when the coflows were identified and a
+ * {@link CoflowExtension} is attached: each coflow is extended by the flows of other coflows
+ * within the diameter d of it, so a boundary flow is a candidate of several coflows. It is
+ * scheduled by the highest-priority candidate (candidates are served in priority order and a flow
+ * is taken once per round), and the first time a candidate gives it a rate it is bound to that
+ * candidate for good: from then on only that coflow schedules it. Until then it is re-examined
+ * every round. Its bytes keep counting towards its identified coflow's D-CLAS queue (the only
+ * coflow the agents' counters know of).
  *
  * <p>Decisions: the paper gives no D-CLAS parameters, so they are Aalo's (10 queues, 10 MiB,
  * x10, Δ); the flow queues are {@code flowQueues} levels starting at {@code flowFirstThreshold}
@@ -26,11 +30,29 @@ import org.coflow.api.model.PolicyType;
 public class Coda extends AbstractPolicy {
   private final QueueTracker queues;
   private final Thresholds flowLevels;
+  private CoflowExtension extension;
+  private final double diameter;
+  /** Boundary flows bound to the candidate that first served them (late binding). */
+  private final java.util.Map<Flow, Coflow> binding = new java.util.IdentityHashMap<>();
 
+  /**
+   * @param diameter late binding's d, in the identification metric's units; 0 turns late binding
+   *     off (it also needs an extension, see {@link #lateBinding})
+   */
   public Coda(int queues, double firstThreshold, double multiplier, double deltaSeconds,
-      int flowQueues, double flowFirstThreshold, double flowMultiplier) {
+      int flowQueues, double flowFirstThreshold, double flowMultiplier, double diameter) {
     this.queues = new QueueTracker(queues, firstThreshold, multiplier, deltaSeconds);
     this.flowLevels = new Thresholds(flowQueues, flowFirstThreshold, flowMultiplier);
+    this.diameter = diameter;
+  }
+
+  /**
+   * Gives late binding the identifier's {@code extension} (null: none, as for true coflows). It
+   * acts only with a positive diameter.
+   */
+  public void lateBinding(CoflowExtension extension) {
+    this.extension = diameter > 0 ? extension : null;
+    binding.clear();
   }
 
   @Override
@@ -54,16 +76,18 @@ public class Coda extends AbstractPolicy {
   protected record Candidate(Coflow coflow, List<Flow> extra) {}
 
   /**
-   * Coflows in inter-coflow priority order: D-CLAS queues, FIFO inside each. The identification
-   * issue overrides this to return late-bound extended coflows.
+   * Coflows in inter-coflow priority order (D-CLAS queues, FIFO inside each), each extended by
+   * late binding when it is on.
    */
   protected List<Candidate> coflowsInPriorityOrder(ClusterState state, double now) {
     queues.refresh(state, now);
+    List<Flow>[] extra = extension == null ? null : extension.extend(state, diameter);
     List<Candidate> ordered = new ArrayList<>();
     for (int q = 0; q < queues.queues(); q++) {
       for (Coflow c : state.coflows()) {
         if (queues.queue(c) == q) {
-          ordered.add(new Candidate(c, List.of()));
+          List<Flow> more = extra == null || extra[c.index()] == null ? List.of() : extra[c.index()];
+          ordered.add(new Candidate(c, more));
         }
       }
     }
@@ -74,7 +98,15 @@ public class Coda extends AbstractPolicy {
   protected void allocate(ClusterState state, double now, PortBudget budget, Schedule schedule) {
     boolean[] bound = new boolean[state.flows().size()];
     List<Candidate> candidates = coflowsInPriorityOrder(state, now);
-    boolean extended = candidates.stream().anyMatch(c -> !c.extra().isEmpty());
+    binding.entrySet().removeIf(e -> e.getKey().finished() || e.getValue().index() < 0);
+    java.util.Map<Coflow, List<Flow>> adopted = new java.util.IdentityHashMap<>();
+    binding.forEach((f, owner) -> {
+      if (owner != f.coflow()) {
+        adopted.computeIfAbsent(owner, o -> new ArrayList<>()).add(f);
+      }
+    });
+    boolean extended = !binding.isEmpty() || candidates.stream().anyMatch(c -> !c.extra().isEmpty());
+    java.util.Map<Flow, Coflow> servedBy = extended ? new java.util.IdentityHashMap<>() : null;
     List<List<Flow>> levels = new ArrayList<>(flowLevels.levels());
     for (int j = 0; j < flowLevels.levels(); j++) {
       levels.add(new ArrayList<>());
@@ -90,11 +122,16 @@ public class Coda extends AbstractPolicy {
       for (List<Flow> level : levels) {
         level.clear();
       }
-      for (List<Flow> part : List.of(cand.coflow().activeFlows(), cand.extra())) {
+      Coflow c = cand.coflow();
+      for (List<Flow> part : List.of(c.activeFlows(), adopted.getOrDefault(c, List.of()), cand.extra())) {
         for (Flow f : part) {
-          if (!bound[f.index()]) {
+          Coflow owner = extended ? binding.get(f) : null;
+          if (!bound[f.index()] && (owner == null || owner == c)) {
             bound[f.index()] = true;
             levels.get(flowLevel(f)).add(f);
+            if (extended && owner == null && part == cand.extra()) {
+              servedBy.put(f, c);
+            }
           }
         }
       }
@@ -104,6 +141,18 @@ public class Coda extends AbstractPolicy {
         }
         allocator().maxMinFair(level, budget, schedule);
         rank++;
+      }
+    }
+    if (extended) {
+      // A boundary flow is bound the first time a candidate gives it a rate: an extension's flow
+      // to the extended coflow, and a flow of an extended-into coflow to its own (it stays out of
+      // the others' extensions from now on).
+      for (Candidate cand : candidates) {
+        for (Flow f : cand.extra()) {
+          if (!binding.containsKey(f) && schedule.rate(f.index()) > 0) {
+            binding.put(f, servedBy.getOrDefault(f, f.coflow()));
+          }
+        }
       }
     }
   }

@@ -41,7 +41,8 @@ public final class Policies {
             config.get(PolicyConfig.CREEK_STARVATION_MS) / 1000.0, delta);
       case "coda":
         return new Coda(queues, first, mult, delta, config.get(PolicyConfig.CODA_FLOW_QUEUES),
-            config.get(PolicyConfig.CODA_FLOW_FIRST), config.get(PolicyConfig.CODA_FLOW_MULTIPLIER));
+            config.get(PolicyConfig.CODA_FLOW_FIRST), config.get(PolicyConfig.CODA_FLOW_MULTIPLIER),
+            config.get(PolicyConfig.CODA_LATE_BINDING));
       default:
         throw new IllegalArgumentException(
             "unknown policy '" + name + "'; valid policies: " + String.join(", ", NAMES));

@@ -137,6 +137,16 @@ public final class PolicyConfig implements ConfigRegistry.Provider {
       .check(v -> v > 1, "greater than 1")
       .since(V).build());
 
+  public static final ConfigKey<Double> CODA_LATE_BINDING = REGISTRY.add(ConfigKey
+      .builder("coflow.policy.coda.lateBinding", ConfigType.DOUBLE)
+      .defaultValue(2.0)
+      .doc("CODA: late binding's diameter d, in the identification metric's units (ε is "
+          + "`coflow.master.identify.eps`): each identified coflow is extended by the flows within "
+          + "d of it, and a flow in several extended coflows is bound to the highest-priority one "
+          + "that serves it. 0 turns late binding off. Acts only on coflows the master identified.")
+      .check(v -> v >= 0 && v < 1e6, "between 0 and 1e6")
+      .since(V).build());
+
   @Override
   public List<ConfigRegistry> registries() {
     return List.of(REGISTRY);

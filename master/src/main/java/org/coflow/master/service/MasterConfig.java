@@ -99,12 +99,52 @@ public final class MasterConfig implements ConfigRegistry.Provider {
       .check(v -> v >= 1000, "at least 1 s")
       .since(V).build());
 
+  public static final ConfigKey<String> IDENTIFY_MODE = REGISTRY.add(ConfigKey
+      .builder("coflow.master.identify.mode", ConfigType.STRING)
+      .defaultValue("coda")
+      .doc("How flows reported without a coflow id are grouped into coflows: `coda` clusters them "
+          + "with CODA's incremental Rough-DBSCAN (docs/identify.md); `attribute` groups them by the "
+          + "flow attribute `coflow.master.identify.attribute`.")
+      .check(v -> v.equals("coda") || v.equals("attribute"), "coda or attribute")
+      .since(V).build());
+
   public static final ConfigKey<String> IDENTIFY_ATTRIBUTE = REGISTRY.add(ConfigKey
       .builder("coflow.master.identify.attribute", ConfigType.STRING)
       .defaultValue("job")
-      .doc("Fallback coflow identifier: a flow reported without a coflow id joins the coflow "
-          + "`<attribute>=<value>` of this flow attribute; without the attribute it forms a coflow "
-          + "of its own.")
+      .doc("With `coflow.master.identify.mode=attribute`: a flow reported without a coflow id joins "
+          + "the coflow `<attribute>=<value>` of this flow attribute; without the attribute it forms "
+          + "a coflow of its own.")
+      .since(V).build());
+
+  public static final ConfigKey<String> IDENTIFY_METRIC = REGISTRY.add(ConfigKey
+      .builder("coflow.master.identify.metric", ConfigType.STRING)
+      .defaultValue("")
+      .doc("CODA: a weights file written by `bin/coflow bench identify --learn FILE` (properties "
+          + "spark.time, spark.community, spark.port, hadoop.time, hadoop.community, hadoop.port). "
+          + "Empty: the paper's learned weights.")
+      .since(V).build());
+
+  public static final ConfigKey<Double> IDENTIFY_EPS = REGISTRY.add(ConfigKey
+      .builder("coflow.master.identify.eps", ConfigType.DOUBLE)
+      .defaultValue(1.0)
+      .doc("CODA: DBSCAN's radius ε over leaders, in metric units (with the default weights, "
+          + "flows of one community 0.51 s apart are 1.0 apart).")
+      .check(v -> v > 0 && v < 1e6, "between 0 (exclusive) and 1e6")
+      .since(V).build());
+
+  public static final ConfigKey<Double> IDENTIFY_TAU = REGISTRY.add(ConfigKey
+      .builder("coflow.master.identify.tau", ConfigType.DOUBLE)
+      .defaultValue(0.5)
+      .doc("CODA: a leader's range τ (at most ε); a new flow within τ of a leader follows it.")
+      .check(v -> v >= 0 && v < 1e6, "between 0 and 1e6")
+      .since(V).build());
+
+  public static final ConfigKey<Integer> IDENTIFY_HADOOP_PORT = REGISTRY.add(ConfigKey
+      .builder("coflow.master.identify.hadoopPort", ConfigType.INT)
+      .defaultValue(13562)
+      .doc("CODA: a flow whose `src_port` attribute is this port is a Hadoop shuffle flow "
+          + "(mapreduce.shuffle.port).")
+      .check(v -> v >= 1 && v <= 65535, "a port number")
       .since(V).build());
 
   @Override

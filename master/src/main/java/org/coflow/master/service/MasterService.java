@@ -10,6 +10,8 @@ import java.util.function.Function;
 import org.coflow.api.config.Config;
 import org.coflow.api.model.ClusterState;
 import org.coflow.master.identify.AttributeIdentifier;
+import org.coflow.master.identify.CodaCoflowIdentifier;
+import org.coflow.master.identify.CodaMetric;
 import org.coflow.master.identify.CoflowIdentifier;
 import org.coflow.master.policy.Policies;
 import org.coflow.master.policy.PolicyConfig;
@@ -30,7 +32,38 @@ public final class MasterService implements AutoCloseable {
   private final SchedulePusher pusher;
 
   public MasterService(Config config) {
-    this(config, new AttributeIdentifier(config.get(MasterConfig.IDENTIFY_ATTRIBUTE)));
+    this(config, identifier(config));
+  }
+
+  /**
+   * The identifier the configuration asks for.
+   *
+   * @throws IllegalArgumentException naming the key and value for a bad ε/τ or metric file
+   */
+  static CoflowIdentifier identifier(Config config) {
+    if (config.get(MasterConfig.IDENTIFY_MODE).equals("attribute")) {
+      return new AttributeIdentifier(config.get(MasterConfig.IDENTIFY_ATTRIBUTE));
+    }
+    CodaMetric metric = CodaMetric.PAPER_SPARK_HADOOP;
+    String file = config.get(MasterConfig.IDENTIFY_METRIC).trim();
+    if (!file.isEmpty()) {
+      try {
+        metric = CodaMetric.load(java.nio.file.Path.of(file));
+      } catch (java.io.IOException e) {
+        throw new IllegalArgumentException(MasterConfig.IDENTIFY_METRIC.key() + "=" + file
+            + ": cannot read the weights file (" + e + "); write one with bin/coflow bench identify --learn FILE,"
+            + " or leave the key empty for the paper's weights", e);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(MasterConfig.IDENTIFY_METRIC.key() + ": " + e.getMessage(), e);
+      }
+    }
+    double eps = config.get(MasterConfig.IDENTIFY_EPS);
+    double tau = config.get(MasterConfig.IDENTIFY_TAU);
+    if (tau > eps) {
+      throw new IllegalArgumentException(MasterConfig.IDENTIFY_TAU.key() + "=" + tau + " is larger than "
+          + MasterConfig.IDENTIFY_EPS.key() + "=" + eps + ": a leader's range must be at most ε");
+    }
+    return new CodaCoflowIdentifier(metric, eps, tau, config.get(MasterConfig.IDENTIFY_HADOOP_PORT));
   }
 
   /**

@@ -10,6 +10,8 @@ import org.coflow.api.model.Coflow;
 import org.coflow.api.model.Fabric;
 import org.coflow.api.model.Flow;
 import org.coflow.master.identify.CoflowIdentifier;
+import org.coflow.master.policy.Coda;
+import org.coflow.master.policy.SchedulingPolicy;
 
 /**
  * Keeps the scheduling model ({@link ClusterState}) in step with the reported flows: hosts become
@@ -33,6 +35,7 @@ final class ModelSync {
   private Map<String, RegisteredCoflow> registered = Map.of();
   private final List<FlowRecord> active = new ArrayList<>();
   private long seq;
+  private long nextHandle;
   private double[] sentBytes = new double[0];
   private double[] receivedBytes = new double[0];
 
@@ -125,8 +128,28 @@ final class ModelSync {
       state.setFabric(new Fabric(uplink, downlink));
       fabricStale = false;
     }
+    List<CoflowIdentifier.Arrival> dark = new ArrayList<>();
     for (FlowRecord r : created) {
-      admit(r, now);
+      if (r.coflowId.isEmpty()) {
+        r.identity = nextHandle++;
+        dark.add(new CoflowIdentifier.Arrival(r.identity, r.session.hostId, r.flowId, r.srcHost, r.dstHost,
+            r.startMillis, r.attributes));
+      }
+    }
+    List<String> identified = dark.isEmpty() ? List.of() : identifier.identify(dark);
+    int k = 0;
+    for (FlowRecord r : created) {
+      admit(r, now, r.coflowId.isEmpty() ? identified.get(k++) : r.coflowId);
+    }
+  }
+
+  /**
+   * Lets a CODA policy extend identified coflows (late binding) with the identifier's distances;
+   * other policies are left alone.
+   */
+  void attach(SchedulingPolicy policy) {
+    if (policy instanceof Coda coda) {
+      coda.lateBinding(identifier.extension(f -> active.get(f.index()).identity));
     }
   }
 
@@ -143,13 +166,10 @@ final class ModelSync {
     }
   }
 
-  private void admit(FlowRecord r, double now) {
-    String coflowId = r.coflowId.isEmpty()
-        ? identifier.identify(r.session.hostId, r.flowId, r.srcHost, r.dstHost, r.startMillis,
-            r.attributes)
-        : r.coflowId;
+  private void admit(FlowRecord r, double now, String coflowId) {
     double size = size(r, coflowId);
     if (size == 0) {
+      forget(r);
       return;
     }
     Coflow c = live.get(coflowId);
@@ -198,7 +218,15 @@ final class ModelSync {
     }
   }
 
+  private void forget(FlowRecord r) {
+    if (r.identity >= 0) {
+      identifier.departed(r.identity);
+      r.identity = -1;
+    }
+  }
+
   private void finish(FlowRecord r, double now) {
+    forget(r);
     Coflow c = r.flow.coflow();
     if (state.finishFlow(r.flow, now)) {
       live.remove(c.id());

@@ -70,6 +70,7 @@ final class SchedulerLoop {
     this.pusher = pusher;
     this.policy = policy;
     this.current = policy;
+    model.attach(policy);
     this.intervalNanos = intervalMillis * 1_000_000L;
     this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "coflow-scheduler");
@@ -193,6 +194,7 @@ final class SchedulerLoop {
     if (next != null) {
       LOG.info("policy switched from {} to {} at round {}", policy.name(), next.name(), round + 1);
       policy = next;
+      model.attach(policy);
     }
     try {
       model.apply(changes.flows, now, removed);

@@ -53,6 +53,16 @@ final class LoopbackCluster implements AutoCloseable {
   }
 
   /**
+   * Reports a flow without a coflow id (the master must identify it), with the attributes CODA
+   * reads.
+   */
+  void reportDark(long id, String src, String dst, long startMillis, int dstPort, long size) {
+    clients.get(src).updateFlow(id, FlowSpec.newBuilder().setSrcHost(src).setDstHost(dst)
+        .setStartTimeMs(startMillis).putAttributes("dst_port", Integer.toString(dstPort))
+        .putAttributes("src_port", Integer.toString(50000 + (int) id)).build(), 0, size);
+  }
+
+  /**
    * Rebuilds the master's model independently from what it holds (hosts in port order, coflows
    * and flows in its order), checks it against what the agents reported, and runs a fresh policy
    * on it.

@@ -300,6 +300,8 @@ class MasterServiceRpcTest {
 
   @Test
   void unregisteringAnIdentifiedCoflowDropsItsFlows() throws Exception {
+    stop();
+    startMaster(Config.defaults().with(PolicyConfig.DELTA_MS, 20L).with(MasterConfig.IDENTIFY_MODE, "attribute"));
     String s = open("a").getSessionId();
     FlowReport.Builder tagged = FlowReport.newBuilder().setBytesRemaining(10)
         .setSpec(FlowSpec.newBuilder().setSrcHost("a").setDstHost("b").putAttributes("job", "etl-7"));
@@ -434,7 +436,9 @@ class MasterServiceRpcTest {
   }
 
   @Test
-  void flowsWithoutCoflowIdAreGroupedByTheFallbackIdentifier() throws Exception {
+  void flowsWithoutCoflowIdAreGroupedByTheAttributeIdentifier() throws Exception {
+    stop();
+    startMaster(Config.defaults().with(PolicyConfig.DELTA_MS, 20L).with(MasterConfig.IDENTIFY_MODE, "attribute"));
     String s = open("a").getSessionId();
     FlowReport.Builder tagged = FlowReport.newBuilder().setBytesRemaining(10)
         .setSpec(FlowSpec.newBuilder().setSrcHost("a").setDstHost("b").putAttributes("job", "etl-7"));
@@ -449,6 +453,18 @@ class MasterServiceRpcTest {
       return w;
     });
     assertEquals(Map.of("job=etl-7", 2, "flow:a/3", 1), widths);
+  }
+
+  @Test
+  void aBadIdentificationConfigNamesTheKey() throws Exception {
+    java.nio.file.Path missing = java.nio.file.Path.of("target", "no-such-weights.properties");
+    IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        () -> new MasterService(Config.defaults().with(MasterConfig.IDENTIFY_METRIC, missing.toString())));
+    assertTrue(e.getMessage().contains("coflow.master.identify.metric") && e.getMessage().contains(missing.toString()),
+        e.getMessage());
+    e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        () -> new MasterService(Config.defaults().with(MasterConfig.IDENTIFY_EPS, 0.2)));
+    assertTrue(e.getMessage().contains("coflow.master.identify.tau"), e.getMessage());
   }
 
   @Test
