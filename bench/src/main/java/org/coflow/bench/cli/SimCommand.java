@@ -72,8 +72,27 @@ final class SimCommand {
         --conf KEY=VALUE   one such key (repeatable; see docs/configuration.md)
         --help             this text
 
+      Coflows in the dark (CODA): with --identify, every flow starts at its own time and six
+      runs compare per-flow fair sharing, Aalo with the true coflows, and CODA with the coflows
+      it identifies online: with late binding and intra-coflow prioritisation, without either,
+      and without both (Aalo on the identified coflows). --policy, --courier, --out and
+      --coalesce do not apply.
+
+        --identify W       normal, batch or stretched start-time model (CODA §6.1: Spark flows
+                           within 100 ms of their coflow, Hadoop within 1 s plus an exponential
+                           100 ms; batch: a window's coflows within 300 ms; stretched: within
+                           5 s, Hadoop plus an exponential 1 s)
+        --framework F      spark, hadoop or mixed (default spark)
+        --batch-interval S the batch model's window in seconds (default 10)
+        --round S          flows are admitted (and identified) in rounds of S seconds
+                           (default 0.1)
+        --eps E, --tau T   identification radius and leader range (default 1.0 and 0.5)
+        --metric FILE      learned weights (bin/coflow bench identify --learn FILE)
+        late binding's diameter: --conf coflow.policy.coda.lateBinding=D (0 = off)
+
       Example:
         coflow sim --policy fair,aalo,varys --out /tmp/sim
+        coflow sim --identify stretched --framework hadoop --coflows 200
       """.formatted(String.join(",", Policies.NAMES), Simulator.DEFAULT_COALESCE);
 
   private SimCommand() {}
@@ -81,13 +100,17 @@ final class SimCommand {
   static int run(String[] argv, Path home, PrintStream out, PrintStream err)
       throws UsageException, IOException {
     Args a = Args.parse("coflow sim", argv,
-        Set.of("trace", "policy", "bandwidth", "out", "coflows", "config", "conf", "coalesce"),
+        Set.of("trace", "policy", "bandwidth", "out", "coflows", "config", "conf", "coalesce",
+            "identify", "framework", "batch-interval", "round", "eps", "tau", "metric"),
         Set.of("courier", "json", "check", "help"));
     if (a.has("help")) {
       out.print(HELP);
       return 0;
     }
     Options o = Options.from(a, home);
+    if (a.has("identify")) {
+      return SimIdentifyCommand.run(a, o, out, err);
+    }
     List<SimResult> results = simulate(o, err, o.json ? null : out);
     List<RunSummary> summaries = new ArrayList<>();
     for (SimResult r : results) {

@@ -28,9 +28,9 @@ public final class IdentifyWorkload {
 
   public enum Arrivals { NORMAL, BATCH, STRETCHED }
 
-  /** One flow: its attributes and its true coflow. */
+  /** One flow: its attributes, its size and its true coflow. */
   public record Flow(long id, double startSec, double endSec, int src, int dst, int srcPort, int dstPort,
-      boolean hadoop, String coflow) {}
+      boolean hadoop, String coflow, double bytes) {}
 
   private IdentifyWorkload() {}
 
@@ -69,7 +69,7 @@ public final class IdentifyWorkload {
           int srcPort = hadoop ? 13562 : 32768 + r.nextInt(28000);
           int dstPort = hadoop ? 32768 + r.nextInt(28000) : executorPort[j];
           flows.add(new Flow(id++, start, start + life, m, c.reducers()[j], srcPort, dstPort, hadoop,
-              Integer.toString(c.id())));
+              Integer.toString(c.id()), bytes));
         }
       }
     }

@@ -37,6 +37,12 @@ public final class CodaIdentifier {
   private final Communities communities = new Communities();
   private final List<Pending> pending = new ArrayList<>();
 
+  /** The last extension, valid while the model's membership and the diameter stay the same. */
+  private ClusterState cachedState;
+  private long cachedVersion = -1;
+  private double cachedDiameter = Double.NaN;
+  private List<Flow>[] cached;
+
   private record Pending(long id, double startSec, int src, int dst, int dstPort, boolean hadoop) {}
 
   public CodaIdentifier(CodaMetric metric, double eps, double tau) {
@@ -78,10 +84,32 @@ public final class CodaIdentifier {
    * Late binding's extension of the model's coflows (see {@link
    * org.coflow.master.policy.CoflowExtension}).
    *
+   * <p>The extension only changes when flows or coflows arrive (the model's membership version):
+   * between arrivals the last one is reused, less the flows that finished since. (A leader whose
+   * flows all finished can no longer link two coflows; the links it made only join flows that are
+   * gone too, or remain valid up to τ.)
+   *
    * @param idOf the identifier's id of a model flow, or -1 for a flow it does not hold (a flow
    *     with a known coflow): such flows neither extend nor are extended
    */
   public List<Flow>[] extend(ClusterState state, ToLongFunction<Flow> idOf, double diameter) {
+    if (state == cachedState && state.membershipVersion() == cachedVersion && diameter == cachedDiameter
+        && cached.length == state.coflows().size()) {
+      for (int i = 0; i < cached.length; i++) {
+        if (cached[i] != null) {
+          cached[i].removeIf(Flow::finished);
+        }
+      }
+      return cached;
+    }
+    cached = compute(state, idOf, diameter);
+    cachedState = state;
+    cachedVersion = state.membershipVersion();
+    cachedDiameter = diameter;
+    return cached;
+  }
+
+  private List<Flow>[] compute(ClusterState state, ToLongFunction<Flow> idOf, double diameter) {
     // Model flows by leader, and by coflow within a leader.
     Map<RoughDbscan.Leader, Map<Coflow, List<Flow>>> groups = new IdentityHashMap<>();
     for (Flow f : state.flows()) {

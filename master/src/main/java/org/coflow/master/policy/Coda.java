@@ -113,11 +113,24 @@ public class Coda extends AbstractPolicy {
     }
     int rank = 0;
     for (Candidate cand : candidates) {
-      if (!extended && !Allocator.mayTake(cand.coflow(), budget)) {
-        // Nothing can move: its flows' order among themselves cannot change any rate.
-        appendCoflow(cand.coflow(), rank, schedule);
-        rank += flowLevels.levels();
-        continue;
+      if (!Allocator.mayTake(cand.coflow(), budget)) {
+        // Nothing of it can move: its flows' order among themselves cannot change any rate.
+        if (!extended) {
+          appendCoflow(cand.coflow(), rank, schedule);
+          rank += flowLevels.levels();
+          continue;
+        }
+        if (cand.extra().isEmpty() && !adopted.containsKey(cand.coflow())) {
+          for (Flow f : cand.coflow().activeFlows()) {
+            Coflow owner = binding.get(f);
+            if (!bound[f.index()] && (owner == null || owner == cand.coflow())) {
+              bound[f.index()] = true;
+              schedule.append(f.index(), rank);
+            }
+          }
+          rank += flowLevels.levels();
+          continue;
+        }
       }
       for (List<Flow> level : levels) {
         level.clear();
