@@ -31,6 +31,10 @@ import org.coflow.master.policy.SchedulingPolicy;
  * Every run, whatever it groups by, sees the same admission times. A true coflow's CCT runs from
  * the admission of its first flow to the completion of its last. Identified flows leave the
  * identifier when they complete.
+ *
+ * <p>As in the live master, a coflow leaves the scheduler's model when its last active flow
+ * completes: if more of its flows start later (stretched arrivals), they form a fresh coflow with
+ * no bytes sent, for the true coflows as for the identified ones.
  */
 public final class IdentifiedSimulator {
   private static final double EPS_TIME = 1e-9;
@@ -121,8 +125,9 @@ public final class IdentifiedSimulator {
     }
     // Model flow id (ClusterState numbers them 0, 1, ...) -> workload flow position.
     int[] workloadOf = new int[flows.size()];
-    if (identifier != null && policy instanceof Coda coda) {
-      coda.lateBinding((state, d) -> identifier.extend(state, f -> flows.get(workloadOf[(int) f.id()]).id(), d));
+    if (policy instanceof Coda coda) {
+      coda.lateBinding(identifier == null ? null
+          : (state, d) -> identifier.extend(state, f -> flows.get(workloadOf[(int) f.id()]).id(), d));
     }
     ClusterState state = new ClusterState(Fabric.uniform(trace.ports(), bandwidth));
     Map<String, Coflow> live = new HashMap<>();

@@ -18,7 +18,8 @@ import org.coflow.master.policy.CoflowExtension;
  *       (its ports then carry no coflow information).
  * </ul>
  * A flow's start time is the reporting agent's clock ({@code start_time_ms}): like the paper we
- * assume the hosts' clocks agree to well under the radius ε (NTP does). Identified coflows are
+ * assume the hosts' clocks agree to well under the radius ε (NTP does). A flow reported without
+ * one (0) starts at the round that identifies it. Identified coflows are
  * named {@code coda:<cluster>}.
  */
 public final class CodaCoflowIdentifier implements CoflowIdentifier {
@@ -39,8 +40,11 @@ public final class CodaCoflowIdentifier implements CoflowIdentifier {
 
   @Override
   public List<String> identify(List<Arrival> arrivals) {
+    long roundMillis = System.currentTimeMillis();
     for (Arrival a : arrivals) {
-      coda.add(a.handle(), a.startMillis() / 1000.0, host(a.srcHost()), host(a.dstHost()),
+      // A flow reported without a start time starts when the master first hears of it.
+      long start = a.startMillis() > 0 ? a.startMillis() : roundMillis;
+      coda.add(a.handle(), start / 1000.0, host(a.srcHost()), host(a.dstHost()),
           port(a, DST_PORT), port(a, SRC_PORT) == hadoopPort);
     }
     coda.round();

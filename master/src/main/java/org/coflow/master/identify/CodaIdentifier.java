@@ -27,9 +27,11 @@ import org.coflow.api.model.Flow;
  *       has been observed, so that a coflow's first flows already see the hosts it connects.
  *   <li><b>Late binding's distance</b> d(f, C), the minimum over C's flows, is taken between
  *       leaders: f is within d of C when f's leader is within d of the leader of one of C's flows.
- *       This is exact up to τ at either end and costs O(k·w) per round for k leaders with flows in
- *       the model and w leaders in a leader's time reach, instead of O(n²) (the paper leaves the
- *       cost open and names leaders as the obvious speedup).
+ *       This is exact up to τ at either end. A recomputation costs O(n) to group the model's n
+ *       flows by leader, O(k·w) for the k leaders with flows and the w leaders in a leader's
+ *       time reach, plus the size of the extensions; the exact minimum would be O(n²) (the paper
+ *       leaves the cost open and names leaders as the obvious speedup). It is recomputed only
+ *       when flows or coflows arrive.
  * </ul>
  */
 public final class CodaIdentifier {
@@ -121,6 +123,7 @@ public final class CodaIdentifier {
       }
     }
     Map<Coflow, LinkedHashSet<Flow>> extra = new HashMap<>();
+    Map<Coflow, java.util.Set<RoughDbscan.Leader>> visited = new HashMap<>();
     List<RoughDbscan.Leader> near = new ArrayList<>();
     for (Map.Entry<RoughDbscan.Leader, Map<Coflow, List<Flow>>> e : groups.entrySet()) {
       near.clear();
@@ -131,7 +134,15 @@ public final class CodaIdentifier {
       });
       for (Coflow c : e.getValue().keySet()) {
         for (RoughDbscan.Leader m : near) {
-          for (Map.Entry<Coflow, List<Flow>> other : groups.get(m).entrySet()) {
+          Map<Coflow, List<Flow>> there = groups.get(m);
+          if (there.size() == 1 && there.containsKey(c)) {
+            continue;
+          }
+          // Each neighbour's flows are added to a coflow once, however many of its leaders see it.
+          if (!visited.computeIfAbsent(c, k -> java.util.Collections.newSetFromMap(new IdentityHashMap<>())).add(m)) {
+            continue;
+          }
+          for (Map.Entry<Coflow, List<Flow>> other : there.entrySet()) {
             if (other.getKey() != c) {
               extra.computeIfAbsent(c, k -> new LinkedHashSet<>()).addAll(other.getValue());
             }

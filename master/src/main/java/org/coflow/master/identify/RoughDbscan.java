@@ -25,8 +25,10 @@ import java.util.TreeSet;
  *   <li>Leaders are kept sorted by start time, and both the τ search and the ε graph look only at
  *       leaders within the time reach of the radius ({@link CodaMetric#timeReach}): every other
  *       leader is farther by the time term alone. This index is ours; the paper names none.
- *   <li>Stable ids: a cluster's id is the flow id of its oldest leader, which does not change
- *       while that leader stands, so identities carry over rounds as long as their first flows do.
+ *   <li>Stable ids: a cluster's id is the flow id of its first-created leader (creation order, not
+ *       start time), which does not change while that leader stands, so identities carry over
+ *       rounds as long as their first flows do, even when a flow that started earlier is reported
+ *       later.
  * </ul>
  */
 public final class RoughDbscan {
@@ -133,9 +135,18 @@ public final class RoughDbscan {
         }
       }
     }
+    // A component's id is its first-created leader's flow id: creation order, not start time, so
+    // that a flow reported late with an earlier start cannot rename a cluster its peers joined.
+    int[] first = new int[k];
+    java.util.Arrays.fill(first, -1);
     for (int i = 0; i < k; i++) {
-      // The root is the component's earliest leader (union keeps the smaller index, sorted by time).
-      sorted.get(i).cluster = sorted.get(find(parent, i)).rep.id();
+      int r = find(parent, i);
+      if (first[r] < 0 || sorted.get(i).seq < sorted.get(first[r]).seq) {
+        first[r] = i;
+      }
+    }
+    for (int i = 0; i < k; i++) {
+      sorted.get(i).cluster = sorted.get(first[find(parent, i)]).rep.id();
     }
   }
 

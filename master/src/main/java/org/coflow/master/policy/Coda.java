@@ -105,7 +105,22 @@ public class Coda extends AbstractPolicy {
         adopted.computeIfAbsent(owner, o -> new ArrayList<>()).add(f);
       }
     });
-    boolean extended = !binding.isEmpty() || candidates.stream().anyMatch(c -> !c.extra().isEmpty());
+    // Coflows late binding touches: extended ones, and those owning a flow that is in an
+    // extension or bound. The others are scheduled exactly as without late binding.
+    java.util.Set<Coflow> contested = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    for (Candidate cand : candidates) {
+      if (!cand.extra().isEmpty()) {
+        contested.add(cand.coflow());
+        for (Flow f : cand.extra()) {
+          contested.add(f.coflow());
+        }
+      }
+    }
+    binding.forEach((f, owner) -> {
+      contested.add(f.coflow());
+      contested.add(owner);
+    });
+    boolean extended = !contested.isEmpty();
     java.util.Map<Flow, Coflow> servedBy = extended ? new java.util.IdentityHashMap<>() : null;
     List<List<Flow>> levels = new ArrayList<>(flowLevels.levels());
     for (int j = 0; j < flowLevels.levels(); j++) {
@@ -113,24 +128,11 @@ public class Coda extends AbstractPolicy {
     }
     int rank = 0;
     for (Candidate cand : candidates) {
-      if (!Allocator.mayTake(cand.coflow(), budget)) {
+      if (!contested.contains(cand.coflow()) && !Allocator.mayTake(cand.coflow(), budget)) {
         // Nothing of it can move: its flows' order among themselves cannot change any rate.
-        if (!extended) {
-          appendCoflow(cand.coflow(), rank, schedule);
-          rank += flowLevels.levels();
-          continue;
-        }
-        if (cand.extra().isEmpty() && !adopted.containsKey(cand.coflow())) {
-          for (Flow f : cand.coflow().activeFlows()) {
-            Coflow owner = binding.get(f);
-            if (!bound[f.index()] && (owner == null || owner == cand.coflow())) {
-              bound[f.index()] = true;
-              schedule.append(f.index(), rank);
-            }
-          }
-          rank += flowLevels.levels();
-          continue;
-        }
+        appendCoflow(cand.coflow(), rank, schedule);
+        rank += flowLevels.levels();
+        continue;
       }
       for (List<Flow> level : levels) {
         level.clear();

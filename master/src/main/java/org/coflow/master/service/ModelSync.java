@@ -130,7 +130,9 @@ final class ModelSync {
     }
     List<CoflowIdentifier.Arrival> dark = new ArrayList<>();
     for (FlowRecord r : created) {
-      if (r.coflowId.isEmpty()) {
+      // A record requeued after a failed round may still hold a handle: let it go first.
+      forget(r);
+      if (r.coflowId.isEmpty() && !(r.viewRemaining >= 0 && r.viewSent + r.viewRemaining == 0)) {
         r.identity = nextHandle++;
         dark.add(new CoflowIdentifier.Arrival(r.identity, r.session.hostId, r.flowId, r.srcHost, r.dstHost,
             r.startMillis, r.attributes));
@@ -139,7 +141,9 @@ final class ModelSync {
     List<String> identified = dark.isEmpty() ? List.of() : identifier.identify(dark);
     int k = 0;
     for (FlowRecord r : created) {
-      admit(r, now, r.coflowId.isEmpty() ? identified.get(k++) : r.coflowId);
+      // An id-less flow with nothing to send is not identified (it would only perturb clusters);
+      // admit() leaves it out like any empty flow.
+      admit(r, now, r.identity >= 0 ? identified.get(k++) : r.coflowId);
     }
   }
 
