@@ -139,7 +139,7 @@ public final class IdentifiedSimulator {
     double lastArrival = flows.isEmpty() ? 0 : admission(flows.get(flows.size() - 1));
     List<Flow> done = new ArrayList<>();
     List<IdentifyWorkload.Flow> batch = new ArrayList<>();
-    double[] untilDone = new double[1024];
+    FluidStep step = new FluidStep();
     while (next < flows.size() || !state.flows().isEmpty()) {
       if (state.flows().isEmpty() && admission(flows.get(next)) > now) {
         now = admission(flows.get(next));
@@ -180,43 +180,12 @@ public final class IdentifiedSimulator {
       if (decision < now + dt) {
         dt = Math.max(decision - now, EPS_TIME);
       }
-      int[] served = schedule.served();
-      int servedSize = schedule.servedSize();
-      if (untilDone.length < servedSize) {
-        untilDone = new double[Math.max(servedSize, 2 * untilDone.length)];
-      }
-      double firstDone = Double.POSITIVE_INFINITY;
-      for (int k = 0; k < servedSize; k++) {
-        int i = served[k];
-        untilDone[k] = active.get(i).remaining() / schedule.rate(i);
-        firstDone = Math.min(firstDone, untilDone[k]);
-      }
-      if (firstDone <= dt) {
-        double limit = Math.min(dt, firstDone * (1 + Simulator.DEFAULT_COALESCE));
-        dt = firstDone;
-        for (int k = 0; k < servedSize; k++) {
-          if (untilDone[k] > dt && untilDone[k] <= limit) {
-            dt = untilDone[k];
-          }
-        }
-      }
+      dt = step.next(active, schedule, dt, Simulator.DEFAULT_COALESCE);
       if (dt == Double.POSITIVE_INFINITY) {
         throw new IllegalStateException(label + " stalled at t=" + now + "s: " + active.size()
             + " flows are active but none has a rate and no event is pending");
       }
-      done.clear();
-      for (int k = 0; k < servedSize; k++) {
-        int i = served[k];
-        double r = schedule.rate(i);
-        Flow f = active.get(i);
-        double rem = f.remaining();
-        if (rem - r * dt <= r * EPS_TIME || rem - r * dt <= 1e-9 * f.size()) {
-          state.addSent(f, rem);
-          done.add(f);
-        } else {
-          state.addSent(f, r * dt);
-        }
-      }
+      FluidStep.advance(state, active, schedule, dt, done);
       now += dt;
       for (Flow f : done) {
         int w = workloadOf[(int) f.id()];

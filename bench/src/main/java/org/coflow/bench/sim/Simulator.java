@@ -27,7 +27,6 @@ import org.coflow.master.policy.SchedulingPolicy;
  * many equal flows of a trace coflow cost one event, not thousands.
  */
 public final class Simulator {
-  private static final double COALESCE_SECONDS = 1e-9;
 
   /** Default relative completion window: see {@link #Simulator(Trace, double, double)}. */
   public static final double DEFAULT_COALESCE = 1e-3;
@@ -85,7 +84,7 @@ public final class Simulator {
     int finished = 0;
     long events = 0;
     List<Flow> done = new ArrayList<>();
-    double[] untilDone = new double[1024];
+    FluidStep step = new FluidStep();
     while (next < n || !state.flows().isEmpty()) {
       if (state.flows().isEmpty() && arrival[next] > now) {
         now = arrival[next];
@@ -103,49 +102,14 @@ public final class Simulator {
       double dt = next < n ? arrival[next] - now : Double.POSITIVE_INFINITY;
       double decision = policy.nextDecisionTime(state, schedule, now);
       if (decision < now + dt) {
-        dt = Math.max(decision - now, COALESCE_SECONDS);
+        dt = Math.max(decision - now, FluidStep.SECONDS);
       }
-      int[] served = schedule.served();
-      int servedSize = schedule.servedSize();
-      if (untilDone.length < servedSize) {
-        untilDone = new double[Math.max(servedSize, 2 * untilDone.length)];
-      }
-      double firstDone = Double.POSITIVE_INFINITY;
-      for (int k = 0; k < servedSize; k++) {
-        int i = served[k];
-        untilDone[k] = flows.get(i).remaining() / schedule.rate(i);
-        firstDone = Math.min(firstDone, untilDone[k]);
-      }
-      if (firstDone <= dt) {
-        // Extend to the last completion inside the window, but never past another event.
-        double limit = Math.min(dt, firstDone * (1 + coalesce));
-        dt = firstDone;
-        for (int k = 0; k < servedSize; k++) {
-          double t = untilDone[k];
-          if (t > dt && t <= limit) {
-            dt = t;
-          }
-        }
-      }
+      dt = step.next(flows, schedule, dt, coalesce);
       if (dt == Double.POSITIVE_INFINITY) {
         throw new IllegalStateException(policy.name() + " stalled at t=" + now + "s: "
             + flows.size() + " flows are active but none has a rate and no event is pending");
       }
-      done.clear();
-      for (int k = 0; k < servedSize; k++) {
-        int i = served[k];
-        double r = schedule.rate(i);
-        Flow f = flows.get(i);
-        double rem = f.remaining();
-        double moved = r * dt;
-        if (rem - moved <= r * COALESCE_SECONDS || rem - moved <= 1e-9 * f.size()) {
-          // Finishes within this event (possibly before its end: it then idles).
-          state.addSent(f, rem);
-          done.add(f);
-        } else {
-          state.addSent(f, moved);
-        }
-      }
+      FluidStep.advance(state, flows, schedule, dt, done);
       now += dt;
       for (Flow f : done) {
         if (Math.abs(f.sent() - f.size()) > 1e-6 * f.size()) {

@@ -1,0 +1,67 @@
+package org.coflow.bench.sim;
+
+import java.util.List;
+import org.coflow.api.model.ClusterState;
+import org.coflow.api.model.Flow;
+import org.coflow.master.policy.Schedule;
+
+/**
+ * One event of a fluid simulation, shared by {@link Simulator} and {@link IdentifiedSimulator}:
+ * how long until the next event, and moving every served flow for that long.
+ */
+final class FluidStep {
+  /** Flows that would finish within this many seconds of each other finish in the same event. */
+  static final double SECONDS = 1e-9;
+
+  private double[] untilDone = new double[1024];
+
+  /**
+   * The time to the next event: {@code dt} (the next arrival or decision), or the next flow
+   * completion if sooner, extended to the last completion within {@code (1 + coalesce)} of it but
+   * never past {@code dt}. Infinite when nothing is pending and no flow moves.
+   */
+  double next(List<Flow> active, Schedule schedule, double dt, double coalesce) {
+    int[] served = schedule.served();
+    int n = schedule.servedSize();
+    if (untilDone.length < n) {
+      untilDone = new double[Math.max(n, 2 * untilDone.length)];
+    }
+    double firstDone = Double.POSITIVE_INFINITY;
+    for (int k = 0; k < n; k++) {
+      int i = served[k];
+      untilDone[k] = active.get(i).remaining() / schedule.rate(i);
+      firstDone = Math.min(firstDone, untilDone[k]);
+    }
+    if (firstDone <= dt) {
+      double limit = Math.min(dt, firstDone * (1 + coalesce));
+      dt = firstDone;
+      for (int k = 0; k < n; k++) {
+        double t = untilDone[k];
+        if (t > dt && t <= limit) {
+          dt = t;
+        }
+      }
+    }
+    return dt;
+  }
+
+  /** Moves every served flow for {@code dt}; the flows that finish within it go to {@code done}. */
+  static void advance(ClusterState state, List<Flow> active, Schedule schedule, double dt, List<Flow> done) {
+    done.clear();
+    int[] served = schedule.served();
+    for (int k = 0, n = schedule.servedSize(); k < n; k++) {
+      int i = served[k];
+      double r = schedule.rate(i);
+      Flow f = active.get(i);
+      double rem = f.remaining();
+      double moved = r * dt;
+      if (rem - moved <= r * SECONDS || rem - moved <= 1e-9 * f.size()) {
+        // Finishes within this event (possibly before its end: it then idles).
+        state.addSent(f, rem);
+        done.add(f);
+      } else {
+        state.addSent(f, moved);
+      }
+    }
+  }
+}
