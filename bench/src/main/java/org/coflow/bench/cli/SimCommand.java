@@ -88,6 +88,8 @@ final class SimCommand {
                            (default 0.1)
         --eps E, --tau T   identification radius and leader range (default 1.0 and 0.5)
         --metric FILE      learned weights (bin/coflow bench identify --learn FILE)
+        --runs LIST        only these of coda, coda-no-late-binding, coda-no-intra,
+                           coda-no-both (fair and aalo always run: the ratios use them)
         late binding's diameter: --conf coflow.policy.coda.lateBinding=D (0 = off)
 
       Example:
@@ -101,7 +103,7 @@ final class SimCommand {
       throws UsageException, IOException {
     Args a = Args.parse("coflow sim", argv,
         Set.of("trace", "policy", "bandwidth", "out", "coflows", "config", "conf", "coalesce",
-            "identify", "framework", "batch-interval", "round", "eps", "tau", "metric"),
+            "identify", "framework", "batch-interval", "round", "eps", "tau", "metric", "runs"),
         Set.of("courier", "json", "check", "help"));
     if (a.has("help")) {
       out.print(HELP);

@@ -72,6 +72,20 @@ final class SimIdentifyCommand {
         new Variant("coda-no-late-binding", Grouping.IDENTIFIED, "coda", noLateBinding),
         new Variant("coda-no-intra", Grouping.IDENTIFIED, "coda", noIntra),
         new Variant("coda-no-both", Grouping.IDENTIFIED, "aalo", o.config));
+    if (a.has("runs")) {
+      java.util.Set<String> wanted = new java.util.LinkedHashSet<>(List.of("fair", "aalo"));
+      java.util.Set<String> known = new java.util.HashSet<>();
+      variants.forEach(v -> known.add(v.label));
+      for (String r : a.get("runs", "").split(",")) {
+        String name = r.trim().toLowerCase(Locale.ROOT);
+        if (!known.contains(name)) {
+          throw new UsageException("coflow sim: unknown run '" + r.trim() + "' in --runs; runs are "
+              + String.join(", ", known.stream().sorted().toList()));
+        }
+        wanted.add(name);
+      }
+      variants = variants.stream().filter(v -> wanted.contains(v.label)).toList();
+    }
     String what = String.format(Locale.ROOT, "%s, %d coflows, %d flows, %s, %s arrivals%s, %sbit/s ports, rounds of %.0f ms",
         o.trace.source().replaceAll(".*/", ""), o.trace.coflows().size(), flows.size(),
         framework.name().toLowerCase(Locale.ROOT), arrivals.name().toLowerCase(Locale.ROOT),
@@ -111,25 +125,30 @@ final class SimIdentifyCommand {
             .put("flows", flows.size()).put("avg_cct_s", s.overall().avg()).put("p95_cct_s", s.overall().p95())
             .put("avg_vs_fair", s.vsBaseline(Bin.ALL, Stats::avg)).put("avg_vs_aalo", ratio(s, aalo, Bin.ALL))
             .put("short_narrow_avg_vs_aalo", ratio(s, aalo, Bin.SHORT_NARROW))
-            .put("precision", accuracy.precision()).put("recall", accuracy.recall()));
+            .put("precision", accuracy == null ? Double.NaN : accuracy.precision())
+            .put("recall", accuracy == null ? Double.NaN : accuracy.recall()));
       }
       return 0;
     }
     out.printf(Locale.ROOT, "%nCODA summary: %s%n", what);
-    out.printf(Locale.ROOT, "  identification (online, each flow's coflow when admitted): precision %.3f, recall %.3f%n",
-        accuracy.precision(), accuracy.recall());
+    if (accuracy != null) {
+      out.printf(Locale.ROOT, "  identification (online, each flow's coflow when admitted): precision %.3f, recall %.3f%n",
+          accuracy.precision(), accuracy.recall());
+    }
     out.printf(Locale.ROOT, "  %-22s %10s %10s %10s %12s%n", "run", "avg_s", "avg/aalo", "avg/fair", "SN avg/aalo");
     for (SimResult r : results) {
       RunSummary s = by.get(r.policy());
       out.printf(Locale.ROOT, "  %-22s %10.3f %10.3f %10.3f %12.3f%n", r.policy(), s.overall().avg(),
           ratio(s, aalo, Bin.ALL), s.vsBaseline(Bin.ALL, Stats::avg), ratio(s, aalo, Bin.SHORT_NARROW));
     }
-    out.printf(Locale.ROOT, "  gain from late binding (no-late-binding/coda): %.3f overall, %.3f short-narrow%n",
-        gain(by, "coda-no-late-binding", Bin.ALL), gain(by, "coda-no-late-binding", Bin.SHORT_NARROW));
-    out.printf(Locale.ROOT, "  gain from intra-coflow prioritisation (no-intra/coda): %.3f overall, %.3f short-narrow%n",
-        gain(by, "coda-no-intra", Bin.ALL), gain(by, "coda-no-intra", Bin.SHORT_NARROW));
-    out.printf(Locale.ROOT, "  gain from both (no-both/coda): %.3f overall, %.3f short-narrow%n",
-        gain(by, "coda-no-both", Bin.ALL), gain(by, "coda-no-both", Bin.SHORT_NARROW));
+    String[][] gains = {{"coda-no-late-binding", "late binding"}, {"coda-no-intra", "intra-coflow prioritisation"},
+        {"coda-no-both", "both"}};
+    for (String[] g : gains) {
+      if (by.containsKey("coda") && by.containsKey(g[0])) {
+        out.printf(Locale.ROOT, "  gain from %s (%s/coda): %.3f overall, %.3f short-narrow%n", g[1],
+            g[0].substring("coda-".length()), gain(by, g[0], Bin.ALL), gain(by, g[0], Bin.SHORT_NARROW));
+      }
+    }
     return 0;
   }
 

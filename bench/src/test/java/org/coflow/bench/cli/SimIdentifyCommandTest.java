@@ -21,6 +21,17 @@ class SimIdentifyCommandTest extends CliHarness {
     assertTrue(err().contains("--round between"), err());
     assertEquals(2, run("sim", "--identify", "normal", "--metric", "/nonexistent.properties", "--trace", TRACE));
     assertTrue(err().contains("/nonexistent.properties"), err());
+    assertEquals(2, run("sim", "--identify", "normal", "--runs", "coda,magic", "--trace", TRACE));
+    assertTrue(err().contains("unknown run 'magic'"), err());
+  }
+
+  @Test
+  void runsCanBeChosenAndTheNormalisersAlwaysRun() {
+    assertEquals(0, run("sim", "--identify", "batch", "--runs", "coda", "--coflows", "5", "--json", "--trace", TRACE));
+    String[] lines = out().trim().split("\n");
+    assertEquals(3, lines.length, out());
+    assertTrue(lines[0].startsWith("{\"run\":\"fair\"") && lines[1].startsWith("{\"run\":\"aalo\"")
+        && lines[2].startsWith("{\"run\":\"coda\""), out());
   }
 
   @Test
