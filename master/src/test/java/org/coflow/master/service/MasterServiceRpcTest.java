@@ -465,6 +465,18 @@ class MasterServiceRpcTest {
     e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
         () -> new MasterService(Config.defaults().with(MasterConfig.IDENTIFY_EPS, 0.2)));
     assertTrue(e.getMessage().contains("coflow.master.identify.tau"), e.getMessage());
+    java.nio.file.Path partial = java.nio.file.Files.createTempFile("weights", ".properties");
+    try {
+      java.nio.file.Files.writeString(partial, "spark.time=3.8\nspark.community=5\n");
+      e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+          () -> new MasterService(Config.defaults().with(MasterConfig.IDENTIFY_METRIC, partial.toString())));
+      assertTrue(e.getMessage().contains("'spark.port'") && e.getMessage().contains(partial.toString()), e.getMessage());
+      // A file the learner wrote is taken.
+      new org.coflow.master.identify.CodaMetric(3.8, 9.0, 0, 3.5, 3.2, 0).store(partial, "learned");
+      new MasterService(Config.defaults().with(MasterConfig.IDENTIFY_METRIC, partial.toString())).close();
+    } finally {
+      java.nio.file.Files.deleteIfExists(partial);
+    }
   }
 
   @Test
