@@ -56,6 +56,18 @@ final class IdentifyBenchCommand {
 
   private IdentifyBenchCommand() {}
 
+  /** The weights in {@code --metric FILE}, else the paper's; a bad file is a usage error. */
+  static CodaMetric metric(Args a, String command) throws UsageException {
+    if (!a.has("metric")) {
+      return CodaMetric.PAPER_SPARK_HADOOP;
+    }
+    try {
+      return CodaMetric.load(Path.of(a.get("metric", "")));
+    } catch (IllegalArgumentException | IOException e) {
+      throw new UsageException(command + ": --metric: " + e.getMessage());
+    }
+  }
+
   static int run(String[] argv, Path home, PrintStream out, PrintStream err) throws UsageException, IOException {
     Args a = Args.parse("coflow bench identify", argv, Set.of("flows", "framework", "workload", "batch-interval",
         "eps", "tau", "delta", "dbscan-rounds", "trace", "learn", "metric"), Set.of("json", "help", "depart"));
@@ -113,14 +125,8 @@ final class IdentifyBenchCommand {
     if (a.has("learn") && a.has("metric")) {
       throw new UsageException("coflow bench identify: --learn and --metric exclude each other");
     }
-    CodaMetric metric = CodaMetric.PAPER_SPARK_HADOOP;
-    if (a.has("metric")) {
-      try {
-        metric = CodaMetric.load(Path.of(a.get("metric", "")));
-      } catch (IllegalArgumentException | IOException e) {
-        throw new UsageException("coflow bench identify: --metric: " + e.getMessage());
-      }
-    } else if (a.has("learn")) {
+    CodaMetric metric = metric(a, "coflow bench identify");
+    if (!a.has("metric") && a.has("learn")) {
       List<IdentifyWorkload.Flow> training = IdentifyWorkload.generate(trace, framework, arrivals, batch,
           counts.get(0), 99);
       org.coflow.master.identify.Communities com = new org.coflow.master.identify.Communities();

@@ -1,8 +1,6 @@
 package org.coflow.bench.cli;
 
-import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -39,7 +37,7 @@ final class SimIdentifyCommand {
 
   private SimIdentifyCommand() {}
 
-  static int run(Args a, SimCommand.Options o, PrintStream out, PrintStream err) throws UsageException, IOException {
+  static int run(Args a, SimCommand.Options o, PrintStream out, PrintStream err) throws UsageException {
     IdentifyWorkload.Arrivals arrivals = parseEnum(IdentifyWorkload.Arrivals.class, "--identify",
         a.get("identify", ""), "normal, batch or stretched");
     IdentifyWorkload.Framework framework = parseEnum(IdentifyWorkload.Framework.class, "--framework",
@@ -52,14 +50,7 @@ final class SimIdentifyCommand {
       throw new UsageException("coflow sim: need --batch-interval > 0, --round between 0.001 and 10 s, --eps > 0 "
           + "and 0 <= --tau <= --eps");
     }
-    CodaMetric metric = CodaMetric.PAPER_SPARK_HADOOP;
-    if (a.has("metric")) {
-      try {
-        metric = CodaMetric.load(Path.of(a.get("metric", "")));
-      } catch (IllegalArgumentException | IOException e) {
-        throw new UsageException("coflow sim: --metric: " + e.getMessage());
-      }
-    }
+    CodaMetric metric = IdentifyBenchCommand.metric(a, "coflow sim");
     List<IdentifyWorkload.Flow> flows = IdentifyWorkload.generate(o.trace, framework, arrivals, batch,
         Integer.MAX_VALUE, 1);
     IdentifiedSimulator sim = new IdentifiedSimulator(o.trace, flows, o.bandwidth, round, metric, eps, tau);
