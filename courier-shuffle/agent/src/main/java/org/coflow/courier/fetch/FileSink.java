@@ -33,11 +33,20 @@ public final class FileSink implements BlockSink {
   }
 
   /**
-   * Appends the chunk. A chunk that spans socket reads arrives as several buffers: one gathering
+   * Appends the bytes. Bytes that span socket reads arrive as several buffers: one gathering
    * write for all of them at the file's position, not one positional write each.
    */
   @Override
   public void write(ByteBuf data) throws IOException {
+    if (data.nioBufferCount() == 1) {
+      // The usual case (a piece of one socket read): the buffer's own view, nothing allocated.
+      ByteBuffer part = data.internalNioBuffer(data.readerIndex(), data.readableBytes());
+      while (part.hasRemaining()) {
+        channel.write(part);
+      }
+      data.skipBytes(data.readableBytes());
+      return;
+    }
     ByteBuffer[] parts = data.nioBuffers();
     long left = data.readableBytes();
     while (left > 0) {

@@ -76,10 +76,11 @@ public final class PeerConnection implements AutoCloseable {
     PeerConnection[] self = new PeerConnection[1];
     Bootstrap b = new Bootstrap().group(group).channel(NioSocketChannel.class)
         .option(ChannelOption.TCP_NODELAY, true)
+        .option(ChannelOption.RCVBUF_ALLOCATOR, new io.netty.channel.AdaptiveRecvByteBufAllocator(64 << 10, 256 << 10, 1 << 20))
         .handler(new ChannelInitializer<SocketChannel>() {
           @Override
           protected void initChannel(SocketChannel ch) {
-            ch.pipeline().addLast(new FrameDecoder(maxFrame), FrameEncoder.INSTANCE, new Handler(self));
+            ch.pipeline().addLast(new FrameDecoder(maxFrame, true), FrameEncoder.INSTANCE, new Handler(self));
           }
         });
     CompletableFuture<PeerConnection> result = new CompletableFuture<>();
@@ -247,18 +248,22 @@ public final class PeerConnection implements AutoCloseable {
       sink.start(s.getLength(), s.getRawLength());
     }
 
-    void chunk(Chunk c, ByteBuf data) throws IOException {
+    /** {@code data} is the chunk's body from byte {@code piece} on (the decoder streams bodies). */
+    void chunk(Chunk c, long piece, ByteBuf data) throws IOException {
       int n = data.readableBytes();
-      if (start == null || c.getOffset() != received || received + n > start.getLength()) {
-        throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL, "chunk at offset " + c.getOffset()
+      long offset = c.getOffset() + piece;
+      if (start == null || offset != received || received + n > start.getLength()) {
+        throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL, "chunk at offset " + offset
             + " of " + n + " bytes does not follow byte " + received + " of block " + block.getBlock());
       }
-      long checked = Checksums.IFILE.equals(start.getChecksumAlgorithm())
-          ? Math.max(0, Math.min(n, start.getLength() - 4 - received)) : n;
+      int checked = (int) (Checksums.IFILE.equals(start.getChecksumAlgorithm())
+          ? Math.max(0, Math.min(n, start.getLength() - 4 - received)) : n);
       if (data.hasArray()) {
-        sum.update(data.array(), data.arrayOffset() + data.readerIndex(), (int) checked);
+        sum.update(data.array(), data.arrayOffset() + data.readerIndex(), checked);
+      } else if (data.nioBufferCount() == 1) {
+        sum.update(data.internalNioBuffer(data.readerIndex(), checked)); // no buffer allocated
       } else {
-        for (java.nio.ByteBuffer b : data.nioBuffers(data.readerIndex(), (int) checked)) {
+        for (java.nio.ByteBuffer b : data.nioBuffers(data.readerIndex(), checked)) {
           sum.update(b);
         }
       }
@@ -356,7 +361,7 @@ public final class PeerConnection implements AutoCloseable {
           s.begin(frame.header());
           break;
         case CHUNK:
-          s.chunk(frame.header(), (ByteBuf) frame.body());
+          s.chunk(frame.header(), frame.bodyOffset(), (ByteBuf) frame.body());
           break;
         case BLOCK_END:
           streams.remove(id);

@@ -17,26 +17,36 @@ public final class Frame {
   private final FrameType type;
   private final MessageLite header;
   private final Object body;
+  private final long bodyOffset;
 
-  private Frame(FrameType type, MessageLite header, Object body) {
+  private Frame(FrameType type, MessageLite header, Object body, long bodyOffset) {
     this.type = type;
     this.header = header;
     this.body = body;
+    this.bodyOffset = bodyOffset;
   }
 
   /** A frame without body. */
   public static Frame of(FrameType type, MessageLite header) {
-    return new Frame(type, header, null);
+    return new Frame(type, header, null, 0);
   }
 
   /** A frame whose body is {@code data} (ownership passes to the frame). */
   public static Frame withBody(FrameType type, MessageLite header, ByteBuf data) {
-    return new Frame(type, header, data);
+    return new Frame(type, header, data, 0);
   }
 
   /** A frame whose body is sent zero-copy from a file (ownership passes to the frame). */
   public static Frame withFile(FrameType type, MessageLite header, FileRegion region) {
-    return new Frame(type, header, region);
+    return new Frame(type, header, region, 0);
+  }
+
+  /**
+   * A piece of a frame's body, from a decoder that passes bodies on as they arrive: {@code data}
+   * is the body's bytes from {@code offset} on (ownership passes to the frame).
+   */
+  public static Frame piece(FrameType type, MessageLite header, ByteBuf data, long offset) {
+    return new Frame(type, header, data, offset);
   }
 
   public FrameType type() {
@@ -52,6 +62,11 @@ public final class Frame {
   /** The body: a {@link ByteBuf}, a {@link FileRegion}, or null. */
   public Object body() {
     return body;
+  }
+
+  /** Where in the frame's whole body {@link #body()} starts: 0 unless this is a {@link #piece}. */
+  public long bodyOffset() {
+    return bodyOffset;
   }
 
   /** The body's length in bytes (0 without body). */

@@ -4,8 +4,8 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.MessageLite;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
-import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import java.util.List;
 import org.coflow.api.proto.courier.v1.ErrorCode;
 
 /**
@@ -13,68 +13,136 @@ import org.coflow.api.proto.courier.v1.ErrorCode;
  * frame longer than {@code maxFrameLength}, a header length outside the frame, an unknown type, a
  * body on a type that has none, or a header that does not parse is a {@link ProtocolException}.
  * A decoded frame owns a retained slice of the input as its body.
+ *
+ * <p>With {@code streamChunks}, a {@link FrameType#CHUNK} body is not gathered: once its header
+ * has arrived, each socket read's share of the body is passed on at once as a piece, a frame
+ * with the chunk's header whose {@link Frame#bodyOffset()} says where in the chunk the piece
+ * starts (a 64 KiB chunk usually spans two reads). The receiver checks and writes the bytes while
+ * they are still in the cache and never assembles a chunk from parts; this is what the fetching
+ * end of an agent-to-agent connection uses. Other frames are always delivered whole.
  */
-public final class FrameDecoder extends LengthFieldBasedFrameDecoder {
-  private final int maxFrameLength;
+public final class FrameDecoder extends ByteToMessageDecoder {
+  /** Bytes before the header: length, type, header length. */
+  private static final int PREFIX = 4 + 1 + 4;
 
+  private final int maxFrameLength;
+  private final boolean streamChunks;
+  /** The chunk whose body is arriving (streaming only), null between frames. */
+  private MessageLite chunk;
+  private long bodyLeft;
+  private long bodyOffset;
+  /** Set by a malformed frame: the connection is being closed and its input is dropped. */
+  private boolean failed;
+
+  /** A decoder that delivers every frame whole. */
   public FrameDecoder(int maxFrameLength) {
-    super(maxFrameLength, 0, 4, 0, 4);
+    this(maxFrameLength, false);
+  }
+
+  /**
+   * @param streamChunks pass chunk bodies on as they arrive (see the class comment)
+   */
+  public FrameDecoder(int maxFrameLength, boolean streamChunks) {
     this.maxFrameLength = maxFrameLength;
-    // Chunks span socket reads: gather the reads instead of copying them into one buffer.
-    setCumulator(COMPOSITE_CUMULATOR);
+    this.streamChunks = streamChunks;
+    if (!streamChunks) {
+      // Whole chunks span socket reads: gather the reads instead of copying them into one buffer.
+      setCumulator(COMPOSITE_CUMULATOR);
+    }
   }
 
   @Override
-  protected Object decode(ChannelHandlerContext ctx, ByteBuf in) throws Exception {
-    ByteBuf frame;
-    try {
-      frame = (ByteBuf) super.decode(ctx, in);
-    } catch (TooLongFrameException e) {
-      throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL,
-          "frame longer than the limit of " + maxFrameLength + " bytes (coflow.courier.maxFrameSize)");
-    }
-    if (frame == null) {
-      return null;
+  protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+    if (failed) {
+      in.skipBytes(in.readableBytes());
+      return;
     }
     try {
-      return parse(frame);
-    } finally {
-      frame.release();
+      next(in, out);
+    } catch (ProtocolException e) {
+      // Nothing after a malformed frame can be trusted: drop the rest, now and later.
+      failed = true;
+      in.skipBytes(in.readableBytes());
+      throw e;
     }
   }
 
-  private static Frame parse(ByteBuf frame) {
-    if (frame.readableBytes() < 5) {
-      throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL,
-          "frame of " + frame.readableBytes() + " bytes is shorter than its type and header length");
+  private void next(ByteBuf in, List<Object> out) {
+    if (chunk != null) {
+      piece(in, out);
+      return;
     }
-    int id = frame.readUnsignedByte();
+    if (in.readableBytes() < 4) {
+      return;
+    }
+    int at = in.readerIndex();
+    long length = in.getUnsignedInt(at);
+    if (length > maxFrameLength) {
+      throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL,
+          "frame longer than the limit of " + maxFrameLength + " bytes (coflow.courier.maxFrameSize)");
+    }
+    if (length < 5) {
+      throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL,
+          "frame of " + length + " bytes is shorter than its type and header length");
+    }
+    if (in.readableBytes() < PREFIX) {
+      return;
+    }
+    int id = in.getUnsignedByte(at + 4);
     FrameType type = FrameType.of(id);
     if (type == null) {
       throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL,
           "unknown frame type " + id + " (this agent speaks protocol version " + Preamble.VERSION + ")");
     }
-    int headerLength = frame.readInt();
-    if (headerLength < 0 || headerLength > frame.readableBytes()) {
+    int headerLength = in.getInt(at + 5);
+    long bodyLength = length - 5 - headerLength;
+    if (headerLength < 0 || bodyLength < 0) {
       throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL, type + " frame: header length "
-          + headerLength + " outside the frame's " + frame.readableBytes() + " remaining bytes");
+          + headerLength + " outside the frame's " + (length - 5) + " remaining bytes");
     }
-    MessageLite header;
+    if (bodyLength > 0 && !type.hasBody()) {
+      throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL,
+          type + " frame carries a body of " + bodyLength + " bytes; it takes none");
+    }
+    boolean streamed = streamChunks && type == FrameType.CHUNK && bodyLength > 0;
+    if (in.readableBytes() < (streamed ? PREFIX + headerLength : 4 + length)) {
+      return;
+    }
+    MessageLite header = header(type, in, at + PREFIX, headerLength);
+    in.skipBytes(PREFIX + headerLength);
+    if (streamed) {
+      chunk = header;
+      bodyLeft = bodyLength;
+      bodyOffset = 0;
+      piece(in, out);
+    } else if (bodyLength == 0) {
+      out.add(Frame.of(type, header));
+    } else {
+      out.add(Frame.withBody(type, header, in.readRetainedSlice((int) bodyLength)));
+    }
+  }
+
+  /** Passes on what has arrived of the current chunk's body. */
+  private void piece(ByteBuf in, List<Object> out) {
+    int n = (int) Math.min(bodyLeft, in.readableBytes());
+    if (n == 0) {
+      return;
+    }
+    out.add(Frame.piece(FrameType.CHUNK, chunk, in.readRetainedSlice(n), bodyOffset));
+    bodyOffset += n;
+    bodyLeft -= n;
+    if (bodyLeft == 0) {
+      chunk = null;
+    }
+  }
+
+  private static MessageLite header(FrameType type, ByteBuf in, int at, int headerLength) {
     try {
       // Parsed in place (a stream parser would allocate a 4 KiB buffer for every chunk's header).
-      header = type.parser().parseFrom(frame.nioBuffer(frame.readerIndex(), headerLength));
+      return type.parser().parseFrom(in.nioBuffer(at, headerLength));
     } catch (InvalidProtocolBufferException e) {
       throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL,
           type + " frame: malformed header (" + e.getMessage() + ")");
     }
-    frame.skipBytes(headerLength);
-    if (!frame.isReadable()) {
-      return Frame.of(type, header);
-    }
-    if (!type.hasBody()) {
-      throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL,
-          type + " frame carries a body of " + frame.readableBytes() + " bytes; it takes none");
-    }
-    return Frame.withBody(type, header, frame.readRetainedSlice(frame.readableBytes()));
   }
 }

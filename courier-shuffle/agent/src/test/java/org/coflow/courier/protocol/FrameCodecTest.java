@@ -171,9 +171,81 @@ class FrameCodecTest {
     in.finishAndReleaseAll();
   }
 
+  @Test
+  void aStreamingDecoderPassesChunkBodiesOnAsTheyArrive() throws Exception {
+    byte[] body = new byte[100_000];
+    new java.util.Random(3).nextBytes(body);
+    Chunk header = Chunk.newBuilder().setStreamId(9).setOffset(1 << 20).build();
+    Credit credit = Credit.newBuilder().setStreamId(9).setBytes(4096).build();
+    ByteBuf wire = encode(Frame.withBody(FrameType.CHUNK, header, Unpooled.wrappedBuffer(body)));
+    ByteBuf tail = encode(Frame.of(FrameType.CREDIT, credit));
+    wire.writeBytes(tail);
+    tail.release();
+    EmbeddedChannel in = new EmbeddedChannel(new FrameDecoder(MAX, true));
+    // Reads of 7 bytes first (the header arrives in parts), then of 7000.
+    for (int read = 7; wire.isReadable(); read = 7000) {
+      in.writeInbound(wire.readRetainedSlice(Math.min(read, wire.readableBytes())));
+    }
+    wire.release();
+    ByteArrayOutputStream got = new ByteArrayOutputStream();
+    int pieces = 0;
+    for (Frame f; (f = in.readInbound()) != null; ) {
+      try {
+        if (f.type() == FrameType.CREDIT) {
+          assertEquals(credit, f.header(), "the frame after the chunk arrives whole");
+          assertEquals(body.length, got.size(), "the credit comes after the chunk's last piece");
+          continue;
+        }
+        assertEquals(FrameType.CHUNK, f.type());
+        assertEquals(header, f.header(), "every piece carries the chunk's header");
+        assertEquals(got.size(), f.bodyOffset(), "pieces arrive in order, each saying where it starts");
+        ByteBuf b = (ByteBuf) f.body();
+        assertTrue(b.readableBytes() <= 7000, "a piece is at most one read");
+        byte[] bytes = new byte[b.readableBytes()];
+        b.readBytes(bytes);
+        got.write(bytes);
+        pieces++;
+      } finally {
+        f.release();
+      }
+    }
+    assertArrayEquals(body, got.toByteArray());
+    assertTrue(pieces >= body.length / 7000, "the body came in pieces, not gathered: " + pieces);
+    assertFalse(in.finishAndReleaseAll());
+  }
+
+  @Test
+  void aWholeFrameDecoderGathersChunksSplitAcrossReads() throws Exception {
+    byte[] body = new byte[100_000];
+    new java.util.Random(4).nextBytes(body);
+    ByteBuf wire = encode(Frame.withBody(FrameType.CHUNK, Chunk.newBuilder().setStreamId(2).build(),
+        Unpooled.wrappedBuffer(body)));
+    EmbeddedChannel in = new EmbeddedChannel(new FrameDecoder(MAX));
+    while (wire.isReadable()) {
+      in.writeInbound(wire.readRetainedSlice(Math.min(7000, wire.readableBytes())));
+    }
+    wire.release();
+    Frame f = in.readInbound();
+    try {
+      assertEquals(0, f.bodyOffset());
+      byte[] bytes = new byte[body.length];
+      ((ByteBuf) f.body()).readBytes(bytes);
+      assertArrayEquals(body, bytes);
+    } finally {
+      f.release();
+    }
+    assertNull(in.readInbound());
+    in.finishAndReleaseAll();
+  }
+
   private static ProtocolException refused(ByteBuf wire) {
+    // Both kinds of decoder refuse the same input the same way.
+    EmbeddedChannel streaming = new EmbeddedChannel(new FrameDecoder(MAX, true));
+    DecoderException s = assertThrows(DecoderException.class, () -> streaming.writeInbound(wire.retainedDuplicate()));
+    streaming.finishAndReleaseAll();
     EmbeddedChannel in = new EmbeddedChannel(new FrameDecoder(MAX));
     DecoderException e = assertThrows(DecoderException.class, () -> in.writeInbound(wire));
+    assertEquals(e.getCause().getMessage(), s.getCause().getMessage());
     in.finishAndReleaseAll();
     assertTrue(e.getCause() instanceof ProtocolException, "cause: " + e.getCause());
     return (ProtocolException) e.getCause();
