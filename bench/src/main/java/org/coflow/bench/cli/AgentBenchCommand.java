@@ -31,7 +31,7 @@ final class AgentBenchCommand {
     }
     int blocks = positive(a, "blocks", "32");
     int clients = positive(a, "clients", "4");
-    int runs = positive(a, "runs", "3");
+    int runs = positive(a, "runs", "5");
     int maxNum = positive(a, "max-num", "8");
     Path dir = Files.createTempDirectory("coflow-bench-agent");
     AgentBench.Result r;
@@ -55,7 +55,9 @@ final class AgentBenchCommand {
           .put("courier_cpu_seconds", r.courierCpuSeconds()).put("baseline_cpu_seconds", r.baselineCpuSeconds())
           .put("courier_jit_cpu_seconds", r.courierJitSeconds())
           .put("baseline_jit_cpu_seconds", r.baselineJitSeconds()).put("warmup_rounds", r.warmupRounds())
-          .put("cpu_per_gb_ratio", r.cpuPerGbRatio()).put("cpu_per_gb_ratio_with_jit", r.cpuPerGbRatioWithJit()));
+          .put("cpu_per_gb_ratio", r.cpuPerGbRatio()).put("cpu_per_gb_ratio_with_jit", r.cpuPerGbRatioWithJit())
+          .put("throughput_ratio_of_medians", r.throughputRatioOfMedians())
+          .put("cpu_per_gb_ratio_of_medians", r.cpuPerGbRatioOfMedians()));
     } else {
       out.printf(Locale.ROOT, "%d blocks, %d bytes, %d clients, median of %d runs after %d warm-up rounds%n",
           r.blocks(), r.bytes(), r.clients(), r.runs(), r.warmupRounds());
@@ -64,7 +66,10 @@ final class AgentBenchCommand {
       out.printf(Locale.ROOT, "  baseline: %.3f GB/s, %.2f CPU s (of which JIT %.2f)%n", r.baselineGbPerSecond(),
           r.baselineCpuSeconds(), r.baselineJitSeconds());
       out.printf(Locale.ROOT, "  throughput_ratio %.3f (goal >= 0.95), cpu_per_gb_ratio %.3f (goal <= 1.1;"
-          + " %.3f with JIT)%n", r.throughputRatio(), r.cpuPerGbRatio(), r.cpuPerGbRatioWithJit());
+          + " %.3f with JIT), medians of the rounds' ratios%n", r.throughputRatio(), r.cpuPerGbRatio(),
+          r.cpuPerGbRatioWithJit());
+      out.printf(Locale.ROOT, "  ratios of the medians: throughput %.3f, CPU per GB %.3f%n",
+          r.throughputRatioOfMedians(), r.cpuPerGbRatioOfMedians());
     }
     return 0;
   }
