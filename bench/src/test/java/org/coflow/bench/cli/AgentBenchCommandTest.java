@@ -31,6 +31,9 @@ class AgentBenchCommandTest extends CliHarness {
       double r = number(json, ratio);
       assertTrue(r > 0 && r < 100, ratio + " in " + json);
     }
+    // One round: the median of the rounds' ratios is that round's ratio, the ratio of the medians.
+    assertEquals(number(json, "throughput_ratio_of_medians"), number(json, "throughput_ratio"), 1e-6, json);
+    assertEquals(number(json, "cpu_per_gb_ratio_of_medians"), number(json, "cpu_per_gb_ratio"), 1e-6, json);
     double warmup = number(json, "warmup_rounds");
     assertTrue(warmup >= 3 && warmup <= 12, json);
   }
