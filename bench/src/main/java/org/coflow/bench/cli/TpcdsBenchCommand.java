@@ -33,7 +33,7 @@ final class TpcdsBenchCommand {
 
       Queries derived from TPC-DS (data from the Java port of dsdgen, generated once per scale
       into --data; query text read at run time from Spark's spark-sql tests jar) on a real
-      spark-submit --master 'local-cluster[2,1,2048]' with our jar, broadcast joins off (every
+      spark-submit --master 'local-cluster[2,2,2048]' with our jar, broadcast joins off (every
       join shuffles), AQE on.
         single:  one stream; each query runs with Spark's own fetch and through the Courier
                  agents in the same application, alternating which goes first. Prints the time
@@ -47,7 +47,9 @@ final class TpcdsBenchCommand {
         --scale SF       TPC-DS scale factor (default 1; generating SF 1 takes a few minutes once)
         --streams N      concurrent streams (default 3)
         --queries LIST   comma-separated queries (default %s)
-        --policy NAME    coflow policy compared with fair sharing (default aalo)
+        --policy NAME    coflow policy compared with fair sharing (default varys: it knows
+                         each shuffle's size from the map statuses; aalo, blind to sizes,
+                         keeps nearly all of these queries' small shuffles in its first queue)
         --link-rate RATE each agent's cap on sending and on receiving in the streams runs
                          (default 20m = 20 Mbit/s: at 100m three streams on two cores
                          are CPU-bound and the links idle)
@@ -92,7 +94,7 @@ final class TpcdsBenchCommand {
     if (!only.isEmpty() && !only.equals("single") && !only.equals("streams")) {
       throw new UsageException("coflow bench tpcds: --only '" + only + "': use single or streams");
     }
-    String policy = a.get("policy", "aalo");
+    String policy = a.get("policy", "varys");
     Path work = Files.createDirectories(home.resolve("target/bench-tpcds"));
     List<String> queries = List.of(a.get("queries", DEFAULT_QUERIES).split(","));
     Path queryDir = Files.createDirectories(work.resolve("queries"));
