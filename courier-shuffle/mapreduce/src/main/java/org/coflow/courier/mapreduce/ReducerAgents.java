@@ -60,6 +60,15 @@ public final class ReducerAgents implements AutoCloseable {
   }
 
   /**
+   * How long a lookup of a map host's agent waits for the master. The reducer's first call also
+   * pays for opening the channel in a fresh JVM: on a loaded 2-core CI machine that alone took
+   * 3.9 s, and a 5 s deadline sent a host's outputs to the stock fetch. A master that is down
+   * refuses the connection at once; only a hung one makes a fetcher wait this long, once per
+   * host, before it uses the stock fetch.
+   */
+  static final long MASTER_DEADLINE_MILLIS = 15_000;
+
+  /**
    * Connects to this node's agent, found through {@code taskLocalDirs} (the task's
    * {@code <nm dir>/usercache/<user>/appcache/<app>} dirs); null (logged) when there is none or
    * it cannot be reached: the task then uses the stock shuffle.
@@ -83,7 +92,7 @@ public final class ReducerAgents implements AutoCloseable {
     try {
       CourierClient client = CourierClient.connect(group, parse(local[1]), local[0]);
       return new ReducerAgents(group, client, local[0], port,
-          masterAddress.isEmpty() ? null : new CoflowRegistrar(masterAddress, 5_000),
+          masterAddress.isEmpty() ? null : new CoflowRegistrar(masterAddress, MASTER_DEADLINE_MILLIS),
           cfg.get(CourierMapReduceConfig.WINDOW));
     } catch (Exception e) {
       group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
