@@ -63,7 +63,7 @@ final class AgentCommand {
     try {
       agent = CourierAgent.start(hostId, new InetSocketAddress(a.get("bind", "0.0.0.0"),
               config.get(CourierConfig.PORT)), config.get(CourierConfig.THREADS),
-          rate > 0 ? new LinkRate(rate, Math.max(CourierAgent.CHUNK_SIZE, rate / 100)) : LinkRate.UNLIMITED,
+          LinkRate.withSlack(rate, CourierAgent.CHUNK_SIZE),
           master.isEmpty() ? null : master, dirs, config.get(CourierConfig.MAX_NUM),
           config.get(CourierConfig.MIN_SIZE));
     } catch (IllegalArgumentException e) {

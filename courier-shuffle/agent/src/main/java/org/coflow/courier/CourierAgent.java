@@ -105,7 +105,7 @@ public final class CourierAgent implements AutoCloseable {
       FetchService fetcher = new FetchService(group, hostId, WINDOW, MAX_FRAME, maxNum, minSize);
       if (link.limited()) {
         // The same rate caps what the host receives, in a bucket of its own.
-        fetcher.receiveCap(new LinkRate(link.bytesPerSecond(), CHUNK_SIZE));
+        fetcher.receiveCap(LinkRate.withSlack(link.bytesPerSecond(), CHUNK_SIZE));
       }
       AgentServer server = AgentServer.bind(group, group, bind, hostId, registry, fetcher, CHUNK_SIZE,
           MAX_FRAME, link);

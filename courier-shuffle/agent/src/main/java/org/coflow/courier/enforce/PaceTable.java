@@ -39,7 +39,7 @@ public final class PaceTable {
       return;
     }
     paces.compute(key, (k, old) -> old != null && old.bucket.bytesPerSecond() == rate ? old
-        : new Entry(new LinkRate(rate, Math.max(chunkSize, rate / 50))));
+        : new Entry(LinkRate.withSlack(rate, chunkSize)));
     if (paces.size() > PRUNE_ABOVE) {
       long now = System.nanoTime();
       paces.values().removeIf(e -> now - e.used > IDLE_NANOS);

@@ -49,7 +49,7 @@ class PacingTest {
         long[] atFree = {Race.firstBytesWhenSecondDone(client, "paced", block(sender, 0), "free", block(sender, 1),
             SIZE, 1 << 20)};
         double seconds = (System.nanoTime() - t0) / 1e9;
-        double burst = Math.max(64 << 10, RATE / 50);
+        double burst = org.coflow.courier.enforce.LinkRate.withSlack(RATE, 64 << 10).burst();
         assertTrue(seconds >= (SIZE - burst) / RATE * 0.95, "a block paced at " + RATE + " B/s took only "
             + seconds + " s for " + SIZE + " bytes");
         // Held back, the unpaced block would finish only after the paced one (atFree = SIZE).
@@ -81,7 +81,8 @@ class PacingTest {
         assertEquals(SIZE, client.fetch("c", List.of(block(sender, 0).toBuilder()
             .setTargetFile(out.resolve("b").toString()).build()), d -> {}, 1 << 20).get(0).get(30, TimeUnit.SECONDS));
         double seconds = (System.nanoTime() - t0) / 1e9;
-        assertTrue(seconds >= (SIZE - (256 << 10) - (64 << 10)) / cap * 0.95, "received " + SIZE
+        double burst = org.coflow.courier.enforce.LinkRate.withSlack(cap, 64 << 10).burst();
+        assertTrue(seconds >= (SIZE - (256 << 10) - burst) / cap * 0.95, "received " + SIZE
             + " bytes in " + seconds + " s under a receive cap of " + cap + " B/s");
         org.junit.jupiter.api.Assertions.assertArrayEquals(parts[0], Files.readAllBytes(out.resolve("b")));
         // Streamed to the client, whose window (4 MiB) is far above the capped first credit: the

@@ -79,7 +79,7 @@ public class CourierShuffleHandler extends ShuffleHandler {
       InetSocketAddress bind = port > 0 ? new InetSocketAddress(port)
           : new InetSocketAddress(hostId.substring(0, hostId.lastIndexOf(':')), 0);
       started = CourierAgent.start(hostId, bind, 2,
-          rate > 0 ? new LinkRate(rate, CourierAgent.CHUNK_SIZE) : LinkRate.UNLIMITED,
+          LinkRate.withSlack(rate, CourierAgent.CHUNK_SIZE),
           master.isEmpty() ? null : master, List.of(), CourierConfig.MAX_NUM.defaultValue(),
           CourierConfig.MIN_SIZE.defaultValue(), hostId);
       // Only this NodeManager, which holds the jobs' tokens, registers map outputs.

@@ -68,7 +68,7 @@ final class ExecutorAgent implements AutoCloseable {
       hostId = executorId;
       String master = cfg.get(CourierSparkConfig.MASTER);
       double bytesPerSecond = cfg.get(CourierSparkConfig.LINK_RATE); // the type parses bit rates into bytes/s
-      LinkRate link = bytesPerSecond > 0 ? new LinkRate(bytesPerSecond, CourierAgent.CHUNK_SIZE) : LinkRate.UNLIMITED;
+      LinkRate link = LinkRate.withSlack(bytesPerSecond, CourierAgent.CHUNK_SIZE);
       embedded = CourierAgent.start(hostId, new InetSocketAddress(host, 0), 2, link,
           master.isEmpty() ? null : master, List.of(), CourierConfig.MAX_NUM.defaultValue(),
           CourierConfig.MIN_SIZE.defaultValue());
