@@ -50,7 +50,20 @@ public final class LinkRate {
     return bytesPerSecond > 0 ? new LinkRate(bytesPerSecond, chunk + bytesPerSecond * SLACK_SECONDS) : UNLIMITED;
   }
 
-  /** Returns tokens taken for a send that did not happen. */
+  /**
+   * Takes {@code bytes} whether or not the bucket has them (it may go below empty): for bytes that
+   * go regardless of the rate, such as a stream's first credit, so later takers wait for them.
+   */
+  public synchronized void charge(long bytes) {
+    if (bytesPerSecond <= 0) {
+      return;
+    }
+    long now = clock.getAsLong();
+    tokens = Math.min(burst, tokens + (now - last) / 1e9 * bytesPerSecond) - bytes;
+    last = now;
+  }
+
+  /** Returns tokens taken for a send that did not happen, or credit a stream did not use. */
   public synchronized void giveBack(long bytes) {
     if (bytesPerSecond > 0) {
       tokens = Math.min(burst, tokens + bytes);

@@ -57,9 +57,12 @@ public final class PriorityPacer {
     cap.giveBack(bytes);
   }
 
-  /** Counts bytes granted outside the queue (a stream's first credit). */
+  /**
+   * Counts bytes granted outside the queue (a stream's first credit), even if that leaves the cap
+   * in debt: the queue's next grants wait until it is paid.
+   */
   public void charge(long bytes) {
-    cap.tryTake(bytes);
+    cap.charge(bytes);
   }
 
   /**

@@ -144,12 +144,14 @@ public final class PeerConnection implements AutoCloseable {
         sink.fail(ErrorCode.ERROR_CODE_UNREACHABLE, "the connection to host " + remoteHost + " is closed");
         return;
       }
-      streams.put(id, new InStream(coflowId, priority, block, sink, streamWindow, autoCredit));
+      InStream st = new InStream(coflowId, priority, block, sink, streamWindow, autoCredit);
+      streams.put(id, st);
       // Under a receive cap a stream starts with a small credit and the rest is paced; a relayed
       // stream gets its client's whole window, because the client grants more only after
       // receiving half of it (the cap's bucket is charged all the same, so later grants wait).
       long credit = receive.limited() && autoCredit ? Math.min(streamWindow, CAPPED_FIRST_CREDIT) : streamWindow;
       receive.charge(credit);
+      st.credited = credit;
       channel.writeAndFlush(Frame.of(FrameType.BLOCK_REQUEST, BlockRequest.newBuilder().setStreamId(id)
           .setCoflowId(coflowId).setBlock(block).setDstHost(localHost).setCredit(credit)
           .setPriority(priority).setRateBytesPerSec(rate).build()));
@@ -174,8 +176,31 @@ public final class PeerConnection implements AutoCloseable {
   }
 
   private void sendCredit(long id, long bytes) {
-    if (streams.containsKey(id) && channel.isActive()) {
+    InStream s = streams.get(id);
+    if (s != null && channel.isActive()) {
+      s.credited += bytes;
       channel.writeAndFlush(Frame.of(FrameType.CREDIT, Credit.newBuilder().setStreamId(id).setBytes(bytes).build()));
+    } else {
+      receive.giveBack(bytes); // taken at the cap while the stream ended
+    }
+  }
+
+  /**
+   * Forgets a stream that ended (or failed, or was cancelled) and returns the credit it was
+   * granted but did not use to the receive cap: a block smaller than its first credit (most
+   * blocks of a shuffle with many partitions) must not cost the host's link a whole credit.
+   */
+  private InStream end(long id) {
+    InStream s = streams.remove(id);
+    if (s != null) {
+      returnUnusedCredit(s);
+    }
+    return s;
+  }
+
+  private void returnUnusedCredit(InStream s) {
+    if (s.credited > s.received) {
+      receive.giveBack(s.credited - s.received);
     }
   }
 
@@ -203,7 +228,7 @@ public final class PeerConnection implements AutoCloseable {
    */
   public void cancel(long id) {
     channel.eventLoop().execute(() -> {
-      InStream s = streams.remove(id);
+      InStream s = end(id);
       if (s == null) {
         return;
       }
@@ -230,6 +255,8 @@ public final class PeerConnection implements AutoCloseable {
     BlockStart start;
     Checksum sum;
     long received;
+    /** Credit granted so far (the first credit and every grant sent). */
+    long credited;
     long unacknowledged;
     final byte[] trailer = new byte[4];
 
@@ -364,7 +391,7 @@ public final class PeerConnection implements AutoCloseable {
           s.chunk(frame.header(), frame.bodyOffset(), (ByteBuf) frame.body());
           break;
         case BLOCK_END:
-          streams.remove(id);
+          end(id);
           String problem = s.verify(frame.header());
           if (problem == null) {
             s.sink.complete();
@@ -373,7 +400,7 @@ public final class PeerConnection implements AutoCloseable {
           }
           break;
         case BLOCK_ERROR:
-          streams.remove(id);
+          end(id);
           BlockError be = frame.header();
           s.sink.fail(be.getCode(), "host " + remoteHost + ": " + be.getMessage());
           break;
@@ -381,7 +408,7 @@ public final class PeerConnection implements AutoCloseable {
           throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL, frame.type() + " is not expected from a serving agent");
       }
     } catch (IOException | ProtocolException ex) {
-      streams.remove(id);
+      end(id);
       if (frame.type() != FrameType.BLOCK_END && frame.type() != FrameType.BLOCK_ERROR) {
         channel.writeAndFlush(Frame.of(FrameType.CANCEL, Cancel.newBuilder().setStreamId(id).build()));
       }
@@ -409,6 +436,7 @@ public final class PeerConnection implements AutoCloseable {
     ready.completeExceptionally(new ProtocolException(code, message));
     for (InStream s : streams.values()) {
       s.sink.fail(code, message);
+      returnUnusedCredit(s);
     }
     streams.clear();
   }

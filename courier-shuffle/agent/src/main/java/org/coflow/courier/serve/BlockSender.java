@@ -249,7 +249,7 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
       for (java.util.Iterator<OutStream> it = e.getValue().iterator(); it.hasNext(); ) {
         OutStream s = it.next();
         LinkRate pace = s.cancelled ? null : paces.get(dstHost, s.coflow);
-        long w = pace == null ? 0 : pace.tryTake(Math.min(chunkSize, s.segment.length() - s.sent));
+        long w = pace == null ? 0 : pace.tryTake(chunkBytes(s));
         if (w > 0) {
           wait[0] = Math.min(wait[0], w);
           continue;
@@ -263,6 +263,11 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
       }
     }
     return null;
+  }
+
+  /** The bytes of {@code s}'s next chunk: a chunk, or less at its end or its credit's. */
+  private long chunkBytes(OutStream s) {
+    return Math.min(Math.min(chunkSize, s.segment.length() - s.sent), s.credit);
   }
 
   /**
@@ -308,17 +313,24 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
             .setChecksumAlgorithm(s.segment.checksumAlgorithm()).build()));
         continue;
       }
-      long n = Math.min(Math.min(chunkSize, left), s.credit);
       if (s.file == null) {
         try {
           s.file = FileChannel.open(s.segment.file(), StandardOpenOption.READ);
         } catch (IOException e) {
+          link.giveBack(chunkSize);
           streams.remove(s.id);
           LOG.warn("remote={} stream={}: cannot open {}", ctx.channel().remoteAddress(), s.id, s.segment.file(), e);
           error(s.id, ErrorCode.ERROR_CODE_IO, "opening " + s.segment + " failed on the serving host: "
               + e.getMessage());
           continue;
         }
+      }
+      long n = chunkBytes(s);
+      if (n < chunkSize) {
+        // The link was asked for a whole chunk before the stream was chosen; a short chunk (a
+        // block's tail, or a block of a few bytes, as most are in a shuffle with many
+        // partitions) costs only its bytes, else small blocks would crawl at a chunk each.
+        link.giveBack(chunkSize - n);
       }
       ctx.write(Frame.withFile(FrameType.CHUNK, Chunk.newBuilder().setStreamId(s.id).setOffset(s.sent).build(),
           new SegmentRegion(s.file, s.segment.offset() + s.sent, n)), ctx.voidPromise());

@@ -100,6 +100,58 @@ class PacingTest {
     }
   }
 
+  /**
+   * A shuffle with many partitions has mostly tiny blocks. Each costs the capped links its bytes:
+   * charged a whole chunk at the sender and a whole first credit at the receiver, 400 blocks of
+   * 64 bytes took 100 s at 256 KiB/s, where their 25 KiB need a tenth of a second.
+   */
+  @Test
+  void tinyBlocksCostTheCapsTheirBytesNotAChunkEach(@TempDir Path tmp) throws Exception {
+    NioEventLoopGroup group = new NioEventLoopGroup(1);
+    double cap = 256 << 10;
+    int blocks = 400;
+    int[] sizes = new int[blocks];
+    java.util.Arrays.fill(sizes, 64);
+    try (CourierAgent sender = CourierAgent.start("exec-1", new InetSocketAddress("127.0.0.1", 0), 1,
+            org.coflow.courier.enforce.LinkRate.withSlack(cap, 64 << 10));
+        CourierAgent fetcher = CourierAgent.start("exec-0", new InetSocketAddress("127.0.0.1", 0), 1,
+            org.coflow.courier.enforce.LinkRate.withSlack(cap, 64 << 10))) {
+      Path dir = Files.createDirectories(tmp.resolve("blockmgr")).toRealPath();
+      byte[][] parts = ShuffleFiles.writeSparkMapOutput(new Random(3), List.of(dir), 0, 0, sizes, true);
+      try (CourierClient registrar = CourierClient.connect(group, sender.address(), "exec-1");
+          CourierClient client = CourierClient.connect(group, fetcher.address(), "exec-0")) {
+        registrar.register(RegisterSpark.newBuilder().setAppId("app").setExecId("1").addLocalDirs(dir.toString())
+            .setSubDirsPerLocalDir(64).setChecksumAlgorithm("ADLER32").build()).get(10, TimeUnit.SECONDS);
+        List<RemoteBlock> request = new java.util.ArrayList<>();
+        for (int r = 0; r < blocks; r++) {
+          request.add(RemoteBlock.newBuilder().setHostId("exec-1")
+              .setAgentAddress("127.0.0.1:" + sender.address().getPort()).setSize(64)
+              .setBlock(BlockRef.newBuilder().setBlockSet("spark/app/1").setBlock("shuffle_0_0_" + r)).build());
+        }
+        java.io.ByteArrayOutputStream got = new java.io.ByteArrayOutputStream();
+        long t0 = System.nanoTime();
+        List<java.util.concurrent.CompletableFuture<Long>> done = client.fetch("tiny", request, d -> {
+          synchronized (got) {
+            byte[] b = new byte[d.readableBytes()];
+            d.readBytes(b);
+            got.write(b, 0, b.length);
+          }
+        }, 1 << 20);
+        for (java.util.concurrent.CompletableFuture<Long> f : done) {
+          assertEquals(64L, f.get(60, TimeUnit.SECONDS));
+        }
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        // A chunk or a first credit per block would need at least 100 s; 10 s leaves a loaded
+        // CI machine room for 400 round trips.
+        assertTrue(seconds < 10, blocks + " blocks of 64 bytes took " + seconds + " s under caps of " + cap
+            + " B/s: each was charged more than its bytes");
+        assertEquals(blocks * 64, got.size());
+      }
+    } finally {
+      group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+  }
+
   private static RemoteBlock block(CourierAgent sender, int shuffle) {
     return RemoteBlock.newBuilder().setHostId("exec-1").setAgentAddress("127.0.0.1:" + sender.address().getPort())
         .setSize(SIZE).setBlock(BlockRef.newBuilder().setBlockSet("spark/app/1").setBlock("shuffle_" + shuffle + "_0_0"))
