@@ -123,6 +123,18 @@ public final class ClusterState {
     }
   }
 
+  /**
+   * Raises an active flow's known size to {@code size} (more of its blocks were asked for after
+   * it started, or their sizes were estimates); a smaller or unknown size changes nothing.
+   */
+  public void growFlow(Flow f, double size) {
+    if (f.sizeKnown() && size > f.size()) {
+      double more = size - f.size();
+      f.grow(size);
+      f.coflow().grow(f, more);
+    }
+  }
+
   /** Records {@code bytes} more sent by an active flow. */
   public void addSent(Flow f, double bytes) {
     f.addSent(bytes);

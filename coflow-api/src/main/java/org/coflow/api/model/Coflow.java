@@ -148,6 +148,11 @@ public final class Coflow {
     unfinished++;
   }
 
+  void grow(Flow f, double bytes) {
+    sizeTo[f.dst()] += bytes;
+    sizeFrom[f.src()] += bytes;
+  }
+
   void addSent(Flow f, double bytes) {
     bytesSent += bytes;
     received[f.dst()] += bytes;

@@ -16,7 +16,7 @@ public final class Flow {
   private final Coflow coflow;
   private final int src;
   private final int dst;
-  private final double size;
+  private double size;
   private final double start;
   private double sent;
   private boolean finished;
@@ -85,6 +85,10 @@ public final class Flow {
 
   void addSent(double bytes) {
     sent += bytes;
+  }
+
+  void grow(double newSize) {
+    size = newSize;
   }
 
   void markFinished() {

@@ -151,14 +151,17 @@ public final class CourierAgent implements AutoCloseable {
    * priorities, and for RATE policies the paces, of those blocks at their serving agents.
    */
   private void applySchedule(boolean rates) {
+    java.util.Set<String> scheduled = new java.util.HashSet<>();
     for (Map.Entry<Long, FlowSchedule> e : masterClient.flowSchedules().entrySet()) {
       String coflow = fetcher.flows().coflowOf(e.getKey());
       String src = fetcher.flows().srcOf(e.getKey());
       if (coflow != null && src != null) {
         fetcher.setSchedule(coflow, src, e.getValue().getPriority(),
             rates ? e.getValue().getRateBytesPerSec() : 0);
+        scheduled.add(org.coflow.courier.fetch.FlowTracker.key(coflow, src));
       }
     }
+    fetcher.unpaceAllBut(scheduled);
   }
 
   public String hostId() {

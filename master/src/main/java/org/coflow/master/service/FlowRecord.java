@@ -42,6 +42,8 @@ final class FlowRecord {
    * reported, or its identified coflow unregistered); it is never admitted again.
    */
   boolean retired;
+  /** Loop: retired because its coflow was unregistered (never re-admitted, unlike a flow whose reported bytes ran out early). */
+  boolean unregistered;
   /** Loop: the identifier's handle while it holds the flow, else -1. */
   long identity = -1;
   /** Loop: the coflow the flow was scheduled in (reported or identified). */

@@ -108,12 +108,21 @@ final class ModelSync {
     List<FlowRecord> created = new ArrayList<>();
     for (FlowRecord r : changed) {
       if (r.flow == null) {
-        if (!r.viewEnded && !r.retired) {
+        // A flow retired when its reported bytes ran out comes back if its agent reports more to
+        // come (a reducer asked for more blocks, or the sizes it was given were estimates).
+        if (!r.viewEnded && (!r.retired || !r.unregistered && r.viewRemaining > 0)) {
+          r.retired = false;
           created.add(r);
         }
         continue;
       }
       advance(r);
+      if (r.viewRemaining > 0) {
+        // Spark readers ask for blocks in waves and several reduce tasks add to one host pair's
+        // flow: a size fixed at the first report ran out while bytes kept coming, and SEBF then
+        // put half-done coflows first.
+        state.growFlow(r.flow, (double) r.viewSent + r.viewRemaining);
+      }
       if (r.viewEnded || r.flow.remaining() == 0 && r.viewRemaining == 0) {
         r.retired = !r.viewEnded;
         finish(r, now);
@@ -164,6 +173,7 @@ final class ModelSync {
       FlowRecord r = active.get(i);
       if (ids.contains(r.assignedCoflow)) {
         r.retired = true;
+        r.unregistered = true;
         finish(r, now);
         removed.add(r);
       }

@@ -479,6 +479,31 @@ class MasterServiceRpcTest {
     }
   }
 
+  /**
+   * A Spark reader asks for blocks in waves, and later reduce tasks add theirs to the same host
+   * pair's flow: the model's size follows what is reported, and a flow whose reported bytes ran
+   * out comes back when more are asked for, so a policy never sees a busy flow as done.
+   */
+  @Test
+  void aFlowGrowsWithWhatItsAgentReportsAndReturnsAfterRunningOut() throws Exception {
+    String s = open("a").getSessionId();
+    Reports r = new Reports();
+    r.send(s, flow(1, "c", "a", "b", 0, 100));
+    awaitRounds(2);
+    assertEquals(100.0, master.inspectModel(m -> m.flows().get(0).remaining()));
+    r.send(s, FlowReport.newBuilder().setFlowId(1).setBytesSent(80).setBytesRemaining(300).build());
+    awaitRounds(2);
+    assertEquals(300.0, master.inspectModel(m -> m.flows().get(0).remaining()), "more blocks were asked for");
+    assertEquals(380.0, master.inspectModel(m -> m.coflows().get(0).totalBytes()));
+    r.send(s, FlowReport.newBuilder().setFlowId(1).setBytesSent(380).setBytesRemaining(0).build());
+    awaitRounds(2);
+    assertEquals(0, modelFlows());
+    r.send(s, FlowReport.newBuilder().setFlowId(1).setBytesSent(400).setBytesRemaining(50).build());
+    awaitRounds(2);
+    assertEquals(1, modelFlows(), "the flow's agent asked for more after its bytes ran out");
+    assertEquals(50.0, master.inspectModel(m -> m.flows().get(0).remaining()));
+  }
+
   @Test
   void finishedFlowsLeaveTheModel() throws Exception {
     String s = open("a").getSessionId();

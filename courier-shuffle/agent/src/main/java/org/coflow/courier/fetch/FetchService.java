@@ -363,6 +363,30 @@ public final class FetchService implements AutoCloseable {
     }
   }
 
+  /**
+   * Flows the master no longer schedules (ended, or their reported bytes ran out while a last
+   * block was still coming) keep their priority but lose their pace, and are forgotten: a rate
+   * nobody renews must not hold a flow back on a link it may now have to itself.
+   *
+   * @param scheduled {@link FlowTracker#key keys} of the flows the master's schedule covers
+   */
+  public void unpaceAllBut(java.util.Set<String> scheduled) {
+    List<String> stale = new ArrayList<>();
+    for (String k : schedules.keySet()) {
+      if (!scheduled.contains(k)) {
+        stale.add(k);
+      }
+    }
+    for (String k : stale) {
+      double[] old = schedules.get(k);
+      int cut = k.indexOf('\u0000');
+      if (old != null && old[1] != 0) {
+        setSchedule(k.substring(0, cut), k.substring(cut + 1), (int) old[0], 0);
+      }
+      schedules.remove(k);
+    }
+  }
+
   /** Forgets every schedule (the master went away): all coflows back to priority 0, unpaced. */
   public void clearSchedules() {
     List<String> keys = new ArrayList<>(schedules.keySet());
