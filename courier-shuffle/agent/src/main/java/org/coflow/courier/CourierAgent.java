@@ -161,6 +161,15 @@ public final class CourierAgent implements AutoCloseable {
         scheduled.add(org.coflow.courier.fetch.FlowTracker.key(coflow, src));
       }
     }
+    unpaceAllBut(scheduled);
+  }
+
+  /**
+   * Lifts the pace of every flow not in {@code scheduled} ({@link org.coflow.courier.fetch.FlowTracker#key}
+   * of coflow and source host), keeping its priority: the master's schedule calls this with the
+   * flows it still covers.
+   */
+  public void unpaceAllBut(java.util.Set<String> scheduled) {
     fetcher.unpaceAllBut(scheduled);
   }
 

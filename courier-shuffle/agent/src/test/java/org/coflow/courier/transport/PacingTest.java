@@ -100,6 +100,36 @@ class PacingTest {
     }
   }
 
+  /** A flow the master stops scheduling is not held to the last rate it was given. */
+  @Test
+  void aPaceNobodyRenewsIsLifted(@TempDir Path tmp) throws Exception {
+    NioEventLoopGroup group = new NioEventLoopGroup(1);
+    double slow = 256 << 10; // 12 s for the block
+    try (CourierAgent sender = CourierAgent.start("exec-1", new InetSocketAddress("127.0.0.1", 0), 1);
+        CourierAgent fetcher = CourierAgent.start("exec-0", new InetSocketAddress("127.0.0.1", 0), 1)) {
+      Path dir = Files.createDirectories(tmp.resolve("blockmgr")).toRealPath();
+      ShuffleFiles.writeSparkMapOutput(new Random(1), List.of(dir), 0, 0, new int[] {SIZE}, true);
+      try (CourierClient registrar = CourierClient.connect(group, sender.address(), "exec-1");
+          CourierClient client = CourierClient.connect(group, fetcher.address(), "exec-0")) {
+        registrar.register(RegisterSpark.newBuilder().setAppId("app").setExecId("1").addLocalDirs(dir.toString())
+            .setSubDirsPerLocalDir(64).setChecksumAlgorithm("ADLER32").build()).get(10, TimeUnit.SECONDS);
+        fetcher.setSchedule("c", "exec-1", 3, slow);
+        fetcher.setSchedule("other", "exec-1", 1, slow);
+        long t0 = System.nanoTime();
+        java.util.concurrent.CompletableFuture<Long> done = client.fetch("c", List.of(block(sender, 0)), d -> {},
+            1 << 20).get(0);
+        Thread.sleep(500);
+        assertTrue(!done.isDone(), "the block was not paced to begin with");
+        fetcher.unpaceAllBut(java.util.Set.of(org.coflow.courier.fetch.FlowTracker.key("other", "exec-1")));
+        assertEquals(SIZE, done.get(30, TimeUnit.SECONDS));
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        assertTrue(seconds < SIZE / slow / 2, "the block took " + seconds + " s: still paced at " + slow + " B/s");
+      }
+    } finally {
+      group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+  }
+
   /**
    * A shuffle with many partitions has mostly tiny blocks. Each costs the capped links its bytes:
    * charged a whole chunk at the sender and a whole first credit at the receiver, 400 blocks of
