@@ -29,7 +29,8 @@ import org.coflow.master.service.MasterServer;
 final class TpcdsBenchCommand {
   static final String HELP = """
       Usage: coflow bench tpcds [--scale SF] [--streams N] [--queries LIST] [--policy NAME]
-                                [--link-rate RATE] [--only single|streams] [--data DIR] [--json]
+                                [--link-rate RATE] [--only single|streams] [--data DIR]
+                                [--http-port N] [--json]
 
       Queries derived from TPC-DS (data from the Java port of dsdgen, generated once per scale
       into --data; query text read at run time from Spark's spark-sql tests jar) on a real
@@ -55,6 +56,8 @@ final class TpcdsBenchCommand {
                          are CPU-bound and the links idle)
         --only WHAT      run only the single-stream or only the streams part
         --data DIR       where generated data is kept (default target/tpcds under the project)
+        --http-port N    serve the master's dashboard and /api/state on this port while the
+                         runs go (default: off; 0 picks a free one)
         --json           print one JSON object instead of the tables
       Logs of each spark-submit go to target/bench-tpcds/.
       """;
@@ -69,7 +72,7 @@ final class TpcdsBenchCommand {
   static int run(String[] argv, Path home, PrintStream out, PrintStream err)
       throws UsageException, IOException {
     Args a = Args.parse("coflow bench tpcds", argv,
-        Set.of("scale", "streams", "queries", "policy", "link-rate", "only", "data"), Set.of("json", "help"));
+        Set.of("scale", "streams", "queries", "policy", "link-rate", "only", "data", "http-port"), Set.of("json", "help"));
     if (a.has("help")) {
       out.print(String.format(Locale.ROOT, HELP, DEFAULT_QUERIES));
       return 0;
@@ -77,10 +80,12 @@ final class TpcdsBenchCommand {
     double scale;
     int streams;
     double linkRate;
+    int httpPort;
     try {
       scale = Double.parseDouble(a.get("scale", "1"));
       streams = Integer.parseInt(a.get("streams", "3"));
       linkRate = Units.parseBitRate(a.get("link-rate", "20m"));
+      httpPort = Integer.parseInt(a.get("http-port", "-1"));
     } catch (IllegalArgumentException e) {
       throw new UsageException("coflow bench tpcds: " + e.getMessage());
     }
@@ -123,9 +128,12 @@ final class TpcdsBenchCommand {
     Path appJar = appJar();
     System.setProperty("org.slf4j.simpleLogger.log.org.coflow.master", "warn");
     Config config = Config.defaults().with(MasterConfig.HOST, "127.0.0.1").with(MasterConfig.PORT, 0)
-        .with(MasterConfig.HTTP_PORT, -1).with(MasterConfig.POLICY, "fair");
+        .with(MasterConfig.HTTP_PORT, httpPort).with(MasterConfig.POLICY, "fair");
     Map<String, List<Run>> results = new LinkedHashMap<>();
     try (MasterServer master = MasterServer.start(config, null)) {
+      if (master.httpPort() >= 0) {
+        err.println("coflow bench tpcds: the master's dashboard is at http://127.0.0.1:" + master.httpPort() + "/");
+      }
       List<String> common = List.of(data.toString(), queryDir.toString());
       if (!only.equals("streams")) {
         progress(err, "single stream, stock and Courier fetch side by side");
