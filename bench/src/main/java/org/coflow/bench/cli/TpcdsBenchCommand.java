@@ -29,8 +29,8 @@ import org.coflow.master.service.MasterServer;
 final class TpcdsBenchCommand {
   static final String HELP = """
       Usage: coflow bench tpcds [--scale SF] [--streams N] [--queries LIST] [--policy NAME]
-                                [--link-rate RATE] [--only single|streams] [--data DIR]
-                                [--http-port N] [--json]
+                                [--link-rate RATE] [--only single|streams] [--gap SECONDS]
+                                [--data DIR] [--http-port N] [--json]
 
       Queries derived from TPC-DS (data from the Java port of dsdgen, generated once per scale
       into --data; query text read at run time from Spark's spark-sql tests jar) on a real
@@ -55,6 +55,11 @@ final class TpcdsBenchCommand {
                          (default 20m = 20 Mbit/s: at 100m three streams on two cores
                          are CPU-bound and the links idle)
         --only WHAT      run only the single-stream or only the streams part
+        --gap SECONDS    open loop: each stream submits its next query every SECONDS whether
+                         or not its last one ended (each query in a scheduler pool of its
+                         own; its time counts from its submission). Default 0: back to back,
+                         where the mean query time is the streams' count over their throughput
+                         (Little's law) and an ordering policy can only change the throughput
         --data DIR       where generated data is kept (default target/tpcds under the project)
         --http-port N    serve the master's dashboard and /api/state on this port while the
                          runs go (default: off; 0 picks a free one)
@@ -72,7 +77,8 @@ final class TpcdsBenchCommand {
   static int run(String[] argv, Path home, PrintStream out, PrintStream err)
       throws UsageException, IOException {
     Args a = Args.parse("coflow bench tpcds", argv,
-        Set.of("scale", "streams", "queries", "policy", "link-rate", "only", "data", "http-port"), Set.of("json", "help"));
+        Set.of("scale", "streams", "queries", "policy", "link-rate", "only", "data", "http-port",
+            "gap"), Set.of("json", "help"));
     if (a.has("help")) {
       out.print(String.format(Locale.ROOT, HELP, DEFAULT_QUERIES));
       return 0;
@@ -81,11 +87,16 @@ final class TpcdsBenchCommand {
     int streams;
     double linkRate;
     int httpPort;
+    double gap;
     try {
       scale = Double.parseDouble(a.get("scale", "1"));
       streams = Integer.parseInt(a.get("streams", "3"));
       linkRate = Units.parseBitRate(a.get("link-rate", "20m"));
       httpPort = Integer.parseInt(a.get("http-port", "-1"));
+      gap = Double.parseDouble(a.get("gap", "0"));
+    } catch (NumberFormatException e) {
+      throw new UsageException("coflow bench tpcds: a number was expected (" + e.getMessage()
+          + "); see --help for each option's unit");
     } catch (IllegalArgumentException e) {
       throw new UsageException("coflow bench tpcds: " + e.getMessage());
     }
@@ -94,6 +105,10 @@ final class TpcdsBenchCommand {
     }
     if (streams < 1 || streams > 32) {
       throw new UsageException("coflow bench tpcds: --streams " + streams + " is out of range; use 1 to 32");
+    }
+    if (!(gap >= 0) || gap > 86400) {
+      throw new UsageException("coflow bench tpcds: --gap " + a.get("gap", "") + " is out of range; use 0 (back to back)"
+          + " or the seconds between a stream's submissions");
     }
     String only = a.get("only", "");
     if (!only.isEmpty() && !only.equals("single") && !only.equals("streams")) {
@@ -137,7 +152,7 @@ final class TpcdsBenchCommand {
       List<String> common = List.of(data.toString(), queryDir.toString());
       if (!only.equals("streams")) {
         progress(err, "single stream, stock and Courier fetch side by side");
-        List<Run> r = submit(submit, appJar, work, "single", common, 1, queries, List.of(), err);
+        List<Run> r = submit(submit, appJar, work, "single", common, 1, 0, queries, List.of(), err);
         if (r == null) {
           return 1;
         }
@@ -151,7 +166,7 @@ final class TpcdsBenchCommand {
             throw new UsageException("coflow bench tpcds: --policy: " + e.getMessage());
           }
           progress(err, streams + " streams under " + p + " at " + Units.formatBitRate(linkRate));
-          List<Run> r = submit(submit, appJar, work, "streams-" + p, common, streams, queries, List.of(
+          List<Run> r = submit(submit, appJar, work, "streams-" + p, common, streams, gap, queries, List.of(
               "--conf", "spark.shuffle.courier.master=127.0.0.1:" + master.port(),
               "--conf", "spark.shuffle.courier.linkRate=" + Math.round(linkRate * 8),
               "--conf", "spark.scheduler.mode=FAIR"), err);
@@ -165,7 +180,7 @@ final class TpcdsBenchCommand {
       Thread.currentThread().interrupt();
       return 1;
     }
-    Report rep = new Report(scale, streams, linkRate, policy, queries, results);
+    Report rep = new Report(scale, streams, gap, linkRate, policy, queries, results);
     out.print(json ? rep.json() + "\n" : rep.table());
     return rep.digestsAgree() ? 0 : 1;
   }
@@ -176,7 +191,8 @@ final class TpcdsBenchCommand {
   }
 
   private static List<Run> submit(SparkSubmit submit, Path appJar, Path work, String name, List<String> common,
-      int streams, List<String> queries, List<String> conf, PrintStream err) throws IOException, InterruptedException {
+      int streams, double gap, List<String> queries, List<String> conf, PrintStream err)
+      throws IOException, InterruptedException {
     Path out = work.resolve(name + ".tsv");
     Files.deleteIfExists(out);
     List<String> cmd = submit.command(CLUSTER);
@@ -186,7 +202,7 @@ final class TpcdsBenchCommand {
     cmd.addAll(conf);
     cmd.addAll(List.of("--class", TpcdsBenchApp.class.getName(), appJar.toString(),
         name.startsWith("single") ? "single" : "streams", common.get(0), common.get(1), out.toString(),
-        Integer.toString(streams), String.join(",", queries)));
+        Integer.toString(streams), String.join(",", queries), Double.toString(gap)));
     if (!submit.run(cmd, work.resolve(name + ".log"), 120, "coflow bench tpcds: the " + name + " run", err)) {
       return null;
     }
@@ -221,7 +237,7 @@ final class TpcdsBenchCommand {
   }
 
   /** The figures of one invocation. */
-  record Report(double scale, int streams, double linkRate, String policy, List<String> queries,
+  record Report(double scale, int streams, double gap, double linkRate, String policy, List<String> queries,
       Map<String, List<Run>> results) {
 
     private double total(String part, String way) {
@@ -268,7 +284,7 @@ final class TpcdsBenchCommand {
             .put("single_time_ratio", singleRatio()).put("single_per_query", per);
       }
       if (results.containsKey("fair")) {
-        j.put("streams", streams).put("link_rate_bps", linkRate * 8).put("policy", policy)
+        j.put("streams", streams).put("arrival_gap_s", gap).put("link_rate_bps", linkRate * 8).put("policy", policy)
             .put("streams_fair_mean_query_s", mean("fair")).put("streams_policy_mean_query_s", mean("policy"))
             .put("streams_mean_query_ratio", streamsRatio());
       }
@@ -297,8 +313,9 @@ final class TpcdsBenchCommand {
         sb.append(String.format(Locale.ROOT, "time ratio ours/stock = %.3f (goal <= 1.05)%n", singleRatio()));
       }
       if (results.containsKey("fair")) {
-        sb.append(String.format(Locale.ROOT, "%n%d concurrent streams, agents capped at %s%n%-24s %10s %10s%n",
-            streams, Units.formatBitRate(linkRate), "", "fair", policy));
+        sb.append(String.format(Locale.ROOT, "%n%d concurrent streams%s, agents capped at %s%n%-24s %10s %10s%n",
+            streams, gap > 0 ? String.format(Locale.ROOT, " (a query every %.0f s each, open loop)", gap)
+                : " (back to back)", Units.formatBitRate(linkRate), "", "fair", policy));
         sb.append(String.format(Locale.ROOT, "%-24s %10.2f %10.2f%n", "mean query time (s)", mean("fair"),
             mean("policy")));
         sb.append(String.format(Locale.ROOT, "%-24s %10.2f %10.2f%n", "sum of query times (s)", total("fair", null),

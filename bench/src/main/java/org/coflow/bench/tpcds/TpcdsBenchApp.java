@@ -23,14 +23,17 @@ import org.apache.spark.sql.SparkSession;
  *
  * <pre>
  * spark-submit ... --class org.coflow.bench.tpcds.TpcdsBenchApp coflow-bench.jar \
- *     single|streams DATA_DIR QUERY_DIR OUT STREAMS Q1,Q2,...
+ *     single|streams DATA_DIR QUERY_DIR OUT STREAMS Q1,Q2,... [GAP_SECONDS]
  * </pre>
  *
  * <p>{@code single}: one stream; every query runs with Spark's own fetch and through the Courier
  * agents (job-local {@code spark.shuffle.courier.enabled}), alternating which goes first, after an
  * untimed run of the same query. {@code streams}: STREAMS threads, each in its own fair
  * scheduler pool, run the query list (each from a different starting point) at once, all through
- * the agents. Writes one tab-separated line per query run to OUT: {@code single q way seconds rows
+ * the agents; with GAP_SECONDS above 0 they run open loop instead: each stream submits its next
+ * query every GAP_SECONDS whether or not its last one ended (the streams' submissions interleaved
+ * evenly), each query in a fair scheduler pool of its own, and a query's time counts from its
+ * submission. Writes one tab-separated line per query run to OUT: {@code single q way seconds rows
  * digest} or {@code stream s q seconds rows digest}, then {@code wall seconds}.
  */
 public final class TpcdsBenchApp {
@@ -39,9 +42,11 @@ public final class TpcdsBenchApp {
   private TpcdsBenchApp() {}
 
   public static void main(String[] args) throws Exception {
-    if (args.length != 6 || !(args[0].equals("single") || args[0].equals("streams"))) {
-      throw new IllegalArgumentException("usage: TpcdsBenchApp single|streams DATA_DIR QUERY_DIR OUT STREAMS Q1,Q2,...");
+    if (args.length < 6 || args.length > 7 || !(args[0].equals("single") || args[0].equals("streams"))) {
+      throw new IllegalArgumentException(
+          "usage: TpcdsBenchApp single|streams DATA_DIR QUERY_DIR OUT STREAMS Q1,Q2,... [GAP_SECONDS]");
     }
+    double gap = args.length == 7 ? Double.parseDouble(args[6]) : 0;
     Path data = Path.of(args[1]);
     Path queryDir = Path.of(args[2]);
     Path out = Path.of(args[3]);
@@ -58,6 +63,8 @@ public final class TpcdsBenchApp {
       long start = System.nanoTime();
       if (args[0].equals("single")) {
         single(spark, names, sql, lines);
+      } else if (gap > 0) {
+        openLoop(spark, names, sql, streams, gap, lines);
       } else {
         streams(spark, names, sql, streams, lines);
       }
@@ -110,6 +117,46 @@ public final class TpcdsBenchApp {
           }
           return null;
         }));
+      }
+      for (Future<?> f : work) {
+        f.get();
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  /**
+   * Stream s submits its k-th query (from its own starting point in the list) at
+   * (k + s / n) * gap seconds, whether or not the ones before it ended.
+   */
+  private static void openLoop(SparkSession spark, List<String> names, List<String> sql, int n, double gap,
+      List<String> lines) throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(n * names.size());
+    long start = System.nanoTime();
+    try {
+      List<Future<?>> work = new ArrayList<>();
+      for (int s = 0; s < n; s++) {
+        int first = s * names.size() / n;
+        for (int k = 0; k < names.size(); k++) {
+          int stream = s;
+          int i = (first + k) % names.size();
+          long at = start + (long) ((k + (double) s / n) * gap * 1e9);
+          work.add(pool.submit(() -> {
+            long wait = at - System.nanoTime();
+            if (wait > 0) {
+              Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+            }
+            SparkContext sc = spark.sparkContext();
+            sc.setLocalProperty("spark.scheduler.pool", "stream" + stream + "-" + names.get(i));
+            sc.setJobGroup("stream" + stream + "-" + names.get(i), names.get(i), false);
+            long t0 = System.nanoTime();
+            Result r = run(spark, sql.get(i));
+            lines.add(String.join("\t", "stream", Integer.toString(stream), names.get(i), seconds(t0),
+                Integer.toString(r.rows), r.digest));
+            return null;
+          }));
+        }
       }
       for (Future<?> f : work) {
         f.get();

@@ -22,6 +22,10 @@ class TpcdsBenchCommandTest extends CliHarness {
     assertTrue(err().contains("--streams 0 is out of range"), err());
     assertEquals(2, run("bench", "tpcds", "--only", "both"));
     assertTrue(err().contains("--only 'both'"), err());
+    assertEquals(2, run("bench", "tpcds", "--gap", "-5"));
+    assertTrue(err().contains("--gap -5 is out of range"), err());
+    assertEquals(2, run("bench", "tpcds", "--gap", "soon"));
+    assertTrue(err().contains("a number was expected (For input string: \"soon\")"), err());
     assertEquals(2, run("bench", "tpcds", "--queries", "q3,q100"));
     assertTrue(err().contains("no TPC-DS query named 'q100'"), err());
     assertEquals(2, run("bench", "tpcds", "--queries", "../etc/passwd"));
@@ -49,7 +53,7 @@ class TpcdsBenchCommandTest extends CliHarness {
     results.put("single", single);
     results.put("fair", fair);
     results.put("policy", policy);
-    TpcdsBenchCommand.Report r = new TpcdsBenchCommand.Report(1, 2, 25e6, "aalo", List.of("q4", "q17"), results);
+    TpcdsBenchCommand.Report r = new TpcdsBenchCommand.Report(1, 2, 0, 25e6, "aalo", List.of("q4", "q17"), results);
     assertEquals(3.2 / 4.0, r.singleRatio(), 1e-9);
     assertEquals(2.5 / 5.0, r.streamsRatio(), 1e-9);
     assertTrue(r.digestsAgree());
@@ -58,7 +62,7 @@ class TpcdsBenchCommandTest extends CliHarness {
     assertTrue(r.table().contains("time ratio ours/stock = 0.800"), r.table());
 
     results.put("policy", TpcdsBenchCommand.parse(List.of("stream\t1\tq4\t3.000\t99\tcc")));
-    r = new TpcdsBenchCommand.Report(1, 2, 25e6, "aalo", List.of("q4", "q17"), results);
+    r = new TpcdsBenchCommand.Report(1, 2, 0, 25e6, "aalo", List.of("q4", "q17"), results);
     assertFalse(r.digestsAgree());
     assertTrue(r.table().contains("ROWS DIFFER"), r.table());
   }
