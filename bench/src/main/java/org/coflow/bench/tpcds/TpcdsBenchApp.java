@@ -10,6 +10,7 @@ import java.util.Collections;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -98,32 +99,20 @@ public final class TpcdsBenchApp {
 
   private static void streams(SparkSession spark, List<String> names, List<String> sql, int n, List<String> lines)
       throws Exception {
-    ExecutorService pool = Executors.newFixedThreadPool(n);
-    try {
-      List<Future<?>> work = new ArrayList<>();
-      for (int s = 0; s < n; s++) {
-        int stream = s;
-        work.add(pool.submit(() -> {
-          SparkContext sc = spark.sparkContext();
-          sc.setLocalProperty("spark.scheduler.pool", "stream" + stream);
-          int first = stream * names.size() / n; // each stream starts at a different query
-          for (int k = 0; k < names.size(); k++) {
-            int i = (first + k) % names.size();
-            sc.setJobGroup("stream" + stream + "-" + names.get(i), names.get(i), false);
-            long t0 = System.nanoTime();
-            Result r = run(spark, sql.get(i));
-            lines.add(String.join("\t", "stream", Integer.toString(stream), names.get(i), seconds(t0),
-                Integer.toString(r.rows), r.digest));
-          }
-          return null;
-        }));
-      }
-      for (Future<?> f : work) {
-        f.get();
-      }
-    } finally {
-      pool.shutdownNow();
+    List<Callable<Void>> work = new ArrayList<>();
+    for (int s = 0; s < n; s++) {
+      int stream = s;
+      work.add(() -> {
+        spark.sparkContext().setLocalProperty("spark.scheduler.pool", "stream" + stream);
+        int first = stream * names.size() / n; // each stream starts at a different query
+        for (int k = 0; k < names.size(); k++) {
+          int i = (first + k) % names.size();
+          timed(spark, stream, names.get(i), sql.get(i), lines);
+        }
+        return null;
+      });
     }
+    runAll(work);
   }
 
   /**
@@ -132,33 +121,46 @@ public final class TpcdsBenchApp {
    */
   private static void openLoop(SparkSession spark, List<String> names, List<String> sql, int n, double gap,
       List<String> lines) throws Exception {
-    ExecutorService pool = Executors.newFixedThreadPool(n * names.size());
     long start = System.nanoTime();
-    try {
-      List<Future<?>> work = new ArrayList<>();
-      for (int s = 0; s < n; s++) {
-        int first = s * names.size() / n;
-        for (int k = 0; k < names.size(); k++) {
-          int stream = s;
-          int i = (first + k) % names.size();
-          long at = start + (long) ((k + (double) s / n) * gap * 1e9);
-          work.add(pool.submit(() -> {
-            long wait = at - System.nanoTime();
-            if (wait > 0) {
-              Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
-            }
-            SparkContext sc = spark.sparkContext();
-            sc.setLocalProperty("spark.scheduler.pool", "stream" + stream + "-" + names.get(i));
-            sc.setJobGroup("stream" + stream + "-" + names.get(i), names.get(i), false);
-            long t0 = System.nanoTime();
-            Result r = run(spark, sql.get(i));
-            lines.add(String.join("\t", "stream", Integer.toString(stream), names.get(i), seconds(t0),
-                Integer.toString(r.rows), r.digest));
-            return null;
-          }));
-        }
+    List<Callable<Void>> work = new ArrayList<>();
+    for (int s = 0; s < n; s++) {
+      int first = s * names.size() / n;
+      for (int k = 0; k < names.size(); k++) {
+        int stream = s;
+        int i = (first + k) % names.size();
+        long at = start + (long) ((k + (double) s / n) * gap * 1e9);
+        work.add(() -> {
+          long wait = at - System.nanoTime();
+          if (wait > 0) {
+            Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+          }
+          spark.sparkContext().setLocalProperty("spark.scheduler.pool", "stream" + stream + "-" + names.get(i));
+          timed(spark, stream, names.get(i), sql.get(i), lines);
+          return null;
+        });
       }
-      for (Future<?> f : work) {
+    }
+    runAll(work);
+  }
+
+  /** Runs {@code name} as one of stream {@code stream}'s queries and records its time, rows and digest. */
+  private static void timed(SparkSession spark, int stream, String name, String sql, List<String> lines) {
+    spark.sparkContext().setJobGroup("stream" + stream + "-" + name, name, false);
+    long t0 = System.nanoTime();
+    Result r = run(spark, sql);
+    lines.add(String.join("\t", "stream", Integer.toString(stream), name, seconds(t0), Integer.toString(r.rows),
+        r.digest));
+  }
+
+  /** Runs each task on a thread of its own and waits for them all; a failed one fails the run. */
+  private static void runAll(List<Callable<Void>> tasks) throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(tasks.size());
+    try {
+      List<Future<Void>> running = new ArrayList<>();
+      for (Callable<Void> t : tasks) {
+        running.add(pool.submit(t));
+      }
+      for (Future<Void> f : running) {
         f.get();
       }
     } finally {

@@ -42,8 +42,7 @@ class PacingTest {
       ShuffleFiles.writeSparkMapOutput(new Random(2), List.of(dir), 1, 0, new int[] {SIZE}, true);
       try (CourierClient registrar = CourierClient.connect(group, sender.address(), "exec-1");
           CourierClient client = CourierClient.connect(group, fetcher.address(), "exec-0")) {
-        registrar.register(RegisterSpark.newBuilder().setAppId("app").setExecId("1").addLocalDirs(dir.toString())
-            .setSubDirsPerLocalDir(64).setChecksumAlgorithm("ADLER32").build()).get(10, TimeUnit.SECONDS);
+        registerMapOutputs(registrar, dir);
         fetcher.setSchedule("paced", "exec-1", 0, RATE);
         long t0 = System.nanoTime();
         long[] atFree = {Race.firstBytesWhenSecondDone(client, "paced", block(sender, 0), "free", block(sender, 1),
@@ -73,8 +72,7 @@ class PacingTest {
       Path out = Files.createDirectories(tmp.resolve("out")).toRealPath();
       try (CourierClient registrar = CourierClient.connect(group, sender.address(), "exec-1");
           CourierClient client = CourierClient.connect(group, fetcher.address(), "exec-0")) {
-        registrar.register(RegisterSpark.newBuilder().setAppId("app").setExecId("1").addLocalDirs(dir.toString())
-            .setSubDirsPerLocalDir(64).setChecksumAlgorithm("ADLER32").build()).get(10, TimeUnit.SECONDS);
+        registerMapOutputs(registrar, dir);
         client.register(RegisterSpark.newBuilder().setAppId("app").setExecId("0").addLocalDirs(out.toString())
             .setSubDirsPerLocalDir(64).build()).get(10, TimeUnit.SECONDS);
         long t0 = System.nanoTime();
@@ -111,8 +109,7 @@ class PacingTest {
       ShuffleFiles.writeSparkMapOutput(new Random(1), List.of(dir), 0, 0, new int[] {SIZE}, true);
       try (CourierClient registrar = CourierClient.connect(group, sender.address(), "exec-1");
           CourierClient client = CourierClient.connect(group, fetcher.address(), "exec-0")) {
-        registrar.register(RegisterSpark.newBuilder().setAppId("app").setExecId("1").addLocalDirs(dir.toString())
-            .setSubDirsPerLocalDir(64).setChecksumAlgorithm("ADLER32").build()).get(10, TimeUnit.SECONDS);
+        registerMapOutputs(registrar, dir);
         fetcher.setSchedule("c", "exec-1", 3, slow);
         fetcher.setSchedule("other", "exec-1", 1, slow);
         long t0 = System.nanoTime();
@@ -150,8 +147,7 @@ class PacingTest {
       byte[][] parts = ShuffleFiles.writeSparkMapOutput(new Random(3), List.of(dir), 0, 0, sizes, true);
       try (CourierClient registrar = CourierClient.connect(group, sender.address(), "exec-1");
           CourierClient client = CourierClient.connect(group, fetcher.address(), "exec-0")) {
-        registrar.register(RegisterSpark.newBuilder().setAppId("app").setExecId("1").addLocalDirs(dir.toString())
-            .setSubDirsPerLocalDir(64).setChecksumAlgorithm("ADLER32").build()).get(10, TimeUnit.SECONDS);
+        registerMapOutputs(registrar, dir);
         List<RemoteBlock> request = new java.util.ArrayList<>();
         for (int r = 0; r < blocks; r++) {
           request.add(RemoteBlock.newBuilder().setHostId("exec-1")
@@ -180,6 +176,12 @@ class PacingTest {
     } finally {
       group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
+  }
+
+  /** Registers {@code dir} as executor 1's Spark block directory with the serving agent. */
+  private static void registerMapOutputs(CourierClient registrar, Path dir) throws Exception {
+    registrar.register(RegisterSpark.newBuilder().setAppId("app").setExecId("1").addLocalDirs(dir.toString())
+        .setSubDirsPerLocalDir(64).setChecksumAlgorithm("ADLER32").build()).get(10, TimeUnit.SECONDS);
   }
 
   private static RemoteBlock block(CourierAgent sender, int shuffle) {
