@@ -81,6 +81,17 @@ public final class ConfigKey<T> {
     }
   }
 
+  /**
+   * This key under another name, with the same type, default and check: how an engine exposes a
+   * component's key under its own prefix (the Spark plugin's {@code spark.shuffle.courier.maxNum}
+   * is the agent's {@code coflow.courier.maxNum}).
+   */
+  public ConfigKey<T> renamed(String newKey, String newDoc) {
+    Builder<T> b = new Builder<>(newKey, type).defaultValue(defaultValue).doc(newDoc).since(since)
+        .check(check, checkDoc);
+    return b.build();
+  }
+
   @Override
   public String toString() {
     return key;

@@ -1,18 +1,32 @@
 package org.coflow.courier;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.nio.NioEventLoopGroup;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import org.coflow.api.client.MasterClient;
 import org.coflow.api.client.MasterClientOptions;
+import org.coflow.api.proto.courier.v1.RemoteBlock;
 import org.coflow.api.proto.v1.FlowSchedule;
 import org.coflow.api.proto.v1.ScheduleUpdate;
-import java.util.concurrent.TimeUnit;
 import org.coflow.courier.enforce.LinkRate;
+import org.coflow.courier.fetch.BlockConsumer;
 import org.coflow.courier.fetch.FetchService;
-import org.coflow.courier.merge.CourierConfig;
+import org.coflow.courier.fetch.LocalFetches;
+import org.coflow.courier.flow.FlowKey;
+import org.coflow.courier.flow.PairSchedule;
+import org.coflow.courier.protocol.HostPort;
+import org.coflow.courier.protocol.ProtocolException;
 import org.coflow.courier.serve.BlockRegistry;
-import org.coflow.courier.transport.AgentServer;
+import org.coflow.courier.server.AgentServer;
+import org.coflow.courier.transport.TransportContext;
 
 /**
  * The Courier agent of one host, embedded in the calling process (tests, local mode; the daemon
@@ -32,86 +46,50 @@ public final class CourierAgent implements AutoCloseable {
   private final NioEventLoopGroup group;
   private final BlockRegistry registry;
   private final FetchService fetcher;
+  private final LocalFetches fetches;
   private final AgentServer server;
   private MasterClient masterClient;
   private boolean closed;
-  private java.util.concurrent.ScheduledFuture<?> reporter;
+  private ScheduledFuture<?> reporter;
   /** How often flows are handed to the master client (which sends them every master interval). */
   static final long REPORT_MILLIS = 20;
 
-  private CourierAgent(String hostId, NioEventLoopGroup group, BlockRegistry registry,
-      FetchService fetcher, AgentServer server) {
+  private CourierAgent(String hostId, NioEventLoopGroup group, BlockRegistry registry, FetchService fetcher,
+      LocalFetches fetches, AgentServer server) {
     this.hostId = hostId;
     this.group = group;
     this.registry = registry;
     this.fetcher = fetcher;
+    this.fetches = fetches;
     this.server = server;
   }
 
   /**
-   * Starts an agent for {@code hostId} listening on {@code bind} (port 0: any free port).
+   * Starts the agent {@code options} describe: it listens at once, and, if a master is set,
+   * reports its flows to it and orders what it fetches by the schedule the master pushes. Data
+   * never waits for the master: without a schedule every coflow has priority 0 and streams share
+   * the link.
    *
-   * @param threads event loop threads (serving and fetching share them)
+   * @throws IllegalArgumentException for a bad setting (a missing directory, a port in use)
    */
-  public static CourierAgent start(String hostId, InetSocketAddress bind, int threads) throws InterruptedException {
-    return start(hostId, bind, threads, LinkRate.UNLIMITED);
-  }
-
-  /**
-   * Like {@link #start(String, InetSocketAddress, int)}, sending at most at {@code link}'s rate
-   * (all connections together).
-   */
-  public static CourierAgent start(String hostId, InetSocketAddress bind, int threads, LinkRate link)
-      throws InterruptedException {
-    return start(hostId, bind, threads, link, null);
-  }
-
-  /**
-   * Like {@link #start(String, InetSocketAddress, int, LinkRate)}, reporting its flows to the
-   * master at {@code master} (host:port; null for none) and ordering what it fetches by the
-   * schedule the master pushes. Data never waits for the master: without a schedule every coflow
-   * has priority 0 and streams share the link.
-   */
-  public static CourierAgent start(String hostId, InetSocketAddress bind, int threads, LinkRate link,
-      String master) throws InterruptedException {
-    return start(hostId, bind, threads, link, master, java.util.List.of(),
-        CourierConfig.MAX_NUM.defaultValue(), CourierConfig.MIN_SIZE.defaultValue());
-  }
-
-  /**
-   * The general form: as above, accepting registrations only of directories inside {@code roots}
-   * (empty: any), holding at most {@code maxNum} data connections and splitting unified flows
-   * above {@code minSize} bytes (Courier Alg. 3).
-   */
-  public static CourierAgent start(String hostId, InetSocketAddress bind, int threads, LinkRate link,
-      String master, java.util.List<java.nio.file.Path> roots, int maxNum, double minSize)
-      throws InterruptedException {
-    return start(hostId, bind, threads, link, master, roots, maxNum, minSize, "");
-  }
-
-  /**
-   * As above, registering {@code engineAddress} with the master too (MapReduce: the NodeManager's
-   * shuffle host:port, by which readers find this agent in the master's registry).
-   */
-  public static CourierAgent start(String hostId, InetSocketAddress bind, int threads, LinkRate link,
-      String master, java.util.List<java.nio.file.Path> roots, int maxNum, double minSize, String engineAddress)
-      throws InterruptedException {
-    if (hostId == null || hostId.isEmpty()) {
-      throw new IllegalArgumentException("an agent needs a host id");
-    }
-    NioEventLoopGroup group = new NioEventLoopGroup(threads);
+  public static CourierAgent start(AgentOptions options) throws InterruptedException {
+    String hostId = options.hostId();
+    LinkRate link = options.linkRate();
+    NioEventLoopGroup group = new NioEventLoopGroup(options.threads());
     try {
-      BlockRegistry registry = new BlockRegistry(roots);
-      FetchService fetcher = new FetchService(group, hostId, WINDOW, MAX_FRAME, maxNum, minSize);
+      TransportContext transport = new TransportContext(group, MAX_FRAME);
+      BlockRegistry registry = new BlockRegistry(options.roots());
+      FetchService fetcher = new FetchService(transport, hostId, WINDOW, options.maxNum(), options.minSize());
       if (link.limited()) {
         // The same rate caps what the host receives, in a bucket of its own.
         fetcher.receiveCap(LinkRate.withSlack(link.bytesPerSecond(), CHUNK_SIZE));
       }
-      AgentServer server = AgentServer.bind(group, group, bind, hostId, registry, fetcher, CHUNK_SIZE,
-          MAX_FRAME, link);
-      CourierAgent agent = new CourierAgent(hostId, group, registry, fetcher, server);
-      if (master != null) {
-        agent.connectMaster(master, link, engineAddress);
+      LocalFetches fetches = new LocalFetches(registry, fetcher);
+      AgentServer server = AgentServer.bind(transport, options.bindAddress(), hostId, registry, fetches, CHUNK_SIZE,
+          link);
+      CourierAgent agent = new CourierAgent(hostId, group, registry, fetcher, fetches, server);
+      if (options.master() != null) {
+        agent.connectMaster(options.master(), link, options.engineAddress());
       }
       return agent;
     } catch (InterruptedException | RuntimeException e) {
@@ -126,9 +104,8 @@ public final class CourierAgent implements AutoCloseable {
   }
 
   private void connectMaster(String target, LinkRate link, String engineAddress) {
-    InetSocketAddress a = server.address();
     masterClient = new MasterClient(new MasterClientOptions(target, hostId)
-        .addresses(a.getHostString() + ":" + a.getPort(), engineAddress)
+        .addresses(HostPort.of(server.address()).toString(), engineAddress)
         .capacity(link.bytesPerSecond(), link.bytesPerSecond()), new MasterClient.Listener() {
           @Override
           public void onSchedule(ScheduleUpdate update) {
@@ -151,25 +128,23 @@ public final class CourierAgent implements AutoCloseable {
    * priorities, and for RATE policies the paces, of those blocks at their serving agents.
    */
   private void applySchedule(boolean rates) {
-    java.util.Set<String> scheduled = new java.util.HashSet<>();
+    Set<FlowKey> scheduled = new HashSet<>();
     for (Map.Entry<Long, FlowSchedule> e : masterClient.flowSchedules().entrySet()) {
-      String coflow = fetcher.flows().coflowOf(e.getKey());
-      String src = fetcher.flows().srcOf(e.getKey());
-      if (coflow != null && src != null) {
-        fetcher.setSchedule(coflow, src, e.getValue().getPriority(),
-            rates ? e.getValue().getRateBytesPerSec() : 0);
-        scheduled.add(org.coflow.courier.fetch.FlowTracker.key(coflow, src));
+      FlowKey key = fetcher.flows().keyOf(e.getKey());
+      if (key != null) {
+        fetcher.setSchedule(key, PairSchedule.of(e.getValue().getPriority(),
+            rates ? e.getValue().getRateBytesPerSec() : 0));
+        scheduled.add(key);
       }
     }
     unpaceAllBut(scheduled);
   }
 
   /**
-   * Lifts the pace of every flow not in {@code scheduled} ({@link org.coflow.courier.fetch.FlowTracker#key}
-   * of coflow and source host), keeping its priority: the master's schedule calls this with the
-   * flows it still covers.
+   * Lifts the pace of every flow not in {@code scheduled}, keeping its priority: the master's
+   * schedule calls this with the flows it still covers.
    */
-  public void unpaceAllBut(java.util.Set<String> scheduled) {
+  public void unpaceAllBut(Set<FlowKey> scheduled) {
     fetcher.unpaceAllBut(scheduled);
   }
 
@@ -201,44 +176,43 @@ public final class CourierAgent implements AutoCloseable {
    * schedule calls this.
    */
   public void setSchedule(String coflowId, String srcHost, int priority, double rate) {
-    fetcher.setSchedule(coflowId, srcHost, priority, rate);
+    fetcher.setSchedule(FlowKey.of(coflowId, srcHost), PairSchedule.of(priority, rate));
   }
 
   /**
    * Fetches {@code blocks} for a client in this process, without the loopback connection a
-   * {@link org.coflow.courier.fetch.CourierClient} would use (an engine that embeds its agent):
-   * the same flows, schedule and checks, with streamed bytes handed to {@code consumer} on the
-   * connection's thread (it must not block) and target files written here.
+   * client connection would use (an engine that embeds its agent): the same local-fetch path
+   * ({@link LocalFetches}), flows, schedule and checks, with streamed bytes handed to
+   * {@code consumer} on the connection's thread (it must not block) and target files written here.
    *
-   * @return per block, a future of its length, failed with a ProtocolException
+   * @return per block, a future of its length, failed with a {@link ProtocolException}
    */
-  public java.util.List<java.util.concurrent.CompletableFuture<Long>> fetchBlocks(String coflowId,
-      java.util.List<org.coflow.api.proto.courier.v1.RemoteBlock> blocks,
-      org.coflow.courier.fetch.CourierClient.BlockConsumer consumer) {
-    java.util.List<java.util.concurrent.CompletableFuture<Long>> out = new java.util.ArrayList<>();
+  public List<CompletableFuture<Long>> fetchBlocks(String coflowId, List<RemoteBlock> blocks,
+      BlockConsumer consumer) {
+    List<CompletableFuture<Long>> out = new ArrayList<>();
     for (int i = 0; i < blocks.size(); i++) {
-      org.coflow.api.proto.courier.v1.RemoteBlock b = blocks.get(i);
-      java.util.concurrent.CompletableFuture<Long> done = new java.util.concurrent.CompletableFuture<>();
+      CompletableFuture<Long> done = new CompletableFuture<>();
       out.add(done);
-      org.coflow.courier.fetch.BlockSink sink;
-      if (b.getTargetFile().isEmpty()) {
-        sink = new InProcessSink(i, consumer, done);
-      } else {
-        java.nio.file.Path target = java.nio.file.Path.of(b.getTargetFile());
-        if (!registry.mayWrite(target)) {
-          done.completeExceptionally(new org.coflow.courier.protocol.ProtocolException(
-              org.coflow.api.proto.courier.v1.ErrorCode.ERROR_CODE_INVALID, "target file '" + b.getTargetFile()
-                  + "' is not an absolute file path inside a registered directory"));
-          continue;
+      int index = i;
+      fetches.fetch(coflowId, blocks.get(i), WINDOW, false, new LocalFetches.Delivery() {
+        @Override
+        public void started(long length, long rawLength) {}
+
+        @Override
+        public void data(ByteBuf data) {
+          consumer.accept(index, data);
         }
-        sink = new InProcessFile(target, done);
-      }
-      try {
-        fetcher.fetch(coflowId, b, sink, WINDOW, true, handle -> {});
-      } catch (java.util.concurrent.RejectedExecutionException e) {
-        done.completeExceptionally(new org.coflow.courier.protocol.ProtocolException(
-            org.coflow.api.proto.courier.v1.ErrorCode.ERROR_CODE_UNREACHABLE, "the agent is stopped"));
-      }
+
+        @Override
+        public void done(long length) {
+          done.complete(length);
+        }
+
+        @Override
+        public void failed(ProtocolException error) {
+          done.completeExceptionally(error);
+        }
+      }, handle -> {});
     }
     return out;
   }
@@ -246,75 +220,6 @@ public final class CourierAgent implements AutoCloseable {
   /** Whether {@link #close} was called. */
   public synchronized boolean isClosed() {
     return closed;
-  }
-
-  /** A streamed block's bytes to an in-process consumer. */
-  private static final class InProcessSink implements org.coflow.courier.fetch.BlockSink {
-    private final int index;
-    private final org.coflow.courier.fetch.CourierClient.BlockConsumer consumer;
-    private final java.util.concurrent.CompletableFuture<Long> done;
-    private long length;
-
-    InProcessSink(int index, org.coflow.courier.fetch.CourierClient.BlockConsumer consumer,
-        java.util.concurrent.CompletableFuture<Long> done) {
-      this.index = index;
-      this.consumer = consumer;
-      this.done = done;
-    }
-
-    @Override
-    public void start(long length, long rawLength) {}
-
-    @Override
-    public void write(io.netty.buffer.ByteBuf data) {
-      length += data.readableBytes();
-      consumer.accept(index, data);
-    }
-
-    @Override
-    public void complete() {
-      done.complete(length);
-    }
-
-    @Override
-    public void fail(org.coflow.api.proto.courier.v1.ErrorCode code, String message) {
-      done.completeExceptionally(new org.coflow.courier.protocol.ProtocolException(code, message));
-    }
-  }
-
-  /** A block written into a file for an in-process client. */
-  private static final class InProcessFile implements org.coflow.courier.fetch.BlockSink {
-    private final org.coflow.courier.fetch.FileSink file;
-    private final java.util.concurrent.CompletableFuture<Long> done;
-    private long length;
-
-    InProcessFile(java.nio.file.Path target, java.util.concurrent.CompletableFuture<Long> done) {
-      this.file = new org.coflow.courier.fetch.FileSink(target);
-      this.done = done;
-    }
-
-    @Override
-    public void start(long length, long rawLength) throws java.io.IOException {
-      this.length = length;
-      file.start(length, rawLength);
-    }
-
-    @Override
-    public void write(io.netty.buffer.ByteBuf data) throws java.io.IOException {
-      file.write(data);
-    }
-
-    @Override
-    public void complete() throws java.io.IOException {
-      file.complete();
-      done.complete(length);
-    }
-
-    @Override
-    public void fail(org.coflow.api.proto.courier.v1.ErrorCode code, String message) {
-      file.fail(code, message);
-      done.completeExceptionally(new org.coflow.courier.protocol.ProtocolException(code, message));
-    }
   }
 
   /** Open data connections this agent holds to other hosts' agents. */

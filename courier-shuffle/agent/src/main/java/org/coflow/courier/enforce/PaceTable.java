@@ -2,6 +2,7 @@ package org.coflow.courier.enforce;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.coflow.courier.flow.FlowKey;
 
 /**
  * The sending agent's pace of each (destination host, coflow) under a RATE policy: one token
@@ -24,7 +25,8 @@ public final class PaceTable {
     }
   }
 
-  private final Map<String, Entry> paces = new ConcurrentHashMap<>();
+  /** By flow: the coflow and the destination host. */
+  private final Map<FlowKey, Entry> paces = new ConcurrentHashMap<>();
   private final int chunkSize;
 
   public PaceTable(int chunkSize) {
@@ -33,7 +35,7 @@ public final class PaceTable {
 
   /** Paces {@code coflow} towards {@code dstHost} at {@code rate} bytes/s; 0 or less: unpaced. */
   public void set(String dstHost, String coflow, double rate) {
-    String key = dstHost + '\u0000' + coflow;
+    FlowKey key = FlowKey.of(coflow, dstHost);
     if (rate <= 0) {
       paces.remove(key);
       return;
@@ -51,7 +53,7 @@ public final class PaceTable {
     if (paces.isEmpty()) {
       return null; // the common case (no RATE schedule): asked for every chunk, so no key is built
     }
-    Entry e = paces.get(dstHost + '\u0000' + coflow);
+    Entry e = paces.get(FlowKey.of(coflow, dstHost));
     if (e == null) {
       return null;
     }

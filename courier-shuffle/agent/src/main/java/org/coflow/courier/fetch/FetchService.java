@@ -1,7 +1,6 @@
 package org.coflow.courier.fetch;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.EventLoopGroup;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
@@ -10,59 +9,65 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
-import org.coflow.api.model.PolicyType;
 import org.coflow.api.proto.courier.v1.ErrorCode;
 import org.coflow.api.proto.courier.v1.RemoteBlock;
-import org.coflow.courier.merge.Connection;
-import org.coflow.courier.merge.FlowDemand;
-import org.coflow.courier.merge.Merge;
-import org.coflow.courier.merge.SelectAndSplit;
+import org.coflow.courier.enforce.LinkRate;
+import org.coflow.courier.enforce.PriorityPacer;
+import org.coflow.courier.flow.FlowKey;
+import org.coflow.courier.flow.PairSchedule;
+import org.coflow.courier.merge.ConnectionPlan;
+import org.coflow.courier.protocol.HostPort;
+import org.coflow.courier.protocol.ProtocolException;
+import org.coflow.courier.transport.TransportContext;
 
 /**
  * An agent's fetching side. All blocks this host fetches from one remote host, for every local
  * client and coflow, form that host pair's unified flow (Courier Alg. 2). Which unified flows get
  * connections, and how many, is Courier Alg. 3 ({@link SelectAndSplit}), re-run whenever a block
- * is requested or ends: at most {@code maxNum} data connections in all; with more peers than that,
- * the most important unified flows (best coflow priority, then most bytes) go first and the
- * others wait; with fewer, the most important ones above {@code minSize} are split over several
- * connections (their blocks spread over them). A connection is never closed under a running
- * block: one that lost its place drains first, and no new connection opens while the budget is
- * spent. Thread-safe.
+ * is requested or ends ({@link ConnectionPlan}): at most {@code maxNum} data connections in all;
+ * with more peers than that, the most important unified flows (best coflow priority, then most
+ * bytes) go first and the others wait; with fewer, the most important ones above {@code minSize}
+ * are split over several connections (their blocks spread over them). A connection is never
+ * closed under a running block: one that lost its place drains first, and no new connection opens
+ * while the budget is spent. Thread-safe.
  */
 public final class FetchService implements AutoCloseable {
   private final java.util.concurrent.atomic.LongAdder received = new java.util.concurrent.atomic.LongAdder();
-  private final EventLoopGroup group;
+  private final TransportContext transport;
   private final String hostId;
   private final long window;
-  private final int maxFrame;
   private final int maxNum;
   private final double minSize;
   private final Map<String, Integer> priorities = new ConcurrentHashMap<>();
-  /** The master's decision per coflow and source host: {priority, rate}. */
-  private final Map<String, double[]> schedules = new ConcurrentHashMap<>();
+  /** The master's decision per flow (coflow, source host). */
+  private final Map<FlowKey, PairSchedule> schedules = new ConcurrentHashMap<>();
   private final FlowTracker flows;
   /** Guarded by this. */
   private final Map<String, Peer> peers = new LinkedHashMap<>();
   private int open;
   private int highWater;
-  private org.coflow.courier.enforce.PriorityPacer receive = org.coflow.courier.enforce.PriorityPacer.UNLIMITED;
+  private PriorityPacer receive = PriorityPacer.UNLIMITED;
 
   /** Caps what this host receives (all its connections together). */
-  public synchronized void receiveCap(org.coflow.courier.enforce.LinkRate cap) {
-    this.receive = new org.coflow.courier.enforce.PriorityPacer(cap, group.next());
+  public synchronized void receiveCap(LinkRate cap) {
+    this.receive = new PriorityPacer(cap, transport.group().next());
   }
 
-  public FetchService(EventLoopGroup group, String hostId, long window, int maxFrame, int maxNum, double minSize) {
+  /**
+   * @param window bytes a stream may have in flight between agents before it waits for credit
+   * @param maxNum the most data connections this host's agent holds (Courier's MaxNum)
+   * @param minSize unified flows of at most this many bytes are never split (Courier's MinSize)
+   */
+  public FetchService(TransportContext transport, String hostId, long window, int maxNum, double minSize) {
     if (maxNum < 1) {
       throw new IllegalArgumentException("MaxNum must be at least 1, got " + maxNum);
     }
-    this.group = group;
+    this.transport = transport;
     this.hostId = hostId;
     this.window = window;
-    this.maxFrame = maxFrame;
     this.maxNum = maxNum;
     this.minSize = minSize;
     this.flows = new FlowTracker(hostId);
@@ -153,12 +158,13 @@ public final class FetchService implements AutoCloseable {
       boolean autoCredit, Consumer<Handle> started) {
     InetSocketAddress address;
     try {
-      address = parse(block.getAgentAddress());
+      address = HostPort.parse(block.getAgentAddress(), "agent address").toAddress();
     } catch (IllegalArgumentException e) {
-      sink.fail(ErrorCode.ERROR_CODE_INVALID, "block " + block.getBlock().getBlock() + ": " + e.getMessage());
+      sink.fail(new ProtocolException(ErrorCode.ERROR_CODE_INVALID, "block " + block.getBlock().getBlock() + ": "
+          + e.getMessage(), e));
       return;
     }
-    flows.requested(coflowId, block);
+    flows.requested(FlowKey.of(coflowId, block.getHostId()), block);
     long w = streamWindow > 0 ? streamWindow : window;
     synchronized (this) {
       Peer p = peers.computeIfAbsent(block.getHostId(), h -> new Peer(h, address, peers.size()));
@@ -171,46 +177,31 @@ public final class FetchService implements AutoCloseable {
     }
   }
 
-  /** Courier Alg. 3 over the current unified flows, then opens, drains and dispatches. */
+  /** Courier Alg. 3 over the current unified flows ({@link ConnectionPlan}), then drains, opens and dispatches. */
   private void plan() {
-    List<FlowDemand<Peer>> demands = new ArrayList<>();
+    List<ConnectionPlan.Peer<Peer>> state = new ArrayList<>();
     for (Peer p : peers.values()) {
       int running = 0;
       for (Conn c : p.conns) {
         running += c.running;
       }
-      if (p.waiting.isEmpty() && running == 0) {
-        continue;
-      }
-      demands.add(new FlowDemand<>(p, p.index, 0, p.outstanding, 0, order(p)));
+      state.add(new ConnectionPlan.Peer<>(p, p.index, p.outstanding, order(p), !p.waiting.isEmpty() || running > 0,
+          usable(p)));
     }
-    Map<Peer, Integer> wanted = new HashMap<>();
-    for (Connection<Peer> c : SelectAndSplit.select(Merge.merge(demands, PolicyType.ORDER), PolicyType.ORDER,
-        maxNum, minSize)) {
-      wanted.merge(c.flow().carried().get(0).key(), 1, Integer::sum);
-    }
-    // Connections beyond a peer's share drain only when another peer is short of its share:
-    // otherwise idle connections stay open for the next blocks (no reconnecting per burst).
-    int deficit = 0;
+    ConnectionPlan<Peer> plan = ConnectionPlan.plan(state, maxNum, minSize);
     for (Peer p : peers.values()) {
-      deficit += Math.max(0, wanted.getOrDefault(p, 0) - usable(p));
-    }
-    for (Peer p : peers.values()) {
-      int want = wanted.getOrDefault(p, 0);
-      int usable = usable(p);
-      for (int i = p.conns.size() - 1; i >= 0 && usable > want && deficit > 0; i--) {
+      int drain = plan.drain(p);
+      for (int i = p.conns.size() - 1; i >= 0 && drain > 0; i--) {
         Conn c = p.conns.get(i);
         if (!c.draining) {
           c.draining = true;
-          usable--;
-          deficit--;
+          drain--;
         }
       }
       closeDrained(p);
     }
     for (Peer p : peers.values()) {
-      int want = wanted.getOrDefault(p, 0);
-      for (int usable = usable(p); usable < want && open < maxNum; usable++) {
+      for (int n = ConnectionPlan.toOpen(plan.wanted(p), usable(p), open, maxNum); n > 0; n--) {
         openConnection(p);
       }
       dispatch(p);
@@ -241,16 +232,19 @@ public final class FetchService implements AutoCloseable {
     highWater = Math.max(highWater, open);
     p.opening++;
     int index = p.conns.size() + p.opening - 1;
-    PeerConnection.open(group, hostId, p.host, p.address, index, window, maxFrame).whenComplete((conn, error) -> {
+    PeerConnection.open(transport, hostId, p.host, p.address, index, window).whenComplete((conn, error) -> {
       synchronized (this) {
         p.opening--;
         if (error != null) {
           open--;
           Throwable cause = error instanceof java.util.concurrent.CompletionException ? error.getCause() : error;
+          ProtocolException failure = cause instanceof ProtocolException ? (ProtocolException) cause
+              : new ProtocolException(ErrorCode.ERROR_CODE_UNREACHABLE, "cannot reach the agent of host " + p.host
+                  + " at " + p.address + ": " + cause, cause);
           List<Pending> failed = new ArrayList<>(p.waiting);
           p.waiting.clear();
           for (Pending b : failed) {
-            b.sink.fail(ErrorCode.ERROR_CODE_UNREACHABLE, cause.getMessage());
+            b.sink.fail(failure);
           }
           return;
         }
@@ -286,10 +280,10 @@ public final class FetchService implements AutoCloseable {
       Pending b = p.waiting.poll();
       b.conn = best;
       best.running++;
-      double[] s = schedules.get(b.coflow + '\u0000' + p.host);
-      int priority = s != null ? (int) s[0] : priorities.getOrDefault(b.coflow, 0);
+      PairSchedule s = schedules.get(FlowKey.of(b.coflow, p.host));
+      int priority = s != null ? s.priority() : priorities.getOrDefault(b.coflow, 0);
       // The whole pair's rate: the serving agent paces it across all our connections together.
-      double rate = s != null ? s[1] : 0;
+      double rate = s != null ? s.rate() : 0;
       b.started.accept(new Handle(best.connection, best.connection.fetch(b.coflow, b.block.getBlock(),
           b.sink, b.window, b.autoCredit, priority, rate)));
     }
@@ -338,19 +332,18 @@ public final class FetchService implements AutoCloseable {
   }
 
   /**
-   * The master's decision for the blocks of {@code coflowId} from {@code srcHost}: a priority
-   * (lower first) and, for RATE policies, bytes/s (0: not paced), which the serving agent enforces
-   * over all the connections from this host together.
+   * The master's decision for the blocks of flow {@code key} (a coflow, from a source host): a
+   * priority and, for RATE policies, a pace, which the serving agent enforces over all the
+   * connections from this host together.
    */
-  public void setSchedule(String coflowId, String srcHost, int priority, double rate) {
-    double[] next = {priority, rate};
-    double[] old = schedules.put(coflowId + '\u0000' + srcHost, next);
-    if (old != null && old[0] == next[0] && old[1] == next[1]) {
+  public void setSchedule(FlowKey key, PairSchedule next) {
+    PairSchedule old = schedules.put(key, next);
+    if (next.equals(old)) {
       return;
     }
     List<PeerConnection> conns = new ArrayList<>();
     synchronized (this) {
-      Peer p = peers.get(srcHost);
+      Peer p = peers.get(key.peer());
       if (p == null) {
         return;
       }
@@ -359,7 +352,7 @@ public final class FetchService implements AutoCloseable {
       }
     }
     for (PeerConnection c : conns) {
-      c.prioritize(coflowId, priority, rate); // the serving agent shares one pace among them
+      c.prioritize(key.coflow(), next.priority(), next.rate()); // the serving agent shares one pace among them
     }
   }
 
@@ -368,20 +361,19 @@ public final class FetchService implements AutoCloseable {
    * block was still coming) keep their priority but lose their pace, and are forgotten: a rate
    * nobody renews must not hold a flow back on a link it may now have to itself.
    *
-   * @param scheduled {@link FlowTracker#key keys} of the flows the master's schedule covers
+   * @param scheduled the flows the master's schedule covers
    */
-  public void unpaceAllBut(java.util.Set<String> scheduled) {
-    List<String> stale = new ArrayList<>();
-    for (String k : schedules.keySet()) {
+  public void unpaceAllBut(Set<FlowKey> scheduled) {
+    List<FlowKey> stale = new ArrayList<>();
+    for (FlowKey k : schedules.keySet()) {
       if (!scheduled.contains(k)) {
         stale.add(k);
       }
     }
-    for (String k : stale) {
-      double[] old = schedules.get(k);
-      int cut = k.indexOf('\u0000');
-      if (old != null && old[1] != 0) {
-        setSchedule(k.substring(0, cut), k.substring(cut + 1), (int) old[0], 0);
+    for (FlowKey k : stale) {
+      PairSchedule old = schedules.get(k);
+      if (old != null && old.paced()) {
+        setSchedule(k, old.unpaced());
       }
       schedules.remove(k);
     }
@@ -389,10 +381,8 @@ public final class FetchService implements AutoCloseable {
 
   /** Forgets every schedule (the master went away): all coflows back to priority 0, unpaced. */
   public void clearSchedules() {
-    List<String> keys = new ArrayList<>(schedules.keySet());
-    for (String k : keys) {
-      int cut = k.indexOf('\u0000');
-      setSchedule(k.substring(0, cut), k.substring(cut + 1), 0, 0);
+    for (FlowKey k : new ArrayList<>(schedules.keySet())) {
+      setSchedule(k, PairSchedule.NONE);
     }
     schedules.clear();
   }
@@ -423,23 +413,19 @@ public final class FetchService implements AutoCloseable {
     private final BlockSink sink;
     private final Pending self;
     private final Peer peer;
-    private final String coflow;
-    private final String src;
-    private final String key;
+    private final FlowKey key;
 
     Tracked(BlockSink sink, Pending self, Peer peer) {
       this.sink = sink;
       this.self = self;
       this.peer = peer;
-      this.coflow = self.coflow;
-      this.src = self.block.getHostId();
-      this.key = FlowTracker.key(coflow, src);
+      this.key = FlowKey.of(self.coflow, self.block.getHostId());
     }
 
     @Override
     public void start(long length, long rawLength) throws IOException {
       if (self.block.getSize() < 0) {
-        flows.learned(coflow, src, length);
+        flows.learned(key, length);
       }
       sink.start(length, rawLength);
     }
@@ -453,43 +439,21 @@ public final class FetchService implements AutoCloseable {
 
     @Override
     public void complete() throws IOException {
-      flows.ended(coflow, src);
+      flows.ended(key);
       done();
       sink.complete();
     }
 
     @Override
-    public void fail(ErrorCode code, String message) {
-      flows.ended(coflow, src);
+    public void fail(ProtocolException error) {
+      flows.ended(key);
       done();
-      sink.fail(code, message);
+      sink.fail(error);
     }
 
     private void done() {
       ended(self, peer);
     }
-  }
-
-  /** {@code host:port} (or {@code [v6]:port}) as an address; IllegalArgumentException naming what is wrong. */
-  public static InetSocketAddress parse(String address) {
-    int colon = address.lastIndexOf(':');
-    if (colon <= 0 || colon == address.length() - 1) {
-      throw new IllegalArgumentException("agent address '" + address + "' is not host:port");
-    }
-    int port;
-    try {
-      port = Integer.parseInt(address.substring(colon + 1));
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("agent address '" + address + "' has no numeric port");
-    }
-    if (port < 1 || port > 65535) {
-      throw new IllegalArgumentException("agent address '" + address + "': port out of range");
-    }
-    String host = address.substring(0, colon);
-    if (host.startsWith("[") && host.endsWith("]")) {
-      host = host.substring(1, host.length() - 1);
-    }
-    return new InetSocketAddress(host, port);
   }
 
   @Override

@@ -8,7 +8,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.concurrent.CompletableFuture;
-import org.coflow.api.proto.courier.v1.ErrorCode;
 import org.coflow.courier.protocol.ProtocolException;
 
 /** Writes a block into a file (created or truncated); a failed block leaves no file behind. */
@@ -63,15 +62,15 @@ public final class FileSink implements BlockSink {
   }
 
   @Override
-  public void fail(ErrorCode code, String message) {
+  public void fail(ProtocolException error) {
     try {
       if (channel != null) {
         channel.close();
         Files.deleteIfExists(target);
       }
     } catch (IOException e) {
-      message += " (and removing " + target + " failed: " + e.getMessage() + ")";
+      error.addSuppressed(e); // removing the partial file failed too: the owner's log shows both
     }
-    done.completeExceptionally(new ProtocolException(code, message));
+    done.completeExceptionally(error);
   }
 }

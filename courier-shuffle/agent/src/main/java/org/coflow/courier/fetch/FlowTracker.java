@@ -6,6 +6,7 @@ import java.util.Map;
 import org.coflow.api.client.MasterClient;
 import org.coflow.api.proto.courier.v1.RemoteBlock;
 import org.coflow.api.proto.v1.FlowSpec;
+import org.coflow.courier.flow.FlowKey;
 
 /**
  * The flows this agent fetches, as the master sees them: one flow per coflow and source host
@@ -16,24 +17,22 @@ import org.coflow.api.proto.v1.FlowSpec;
  */
 public final class FlowTracker {
   private final String hostId;
-  private final Map<String, Flow> flows = new HashMap<>();
+  private final Map<FlowKey, Flow> flows = new HashMap<>();
   private final Map<Long, Flow> byId = new HashMap<>();
   private long nextId = 1;
 
   private static final class Flow {
     final long id;
-    final String coflow;
-    final String src;
+    final FlowKey key;
     long expected;
     boolean sizesKnown = true;
     long received;
     int open;
     boolean changed = true;
 
-    Flow(long id, String coflow, String src) {
+    Flow(long id, FlowKey key) {
       this.id = id;
-      this.coflow = coflow;
-      this.src = src;
+      this.key = key;
     }
   }
 
@@ -41,17 +40,17 @@ public final class FlowTracker {
     this.hostId = hostId;
   }
 
-  private Flow flow(String coflow, String src) {
-    return flows.computeIfAbsent(key(coflow, src), k -> {
-      Flow f = new Flow(nextId++, coflow, src);
+  private Flow flow(FlowKey key) {
+    return flows.computeIfAbsent(key, k -> {
+      Flow f = new Flow(nextId++, k);
       byId.put(f.id, f);
       return f;
     });
   }
 
-  /** A block of {@code coflow} was requested from {@code block}'s host. */
-  public synchronized void requested(String coflow, RemoteBlock block) {
-    Flow f = flow(coflow, block.getHostId());
+  /** A block of flow {@code key} (its coflow, from {@code block}'s host) was requested. */
+  public synchronized void requested(FlowKey key, RemoteBlock block) {
+    Flow f = flow(key);
     f.open++;
     if (block.getSize() >= 0) {
       f.expected += block.getSize();
@@ -62,21 +61,16 @@ public final class FlowTracker {
   }
 
   /** The serving agent announced a block of unknown size. */
-  public synchronized void learned(String coflow, String src, long length) {
-    Flow f = flows.get(key(coflow, src));
+  public synchronized void learned(FlowKey key, long length) {
+    Flow f = flows.get(key);
     if (f != null && !f.sizesKnown) {
       f.expected += length;
       f.changed = true;
     }
   }
 
-  /** The key of the flow of {@code coflow} from {@code src}, for {@link #received}. */
-  public static String key(String coflow, String src) {
-    return coflow + '\u0000' + src;
-  }
-
-  /** Bytes of the flow {@link #key keyed} {@code key} arrived (per chunk: the key is made once). */
-  public synchronized void received(String key, long bytes) {
+  /** Bytes of flow {@code key} arrived. */
+  public synchronized void received(FlowKey key, long bytes) {
     Flow f = flows.get(key);
     if (f != null) {
       f.received += bytes;
@@ -85,24 +79,18 @@ public final class FlowTracker {
   }
 
   /** A block ended (delivered or failed). */
-  public synchronized void ended(String coflow, String src) {
-    Flow f = flows.get(key(coflow, src));
+  public synchronized void ended(FlowKey key) {
+    Flow f = flows.get(key);
     if (f != null) {
       f.open--;
       f.changed = true;
     }
   }
 
-  /** The source host of flow {@code id}, or null. */
-  public synchronized String srcOf(long id) {
+  /** The flow the master knows as {@code id} (coflow and source host), or null. */
+  public synchronized FlowKey keyOf(long id) {
     Flow f = byId.get(id);
-    return f == null ? null : f.src;
-  }
-
-  /** The coflow of flow {@code id}, or null. */
-  public synchronized String coflowOf(long id) {
-    Flow f = byId.get(id);
-    return f == null ? null : f.coflow;
+    return f == null ? null : f.key;
   }
 
   /** Hands every changed flow to {@code master}; finished flows are reported once, then dropped. */
@@ -126,7 +114,7 @@ public final class FlowTracker {
   }
 
   private FlowSpec spec(Flow f) {
-    return FlowSpec.newBuilder().setCoflowId(f.coflow).setSrcHost(f.src).setDstHost(hostId)
+    return FlowSpec.newBuilder().setCoflowId(f.key.coflow()).setSrcHost(f.key.peer()).setDstHost(hostId)
         .setStartTimeMs(System.currentTimeMillis()).build();
   }
 }

@@ -1,16 +1,10 @@
 package org.coflow.courier.fetch;
 
-import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.HashMap;
@@ -30,12 +24,10 @@ import org.coflow.api.proto.courier.v1.ErrorCode;
 import org.coflow.api.proto.courier.v1.Hello;
 import org.coflow.api.proto.courier.v1.Role;
 import org.coflow.courier.protocol.Frame;
-import org.coflow.courier.protocol.FrameDecoder;
-import org.coflow.courier.protocol.FrameEncoder;
 import org.coflow.courier.protocol.FrameType;
-import org.coflow.courier.protocol.Preamble;
 import org.coflow.courier.protocol.ProtocolException;
 import org.coflow.courier.serve.Checksums;
+import org.coflow.courier.transport.TransportContext;
 
 /**
  * The fetching end of a unified connection to another host's agent: block requests of any number
@@ -71,31 +63,18 @@ public final class PeerConnection implements AutoCloseable {
    * @param window bytes a stream may have in flight before the serving agent waits for credit
    * @return completes once the remote agent acknowledged the handshake
    */
-  public static CompletableFuture<PeerConnection> open(EventLoopGroup group, String localHost,
-      String remoteHost, InetSocketAddress address, int connectionIndex, long window, int maxFrame) {
+  public static CompletableFuture<PeerConnection> open(TransportContext transport, String localHost,
+      String remoteHost, InetSocketAddress address, int connectionIndex, long window) {
     PeerConnection[] self = new PeerConnection[1];
-    Bootstrap b = new Bootstrap().group(group).channel(NioSocketChannel.class)
-        .option(ChannelOption.TCP_NODELAY, true)
-        .option(ChannelOption.RCVBUF_ALLOCATOR, new io.netty.channel.AdaptiveRecvByteBufAllocator(64 << 10, 256 << 10, 1 << 20))
-        .handler(new ChannelInitializer<SocketChannel>() {
-          @Override
-          protected void initChannel(SocketChannel ch) {
-            ch.pipeline().addLast(new FrameDecoder(maxFrame, true), FrameEncoder.INSTANCE, new Handler(self));
-          }
-        });
     CompletableFuture<PeerConnection> result = new CompletableFuture<>();
-    ChannelFuture connect = b.connect(address);
+    ChannelFuture connect = transport.connect(address, Hello.newBuilder().setRole(Role.ROLE_AGENT)
+        .setHostId(localHost).setConnectionIndex(connectionIndex).build(), new Handler(self));
     self[0] = new PeerConnection(localHost, remoteHost, window, connect.channel());
     connect.addListener(f -> {
       if (!f.isSuccess()) {
         result.completeExceptionally(new ProtocolException(ErrorCode.ERROR_CODE_UNREACHABLE,
-            "cannot reach the agent of host " + remoteHost + " at " + address + ": " + f.cause()));
-        return;
+            "cannot reach the agent of host " + remoteHost + " at " + address + ": " + f.cause(), f.cause()));
       }
-      Channel ch = connect.channel();
-      ch.write(Preamble.encode(ch.alloc(), Preamble.VERSION));
-      ch.writeAndFlush(Frame.of(FrameType.HELLO, Hello.newBuilder().setRole(Role.ROLE_AGENT)
-          .setHostId(localHost).setConnectionIndex(connectionIndex).build()));
     });
     self[0].ready.whenComplete((v, e) -> {
       if (e != null) {
@@ -141,7 +120,8 @@ public final class PeerConnection implements AutoCloseable {
     long id = nextStream.getAndIncrement();
     channel.eventLoop().execute(() -> {
       if (!channel.isActive()) {
-        sink.fail(ErrorCode.ERROR_CODE_UNREACHABLE, "the connection to host " + remoteHost + " is closed");
+        sink.fail(new ProtocolException(ErrorCode.ERROR_CODE_UNREACHABLE,
+            "the connection to host " + remoteHost + " is closed"));
         return;
       }
       InStream st = new InStream(coflowId, priority, block, sink, streamWindow, autoCredit);
@@ -235,7 +215,7 @@ public final class PeerConnection implements AutoCloseable {
       if (channel.isActive()) {
         channel.writeAndFlush(Frame.of(FrameType.CANCEL, Cancel.newBuilder().setStreamId(id).build()));
       }
-      s.sink.fail(ErrorCode.ERROR_CODE_UNSPECIFIED, "the stream was cancelled by its fetcher");
+      s.sink.fail(new ProtocolException(ErrorCode.ERROR_CODE_CANCELLED, "the stream was cancelled by its fetcher"));
     });
   }
 
@@ -349,13 +329,14 @@ public final class PeerConnection implements AutoCloseable {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-      self[0].failAll(ErrorCode.ERROR_CODE_UNREACHABLE, "the connection to host " + self[0].remoteHost + " closed");
+      self[0].failAll(new ProtocolException(ErrorCode.ERROR_CODE_UNREACHABLE,
+          "the connection to host " + self[0].remoteHost + " closed"));
     }
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-      self[0].failAll(ErrorCode.ERROR_CODE_PROTOCOL, "the connection to host " + self[0].remoteHost
-          + " failed: " + cause.getMessage());
+      self[0].failAll(new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL, "the connection to host "
+          + self[0].remoteHost + " failed: " + cause.getMessage(), cause));
       ctx.close();
     }
   }
@@ -368,8 +349,7 @@ public final class PeerConnection implements AutoCloseable {
       case ERROR:
         Error e = frame.header();
         ProtocolException ex = new ProtocolException(e.getCode(), "host " + remoteHost + ": " + e.getMessage());
-        ready.completeExceptionally(ex);
-        failAll(e.getCode(), ex.getMessage());
+        failAll(ex);
         return;
       default:
         break;
@@ -396,13 +376,13 @@ public final class PeerConnection implements AutoCloseable {
           if (problem == null) {
             s.sink.complete();
           } else {
-            s.sink.fail(ErrorCode.ERROR_CODE_CORRUPT, problem);
+            s.sink.fail(new ProtocolException(ErrorCode.ERROR_CODE_CORRUPT, problem));
           }
           break;
         case BLOCK_ERROR:
           end(id);
           BlockError be = frame.header();
-          s.sink.fail(be.getCode(), "host " + remoteHost + ": " + be.getMessage());
+          s.sink.fail(new ProtocolException(be.getCode(), "host " + remoteHost + ": " + be.getMessage()));
           break;
         default:
           throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL, frame.type() + " is not expected from a serving agent");
@@ -412,8 +392,9 @@ public final class PeerConnection implements AutoCloseable {
       if (frame.type() != FrameType.BLOCK_END && frame.type() != FrameType.BLOCK_ERROR) {
         channel.writeAndFlush(Frame.of(FrameType.CANCEL, Cancel.newBuilder().setStreamId(id).build()));
       }
-      s.sink.fail(ex instanceof ProtocolException ? ((ProtocolException) ex).code() : ErrorCode.ERROR_CODE_IO,
-          ex.getMessage());
+      s.sink.fail(ex instanceof ProtocolException ? (ProtocolException) ex
+          : new ProtocolException(ErrorCode.ERROR_CODE_IO, "block " + s.block.getBlock() + " from host " + remoteHost
+              + ": " + ex.getMessage(), ex));
     }
   }
 
@@ -432,10 +413,10 @@ public final class PeerConnection implements AutoCloseable {
     }
   }
 
-  private void failAll(ErrorCode code, String message) {
-    ready.completeExceptionally(new ProtocolException(code, message));
+  private void failAll(ProtocolException error) {
+    ready.completeExceptionally(error);
     for (InStream s : streams.values()) {
-      s.sink.fail(code, message);
+      s.sink.fail(error);
       returnUnusedCredit(s);
     }
     streams.clear();

@@ -1,7 +1,9 @@
 package org.coflow.courier.merge;
 
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import org.coflow.api.config.Config;
 import org.coflow.api.config.ConfigKey;
 import org.coflow.api.config.ConfigRegistry;
 import org.coflow.api.config.ConfigType;
@@ -62,6 +64,65 @@ public final class CourierConfig implements ConfigRegistry.Provider {
       .doc("Event-loop threads of the agent (serving and fetching share them).")
       .check(v -> v >= 1 && v <= 256, "between 1 and 256")
       .since("0.1.0").build());
+
+  /**
+   * The agent keys an engine's own configuration may set for the agents it embeds or hosts
+   * (Spark executors, NodeManagers), under the engine's prefix: {@code <prefix>maxNum} is
+   * {@code coflow.courier.maxNum}. Registers the engine's copies in {@code engine}.
+   */
+  public static Exposed exposeUnder(ConfigRegistry engine, String prefix) {
+    return new Exposed(engine, prefix, List.of(MAX_NUM, MIN_SIZE, THREADS));
+  }
+
+  /** Agent keys exposed under an engine's prefix, and how to read them back as agent settings. */
+  public static final class Exposed {
+    private final List<Pair<?>> pairs = new ArrayList<>();
+
+    private Exposed(ConfigRegistry engine, String prefix, List<ConfigKey<?>> keys) {
+      for (ConfigKey<?> k : keys) {
+        pairs.add(Pair.of(engine, prefix, k));
+      }
+    }
+
+    /** The agent's configuration ({@code coflow.courier.*}) as {@code engineConfig} sets it. */
+    public Config agentConfig(Config engineConfig) {
+      Config out = Config.defaults();
+      for (Pair<?> p : pairs) {
+        out = p.copy(engineConfig, out);
+      }
+      return out;
+    }
+
+    /** The engine's name of {@code agentKey}, e.g. for error messages. */
+    public String engineKey(ConfigKey<?> agentKey) {
+      for (Pair<?> p : pairs) {
+        if (p.agent == agentKey) {
+          return p.engine.key();
+        }
+      }
+      throw new IllegalArgumentException(agentKey + " is not exposed to engines");
+    }
+  }
+
+  private static final class Pair<T> {
+    final ConfigKey<T> agent;
+    final ConfigKey<T> engine;
+
+    private Pair(ConfigKey<T> agent, ConfigKey<T> engine) {
+      this.agent = agent;
+      this.engine = engine;
+    }
+
+    static <T> Pair<T> of(ConfigRegistry registry, String prefix, ConfigKey<T> agent) {
+      String name = agent.key().substring("coflow.courier.".length());
+      return new Pair<>(agent, registry.add(agent.renamed(prefix + name,
+          "The agent's `" + agent.key() + "`: " + agent.doc())));
+    }
+
+    Config copy(Config from, Config to) {
+      return to.with(agent, from.get(engine));
+    }
+  }
 
   @Override
   public List<ConfigRegistry> registries() {

@@ -12,6 +12,12 @@ public final class ProtocolException extends RuntimeException {
     this.code = code;
   }
 
+  /** The same, caused by {@code cause} (an I/O error, a failed connect), which travels with it. */
+  public ProtocolException(ErrorCode code, String message, Throwable cause) {
+    super(message, cause);
+    this.code = code;
+  }
+
   public ErrorCode code() {
     return code;
   }

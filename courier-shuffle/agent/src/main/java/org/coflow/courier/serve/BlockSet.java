@@ -5,7 +5,7 @@ import java.io.IOException;
 /** The blocks one local process registered: a Spark executor's or a MapReduce job's map outputs. */
 public interface BlockSet {
 
-  /** "spark/&lt;app&gt;/&lt;exec&gt;" or "mr/&lt;job&gt;". */
+  /** Its {@link org.coflow.courier.protocol.BlockSetId} in wire form. */
   String id();
 
   /** The registered directories (real paths): nothing outside them is read or written for the set. */

@@ -1,5 +1,6 @@
 package org.coflow.courier.serve;
 
+import org.coflow.courier.protocol.BlockSetId;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -50,7 +51,7 @@ final class MapReduceBlockSet implements BlockSet {
     if (!job.matches()) {
       throw Dirs.invalid("'" + req.getJobId() + "' is not a MapReduce job id (job_<cluster>_<n>)");
     }
-    this.id = "mr/" + req.getJobId();
+    this.id = BlockSetId.mapReduce(req.getJobId()).toString();
     this.user = Dirs.segment(req.getUser(), id + ": user");
     this.app = "application_" + job.group(1) + "_" + job.group(2);
     this.dirs = Dirs.realDirs(req.getLocalDirsList(), id);

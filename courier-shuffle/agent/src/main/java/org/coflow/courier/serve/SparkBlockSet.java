@@ -1,5 +1,6 @@
 package org.coflow.courier.serve;
 
+import org.coflow.courier.protocol.BlockSetId;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -33,7 +34,7 @@ final class SparkBlockSet implements BlockSet {
   SparkBlockSet(RegisterSpark req) {
     String app = Dirs.segment(req.getAppId(), "Spark app_id");
     String exec = Dirs.segment(req.getExecId(), "Spark exec_id");
-    this.id = "spark/" + app + "/" + exec;
+    this.id = BlockSetId.spark(app, exec).toString();
     this.dirs = Dirs.realDirs(req.getLocalDirsList(), id);
     if (req.getSubDirsPerLocalDir() < 1 || req.getSubDirsPerLocalDir() > 1024) {
       throw Dirs.invalid(id + ": sub_dirs_per_local_dir must be 1..1024 (Spark's default is 64), got "

@@ -7,7 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.coflow.api.proto.courier.v1.RemoteBlock;
-import org.coflow.courier.fetch.CourierClient;
+import org.coflow.courier.client.CourierClient;
 
 /** Two coflows' blocks fetched at once over one client: who got how far when the other finished. */
 public final class Race {

@@ -23,6 +23,7 @@ import org.coflow.api.proto.courier.v1.ErrorCode;
 import org.coflow.api.proto.courier.v1.RegisterSpark;
 import org.coflow.courier.fetch.FileSink;
 import org.coflow.courier.fetch.PeerConnection;
+import org.coflow.courier.server.AgentServer;
 import org.coflow.courier.protocol.Preamble;
 import org.coflow.courier.protocol.ProtocolException;
 import org.coflow.courier.serve.BlockRegistry;
@@ -55,8 +56,8 @@ class AgentToAgentTest {
     registry = new BlockRegistry();
     set = registry.register(RegisterSpark.newBuilder().setAppId("app-1").setExecId("2")
         .addLocalDirs(dir.toString()).setSubDirsPerLocalDir(64).setChecksumAlgorithm("ADLER32").build());
-    server = AgentServer.bind(group, group, new InetSocketAddress("127.0.0.1", 0), "exec-2", registry,
-        null, 64 << 10, MAX_FRAME, org.coflow.courier.enforce.LinkRate.UNLIMITED);
+    server = AgentServer.bind(new TransportContext(group, MAX_FRAME), new InetSocketAddress("127.0.0.1", 0),
+        "exec-2", registry, null, 64 << 10, org.coflow.courier.enforce.LinkRate.UNLIMITED);
   }
 
   @AfterEach
@@ -66,7 +67,8 @@ class AgentToAgentTest {
   }
 
   private PeerConnection connect(long window) throws Exception {
-    return PeerConnection.open(group, "exec-1", "exec-2", server.address(), 0, window, MAX_FRAME)
+    return PeerConnection.open(new TransportContext(group, MAX_FRAME), "exec-1", "exec-2", server.address(), 0,
+        window)
         .get(10, TimeUnit.SECONDS);
   }
 

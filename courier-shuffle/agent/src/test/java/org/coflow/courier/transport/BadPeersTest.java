@@ -1,5 +1,6 @@
 package org.coflow.courier.transport;
 
+import org.coflow.courier.testing.Agents;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -22,7 +23,7 @@ import org.coflow.api.proto.courier.v1.RemoteBlock;
 import org.coflow.api.proto.courier.v1.Role;
 import org.coflow.courier.CourierAgent;
 import org.coflow.courier.enforce.LinkRate;
-import org.coflow.courier.fetch.CourierClient;
+import org.coflow.courier.client.CourierClient;
 import org.coflow.courier.protocol.FrameType;
 import org.coflow.courier.protocol.Preamble;
 import org.coflow.courier.testing.LeakCheck;
@@ -51,7 +52,7 @@ class BadPeersTest {
 
   @Test
   void unknownFramesAndClientsOfOtherHostsAreRefused(@TempDir Path tmp) throws Exception {
-    try (CourierAgent agent = CourierAgent.start("exec-0", new InetSocketAddress("127.0.0.1", 0), 1)) {
+    try (CourierAgent agent = CourierAgent.start(Agents.local("exec-0", 1))) {
       try (Socket s = new Socket("127.0.0.1", agent.address().getPort())) {
         DataOutputStream out = hello(s, Role.ROLE_AGENT, "exec-9");
         out.writeInt(5);
@@ -79,21 +80,20 @@ class BadPeersTest {
   @Test
   void aClientThatVanishesMidStreamCostsOthersNothing(@TempDir Path tmp) throws Exception {
     NioEventLoopGroup group = new NioEventLoopGroup(1);
-    try (CourierAgent sender = CourierAgent.start("exec-1", new InetSocketAddress("127.0.0.1", 0), 1,
-            new LinkRate(16 << 20, 64 << 10));
-        CourierAgent fetcher = CourierAgent.start("exec-0", new InetSocketAddress("127.0.0.1", 0), 1)) {
+    try (CourierAgent sender = CourierAgent.start(Agents.local("exec-1", 1).link(new LinkRate(16 << 20, 64 << 10)));
+        CourierAgent fetcher = CourierAgent.start(Agents.local("exec-0", 1))) {
       Path dir = Files.createDirectories(tmp.resolve("blockmgr")).toRealPath();
       byte[][] parts = ShuffleFiles.writeSparkMapOutput(new Random(3), List.of(dir), 0, 0,
           new int[] {8 << 20, 1 << 20}, true);
-      try (CourierClient registrar = CourierClient.connect(group, sender.address(), "exec-1")) {
+      try (CourierClient registrar = Agents.client(group, sender.address(), "exec-1")) {
         registrar.register(RegisterSpark.newBuilder().setAppId("app").setExecId("1").addLocalDirs(dir.toString())
             .setSubDirsPerLocalDir(64).setChecksumAlgorithm("ADLER32").build()).get(10, TimeUnit.SECONDS);
       }
-      CourierClient leaver = CourierClient.connect(group, fetcher.address(), "exec-0");
+      CourierClient leaver = Agents.client(group, fetcher.address(), "exec-0");
       leaver.fetch("app/0", List.of(block(sender, 0)), d -> {}, 256 << 10);
       Thread.sleep(100);
       leaver.close();
-      try (CourierClient stayer = CourierClient.connect(group, fetcher.address(), "exec-0")) {
+      try (CourierClient stayer = Agents.client(group, fetcher.address(), "exec-0")) {
         java.io.ByteArrayOutputStream got = new java.io.ByteArrayOutputStream();
         long n = stayer.fetch("app/1", List.of(block(sender, 1)), d -> {
           byte[] b = new byte[d.readableBytes()];

@@ -1,5 +1,7 @@
 package org.coflow.courier.transport;
 
+import org.coflow.courier.merge.CourierConfig;
+import org.coflow.courier.testing.Agents;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -20,8 +22,8 @@ import org.coflow.api.proto.courier.v1.BlockRef;
 import org.coflow.api.proto.courier.v1.RegisterSpark;
 import org.coflow.api.proto.courier.v1.RemoteBlock;
 import org.coflow.courier.CourierAgent;
-import org.coflow.courier.fetch.BlockStream;
-import org.coflow.courier.fetch.CourierClient;
+import org.coflow.courier.client.BlockStream;
+import org.coflow.courier.client.CourierClient;
 import org.coflow.courier.testing.LeakCheck;
 import org.coflow.courier.testing.ShuffleFiles;
 import org.junit.jupiter.api.Test;
@@ -46,22 +48,21 @@ class BlockStreamTest {
   void streamsExactBytesAndSurvivesEarlyClose(@TempDir Path tmp) throws Exception {
     NioEventLoopGroup group = new NioEventLoopGroup(1);
     // One data connection: a cancelled stream that still counted as running would block the rest.
-    try (CourierAgent sender = CourierAgent.start("exec-1", new InetSocketAddress("127.0.0.1", 0), 1);
-        CourierAgent other = CourierAgent.start("exec-2", new InetSocketAddress("127.0.0.1", 0), 1);
-        CourierAgent fetcher = CourierAgent.start("exec-0", new InetSocketAddress("127.0.0.1", 0), 1,
-            org.coflow.courier.enforce.LinkRate.UNLIMITED, null, List.of(), 1, 1e12)) {
+    try (CourierAgent sender = CourierAgent.start(Agents.local("exec-1", 1));
+        CourierAgent other = CourierAgent.start(Agents.local("exec-2", 1));
+        CourierAgent fetcher = CourierAgent.start(Agents.local("exec-0", 1).set(CourierConfig.MAX_NUM, 1).set(CourierConfig.MIN_SIZE, (long) (1e12)))) {
       Path dir = Files.createDirectories(tmp.resolve("blockmgr")).toRealPath();
       byte[][] parts = ShuffleFiles.writeSparkMapOutput(new Random(9), List.of(dir), 0, 0,
           new int[] {3 << 20, 200_000, 5}, true);
-      try (CourierClient registrar = CourierClient.connect(group, sender.address(), "exec-1")) {
+      try (CourierClient registrar = Agents.client(group, sender.address(), "exec-1")) {
         registrar.register(RegisterSpark.newBuilder().setAppId("app").setExecId("1").addLocalDirs(dir.toString())
             .setSubDirsPerLocalDir(64).setChecksumAlgorithm("ADLER32").build()).get(10, TimeUnit.SECONDS);
       }
-      try (CourierClient registrar = CourierClient.connect(group, other.address(), "exec-2")) {
+      try (CourierClient registrar = Agents.client(group, other.address(), "exec-2")) {
         registrar.register(RegisterSpark.newBuilder().setAppId("app").setExecId("1").addLocalDirs(dir.toString())
             .setSubDirsPerLocalDir(64).setChecksumAlgorithm("ADLER32").build()).get(10, TimeUnit.SECONDS);
       }
-      try (CourierClient client = CourierClient.connect(group, fetcher.address(), "exec-0")) {
+      try (CourierClient client = Agents.client(group, fetcher.address(), "exec-0")) {
         for (int round = 0; round < 3; round++) {
           BlockStream early = client.stream("app/0", block(sender, 0), 64 << 10);
           assertEquals(3 << 20, early.length());
@@ -90,8 +91,8 @@ class BlockStreamTest {
   void aSilentPeerTimesOut() throws Exception {
     NioEventLoopGroup group = new NioEventLoopGroup(1);
     try (ServerSocket silent = new ServerSocket(0, 10, java.net.InetAddress.getLoopbackAddress());
-        CourierAgent fetcher = CourierAgent.start("exec-0", new InetSocketAddress("127.0.0.1", 0), 1);
-        CourierClient client = CourierClient.connect(group, fetcher.address(), "exec-0")) {
+        CourierAgent fetcher = CourierAgent.start(Agents.local("exec-0", 1));
+        CourierClient client = Agents.client(group, fetcher.address(), "exec-0")) {
       Thread acceptor = new Thread(() -> {
         try {
           Socket s = silent.accept(); // accepts, then never says a word

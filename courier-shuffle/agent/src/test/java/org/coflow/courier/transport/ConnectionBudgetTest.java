@@ -1,5 +1,7 @@
 package org.coflow.courier.transport;
 
+import org.coflow.courier.merge.CourierConfig;
+import org.coflow.courier.testing.Agents;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -18,7 +20,7 @@ import org.coflow.api.proto.courier.v1.RegisterSpark;
 import org.coflow.api.proto.courier.v1.RemoteBlock;
 import org.coflow.courier.CourierAgent;
 import org.coflow.courier.enforce.LinkRate;
-import org.coflow.courier.fetch.CourierClient;
+import org.coflow.courier.client.CourierClient;
 import org.coflow.courier.testing.LeakCheck;
 import org.coflow.courier.testing.ShuffleFiles;
 import org.junit.jupiter.api.Test;
@@ -34,19 +36,18 @@ class ConnectionBudgetTest {
       long minSize) throws Exception {
     NioEventLoopGroup group = new NioEventLoopGroup(1);
     List<CourierAgent> servers = new ArrayList<>();
-    try (CourierAgent fetcher = CourierAgent.start("exec-0", new InetSocketAddress("127.0.0.1", 0), 2,
-        LinkRate.UNLIMITED, null, List.of(), maxNum, minSize)) {
+    try (CourierAgent fetcher = CourierAgent.start(Agents.local("exec-0", 2).set(CourierConfig.MAX_NUM, maxNum).set(CourierConfig.MIN_SIZE, (long) (minSize)))) {
       List<RemoteBlock> blocks = new ArrayList<>();
       List<byte[]> expected = new ArrayList<>();
       Path out = Files.createDirectories(tmp.resolve("fetched")).toRealPath();
       for (int h = 1; h <= peers; h++) {
-        CourierAgent s = CourierAgent.start("exec-" + h, new InetSocketAddress("127.0.0.1", 0), 1);
+        CourierAgent s = CourierAgent.start(Agents.local("exec-" + h, 1));
         servers.add(s);
         Path dir = Files.createDirectories(tmp.resolve("host-" + h)).toRealPath();
         int[] sizes = new int[partitions];
         java.util.Arrays.fill(sizes, partitionSize);
         byte[][] parts = ShuffleFiles.writeSparkMapOutput(new Random(h), List.of(dir), 0, h, sizes, true);
-        try (CourierClient r = CourierClient.connect(group, s.address(), "exec-" + h)) {
+        try (CourierClient r = Agents.client(group, s.address(), "exec-" + h)) {
           r.register(RegisterSpark.newBuilder().setAppId("a").setExecId("" + h).addLocalDirs(dir.toString())
               .setSubDirsPerLocalDir(64).setChecksumAlgorithm("ADLER32").build()).get(10, TimeUnit.SECONDS);
         }
@@ -58,7 +59,7 @@ class ConnectionBudgetTest {
               .setTargetFile(out.resolve("b-" + h + "-" + p).toString()).build());
         }
       }
-      try (CourierClient client = CourierClient.connect(group, fetcher.address(), "exec-0")) {
+      try (CourierClient client = Agents.client(group, fetcher.address(), "exec-0")) {
         client.register(RegisterSpark.newBuilder().setAppId("a").setExecId("0").addLocalDirs(out.toString())
             .setSubDirsPerLocalDir(64).build()).get(10, TimeUnit.SECONDS);
         List<CompletableFuture<Long>> done = client.fetch("a/0", blocks, d -> {}, 1 << 20);

@@ -1,5 +1,7 @@
 package org.coflow.courier.transport;
 
+import org.coflow.courier.merge.CourierConfig;
+import org.coflow.courier.testing.Agents;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -22,7 +24,7 @@ import org.coflow.api.proto.courier.v1.ErrorCode;
 import org.coflow.api.proto.courier.v1.RegisterSpark;
 import org.coflow.api.proto.courier.v1.RemoteBlock;
 import org.coflow.courier.CourierAgent;
-import org.coflow.courier.fetch.CourierClient;
+import org.coflow.courier.client.CourierClient;
 import org.coflow.courier.protocol.ProtocolException;
 import org.coflow.courier.testing.LeakCheck;
 import org.coflow.courier.testing.ShuffleFiles;
@@ -52,8 +54,7 @@ class MultiAgentTest {
       Map<String, byte[]> expected = new HashMap<>();
       List<Path> dirs = new ArrayList<>();
       for (int h = 0; h < HOSTS; h++) {
-        agents.add(CourierAgent.start("exec-" + h, new InetSocketAddress("127.0.0.1", 0), 2,
-            org.coflow.courier.enforce.LinkRate.UNLIMITED, null, List.of(), MAX_NUM, 1 << 20));
+        agents.add(CourierAgent.start(Agents.local("exec-" + h, 2).set(CourierConfig.MAX_NUM, MAX_NUM).set(CourierConfig.MIN_SIZE, (long) (1 << 20))));
         Path dir = Files.createDirectories(tmp.resolve("host-" + h + "/blockmgr")).toRealPath();
         dirs.add(dir);
         for (int s = 0; s < COFLOWS; s++) {
@@ -66,7 +67,7 @@ class MultiAgentTest {
             expected.put(s + "/" + h + "/" + r, parts[r]);
           }
         }
-        try (CourierClient registrar = CourierClient.connect(clientGroup, agents.get(h).address(), "exec-" + h)) {
+        try (CourierClient registrar = Agents.client(clientGroup, agents.get(h).address(), "exec-" + h)) {
           assertEquals("spark/app-1/" + h, registrar.register(RegisterSpark.newBuilder().setAppId("app-1")
               .setExecId(Integer.toString(h)).addLocalDirs(dir.toString()).setSubDirsPerLocalDir(64)
               .setChecksumAlgorithm("ADLER32").build()).get(10, TimeUnit.SECONDS));
@@ -78,7 +79,7 @@ class MultiAgentTest {
       Map<String, Path> files = new HashMap<>();
       for (int h = 0; h < HOSTS; h++) {
         for (int c = 0; c < CLIENTS; c++) {
-          CourierClient client = CourierClient.connect(clientGroup, agents.get(h).address(), "exec-" + h);
+          CourierClient client = Agents.client(clientGroup, agents.get(h).address(), "exec-" + h);
           clients.add(client);
           for (int s = 0; s < COFLOWS; s++) {
             List<RemoteBlock> blocks = new ArrayList<>();
@@ -157,8 +158,8 @@ class MultiAgentTest {
   @Test
   void clientsCannotWriteOutsideRegisteredDirectoriesNorReachStrangers(@TempDir Path tmp) throws Exception {
     NioEventLoopGroup group = new NioEventLoopGroup(1);
-    try (CourierAgent agent = CourierAgent.start("exec-0", new InetSocketAddress("127.0.0.1", 0), 1);
-        CourierClient client = CourierClient.connect(group, agent.address(), "exec-0")) {
+    try (CourierAgent agent = CourierAgent.start(Agents.local("exec-0", 1));
+        CourierClient client = Agents.client(group, agent.address(), "exec-0")) {
       Path dir = Files.createDirectories(tmp.resolve("blockmgr")).toRealPath();
       client.register(RegisterSpark.newBuilder().setAppId("a").setExecId("0").addLocalDirs(dir.toString())
           .setSubDirsPerLocalDir(64).build()).get(10, TimeUnit.SECONDS);

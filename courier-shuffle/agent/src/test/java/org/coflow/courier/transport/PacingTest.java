@@ -1,5 +1,6 @@
 package org.coflow.courier.transport;
 
+import org.coflow.courier.testing.Agents;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -14,7 +15,7 @@ import org.coflow.api.proto.courier.v1.BlockRef;
 import org.coflow.api.proto.courier.v1.RegisterSpark;
 import org.coflow.api.proto.courier.v1.RemoteBlock;
 import org.coflow.courier.CourierAgent;
-import org.coflow.courier.fetch.CourierClient;
+import org.coflow.courier.client.CourierClient;
 import org.coflow.courier.testing.LeakCheck;
 import org.coflow.courier.testing.Race;
 import org.coflow.courier.testing.ShuffleFiles;
@@ -35,13 +36,13 @@ class PacingTest {
   @Test
   void aPacedCoflowKeepsToItsRateAndOthersAreNotHeldBack(@TempDir Path tmp) throws Exception {
     NioEventLoopGroup group = new NioEventLoopGroup(1);
-    try (CourierAgent sender = CourierAgent.start("exec-1", new InetSocketAddress("127.0.0.1", 0), 1);
-        CourierAgent fetcher = CourierAgent.start("exec-0", new InetSocketAddress("127.0.0.1", 0), 1)) {
+    try (CourierAgent sender = CourierAgent.start(Agents.local("exec-1", 1));
+        CourierAgent fetcher = CourierAgent.start(Agents.local("exec-0", 1))) {
       Path dir = Files.createDirectories(tmp.resolve("blockmgr")).toRealPath();
       ShuffleFiles.writeSparkMapOutput(new Random(1), List.of(dir), 0, 0, new int[] {SIZE}, true);
       ShuffleFiles.writeSparkMapOutput(new Random(2), List.of(dir), 1, 0, new int[] {SIZE}, true);
-      try (CourierClient registrar = CourierClient.connect(group, sender.address(), "exec-1");
-          CourierClient client = CourierClient.connect(group, fetcher.address(), "exec-0")) {
+      try (CourierClient registrar = Agents.client(group, sender.address(), "exec-1");
+          CourierClient client = Agents.client(group, fetcher.address(), "exec-0")) {
         registerMapOutputs(registrar, dir);
         fetcher.setSchedule("paced", "exec-1", 0, RATE);
         long t0 = System.nanoTime();
@@ -64,14 +65,13 @@ class PacingTest {
   void aReceiveCapHoldsWhateverTheSenderCouldDo(@TempDir Path tmp) throws Exception {
     NioEventLoopGroup group = new NioEventLoopGroup(1);
     double cap = 8 << 20;
-    try (CourierAgent sender = CourierAgent.start("exec-1", new InetSocketAddress("127.0.0.1", 0), 1);
-        CourierAgent fetcher = CourierAgent.start("exec-0", new InetSocketAddress("127.0.0.1", 0), 1,
-            new org.coflow.courier.enforce.LinkRate(cap, 64 << 10))) {
+    try (CourierAgent sender = CourierAgent.start(Agents.local("exec-1", 1));
+        CourierAgent fetcher = CourierAgent.start(Agents.local("exec-0", 1).link(new org.coflow.courier.enforce.LinkRate(cap, 64 << 10)))) {
       Path dir = Files.createDirectories(tmp.resolve("blockmgr")).toRealPath();
       byte[][] parts = ShuffleFiles.writeSparkMapOutput(new Random(1), List.of(dir), 0, 0, new int[] {SIZE}, true);
       Path out = Files.createDirectories(tmp.resolve("out")).toRealPath();
-      try (CourierClient registrar = CourierClient.connect(group, sender.address(), "exec-1");
-          CourierClient client = CourierClient.connect(group, fetcher.address(), "exec-0")) {
+      try (CourierClient registrar = Agents.client(group, sender.address(), "exec-1");
+          CourierClient client = Agents.client(group, fetcher.address(), "exec-0")) {
         registerMapOutputs(registrar, dir);
         client.register(RegisterSpark.newBuilder().setAppId("app").setExecId("0").addLocalDirs(out.toString())
             .setSubDirsPerLocalDir(64).build()).get(10, TimeUnit.SECONDS);
@@ -103,12 +103,12 @@ class PacingTest {
   void aPaceNobodyRenewsIsLifted(@TempDir Path tmp) throws Exception {
     NioEventLoopGroup group = new NioEventLoopGroup(1);
     double slow = 256 << 10; // 12 s for the block
-    try (CourierAgent sender = CourierAgent.start("exec-1", new InetSocketAddress("127.0.0.1", 0), 1);
-        CourierAgent fetcher = CourierAgent.start("exec-0", new InetSocketAddress("127.0.0.1", 0), 1)) {
+    try (CourierAgent sender = CourierAgent.start(Agents.local("exec-1", 1));
+        CourierAgent fetcher = CourierAgent.start(Agents.local("exec-0", 1))) {
       Path dir = Files.createDirectories(tmp.resolve("blockmgr")).toRealPath();
       ShuffleFiles.writeSparkMapOutput(new Random(1), List.of(dir), 0, 0, new int[] {SIZE}, true);
-      try (CourierClient registrar = CourierClient.connect(group, sender.address(), "exec-1");
-          CourierClient client = CourierClient.connect(group, fetcher.address(), "exec-0")) {
+      try (CourierClient registrar = Agents.client(group, sender.address(), "exec-1");
+          CourierClient client = Agents.client(group, fetcher.address(), "exec-0")) {
         registerMapOutputs(registrar, dir);
         fetcher.setSchedule("c", "exec-1", 3, slow);
         fetcher.setSchedule("other", "exec-1", 1, slow);
@@ -117,7 +117,7 @@ class PacingTest {
             1 << 20).get(0);
         Thread.sleep(500);
         assertTrue(!done.isDone(), "the block was not paced to begin with");
-        fetcher.unpaceAllBut(java.util.Set.of(org.coflow.courier.fetch.FlowTracker.key("other", "exec-1")));
+        fetcher.unpaceAllBut(java.util.Set.of(org.coflow.courier.flow.FlowKey.of("other", "exec-1")));
         assertEquals(SIZE, done.get(30, TimeUnit.SECONDS));
         double seconds = (System.nanoTime() - t0) / 1e9;
         assertTrue(seconds < SIZE / slow / 2, "the block took " + seconds + " s: still paced at " + slow + " B/s");
@@ -139,14 +139,12 @@ class PacingTest {
     int blocks = 400;
     int[] sizes = new int[blocks];
     java.util.Arrays.fill(sizes, 64);
-    try (CourierAgent sender = CourierAgent.start("exec-1", new InetSocketAddress("127.0.0.1", 0), 1,
-            org.coflow.courier.enforce.LinkRate.withSlack(cap, 64 << 10));
-        CourierAgent fetcher = CourierAgent.start("exec-0", new InetSocketAddress("127.0.0.1", 0), 1,
-            org.coflow.courier.enforce.LinkRate.withSlack(cap, 64 << 10))) {
+    try (CourierAgent sender = CourierAgent.start(Agents.local("exec-1", 1).link(org.coflow.courier.enforce.LinkRate.withSlack(cap, 64 << 10)));
+        CourierAgent fetcher = CourierAgent.start(Agents.local("exec-0", 1).link(org.coflow.courier.enforce.LinkRate.withSlack(cap, 64 << 10)))) {
       Path dir = Files.createDirectories(tmp.resolve("blockmgr")).toRealPath();
       byte[][] parts = ShuffleFiles.writeSparkMapOutput(new Random(3), List.of(dir), 0, 0, sizes, true);
-      try (CourierClient registrar = CourierClient.connect(group, sender.address(), "exec-1");
-          CourierClient client = CourierClient.connect(group, fetcher.address(), "exec-0")) {
+      try (CourierClient registrar = Agents.client(group, sender.address(), "exec-1");
+          CourierClient client = Agents.client(group, fetcher.address(), "exec-0")) {
         registerMapOutputs(registrar, dir);
         List<RemoteBlock> request = new java.util.ArrayList<>();
         for (int r = 0; r < blocks; r++) {

@@ -1,5 +1,6 @@
 package org.coflow.courier.transport;
 
+import org.coflow.courier.testing.Agents;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -15,7 +16,7 @@ import org.coflow.api.proto.courier.v1.RegisterSpark;
 import org.coflow.api.proto.courier.v1.RemoteBlock;
 import org.coflow.courier.CourierAgent;
 import org.coflow.courier.enforce.LinkRate;
-import org.coflow.courier.fetch.CourierClient;
+import org.coflow.courier.client.CourierClient;
 import org.coflow.courier.testing.LeakCheck;
 import org.coflow.courier.testing.Race;
 import org.coflow.courier.testing.ShuffleFiles;
@@ -41,15 +42,13 @@ class PriorityTest {
   long lowBytesWhenHighDone(Path tmp, int lowPriority, int highPriority, boolean capAtReceiver) throws Exception {
     NioEventLoopGroup group = new NioEventLoopGroup(1);
     LinkRate cap = new LinkRate(12 << 20, 64 << 10);
-    try (CourierAgent sender = CourierAgent.start("exec-1", new InetSocketAddress("127.0.0.1", 0), 1,
-            capAtReceiver ? LinkRate.UNLIMITED : cap);
-        CourierAgent fetcher = CourierAgent.start("exec-0", new InetSocketAddress("127.0.0.1", 0), 1,
-            capAtReceiver ? cap : LinkRate.UNLIMITED)) {
+    try (CourierAgent sender = CourierAgent.start(Agents.local("exec-1", 1).link(capAtReceiver ? LinkRate.UNLIMITED : cap));
+        CourierAgent fetcher = CourierAgent.start(Agents.local("exec-0", 1).link(capAtReceiver ? cap : LinkRate.UNLIMITED))) {
       Path dir = Files.createDirectories(tmp.resolve("blockmgr")).toRealPath();
       ShuffleFiles.writeSparkMapOutput(new Random(1), List.of(dir), 0, 0, new int[] {SIZE}, true);
       ShuffleFiles.writeSparkMapOutput(new Random(2), List.of(dir), 1, 0, new int[] {SIZE}, true);
-      try (CourierClient registrar = CourierClient.connect(group, sender.address(), "exec-1");
-          CourierClient client = CourierClient.connect(group, fetcher.address(), "exec-0")) {
+      try (CourierClient registrar = Agents.client(group, sender.address(), "exec-1");
+          CourierClient client = Agents.client(group, fetcher.address(), "exec-0")) {
         registrar.register(RegisterSpark.newBuilder().setAppId("app").setExecId("1")
             .addLocalDirs(dir.toString()).setSubDirsPerLocalDir(64).setChecksumAlgorithm("ADLER32").build())
             .get(10, TimeUnit.SECONDS);

@@ -1,25 +1,35 @@
 package org.coflow.courier.mapreduce;
 
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.coflow.api.config.Config;
 import org.coflow.api.config.ConfigKey;
 import org.coflow.api.config.ConfigRegistry;
 import org.coflow.api.config.ConfigType;
+import org.coflow.courier.merge.CourierConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The MapReduce adapter's keys ({@code coflow.courier.mapreduce.*}): the NodeManager's in
- * {@code yarn-site.xml}, the reducers' in {@code mapred-site.xml} or the job's configuration. The
- * agent port and master must be the same on both sides. Free of Hadoop classes, so that the
- * documentation can list it anywhere.
+ * The MapReduce adapter's keys ({@code mapreduce.shuffle.courier.*}, beside Hadoop's own
+ * {@code mapreduce.shuffle.*}): the NodeManager's in {@code yarn-site.xml}, the reducers' in
+ * {@code mapred-site.xml} or the job's configuration. The agent port and master must be the same
+ * on both sides. The names of 0.1 ({@code coflow.courier.mapreduce.*}) still work, with a
+ * warning naming the new key. Free of Hadoop classes, so that the documentation can list it
+ * anywhere.
  */
 public final class CourierMapReduceConfig implements ConfigRegistry.Provider {
-  public static final String PREFIX = "coflow.courier.mapreduce.";
+  public static final String PREFIX = "mapreduce.shuffle.courier.";
+  /** The prefix of 0.1, still read: {@code coflow.courier.mapreduce.X} is {@code mapreduce.shuffle.courier.X}. */
+  public static final String DEPRECATED_PREFIX = "coflow.courier.mapreduce.";
+  private static final Logger LOG = LoggerFactory.getLogger(CourierMapReduceConfig.class);
 
   public static final ConfigRegistry REGISTRY = new ConfigRegistry("MapReduce adapter",
       "Keys of `CourierShuffleHandler` (NodeManager, `yarn-site.xml`) and of the reducers' "
-          + "`CourierShuffle` (`mapred-site.xml` or the job); see docs/mapreduce.md.");
+          + "`CourierShuffle` (`mapred-site.xml` or the job); see docs/mapreduce.md. The names of 0.1, "
+          + "`coflow.courier.mapreduce.*`, are deprecated aliases: still read, with a warning.");
 
   public static final ConfigKey<Boolean> ENABLED = REGISTRY.add(ConfigKey
       .builder(PREFIX + "enabled", ConfigType.BOOLEAN)
@@ -62,9 +72,31 @@ public final class CourierMapReduceConfig implements ConfigRegistry.Provider {
       .check(v -> v >= (64 << 10), "at least 64k")
       .since("0.1.0").build());
 
-  /** Parses the {@code coflow.courier.mapreduce.*} entries; an unknown key or bad value fails, named. */
+  /**
+   * The agent's own keys ({@code coflow.courier.maxNum}, {@code minSize}, {@code threads}) for the
+   * NodeManager's agent, as {@code mapreduce.shuffle.courier.maxNum} and so on.
+   */
+  public static final CourierConfig.Exposed AGENT_KEYS = CourierConfig.exposeUnder(REGISTRY, PREFIX);
+
+  /**
+   * Parses the adapter's entries out of a Hadoop configuration's key/values (any other keys are
+   * ignored); an unknown key or a bad value fails, named. A deprecated name is read as its new
+   * one, with a warning; where both are set, the new one wins.
+   */
   public static Config parse(Map<String, String> entries) {
-    return Config.parse(entries, List.of(PREFIX), REGISTRY);
+    Map<String, String> raw = new HashMap<>();
+    for (Map.Entry<String, String> e : entries.entrySet()) {
+      if (e.getKey().startsWith(DEPRECATED_PREFIX)) {
+        String renamed = PREFIX + e.getKey().substring(DEPRECATED_PREFIX.length());
+        LOG.warn("Courier: configuration key {} is deprecated; use {}", e.getKey(), renamed);
+        if (!entries.containsKey(renamed)) {
+          raw.put(renamed, e.getValue());
+        }
+      } else if (e.getKey().startsWith(PREFIX)) {
+        raw.put(e.getKey(), e.getValue());
+      }
+    }
+    return Config.parse(raw, List.of(PREFIX), REGISTRY);
   }
 
   @Override

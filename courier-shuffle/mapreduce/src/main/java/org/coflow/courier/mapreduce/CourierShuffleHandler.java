@@ -23,9 +23,11 @@ import org.apache.hadoop.yarn.server.api.ApplicationInitializationContext;
 import org.apache.hadoop.yarn.server.api.ApplicationTerminationContext;
 import org.coflow.api.config.Config;
 import org.coflow.api.proto.courier.v1.RegisterMapReduce;
+import org.coflow.courier.AgentOptions;
 import org.coflow.courier.CourierAgent;
-import org.coflow.courier.enforce.LinkRate;
 import org.coflow.courier.merge.CourierConfig;
+import org.coflow.courier.protocol.BlockSetId;
+import org.coflow.courier.protocol.HostPort;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,7 +43,7 @@ import org.slf4j.LoggerFactory;
  * {@code TaskAttemptImpl}), and could not learn this NodeManager's shuffle port either.
  *
  * <p>The agent's host id is the NodeManager's shuffle address ({@code host:port}, what reducers
- * call the map host); it listens on {@code coflow.courier.mapreduce.agent.port}, reports to the
+ * call the map host); it listens on {@code mapreduce.shuffle.courier.agent.port}, reports to the
  * master if one is set, and writes its address into {@code <local dir>/courier-agent} of every
  * NodeManager local dir, where this node's reducers find it without any master. A failure to
  * start the agent is logged and leaves the stock shuffle running: jobs fall back to it.
@@ -50,9 +52,6 @@ public class CourierShuffleHandler extends ShuffleHandler {
   private static final Logger LOG = LoggerFactory.getLogger(CourierShuffleHandler.class);
   /** The file, in each NodeManager local dir, that names the node's agent ("host id\naddress\n"). */
   public static final String AGENT_FILE = "courier-agent";
-
-  /** Agents of the NodeManagers in this JVM (several in a MiniYARNCluster), by host id: for tests. */
-  private static final Map<String, CourierShuffleHandler> RUNNING = new ConcurrentHashMap<>();
 
   private volatile CourierAgent agent;
   private List<String> localDirs = List.of();
@@ -67,26 +66,23 @@ public class CourierShuffleHandler extends ShuffleHandler {
     localDirs = List.of(conf.getTrimmedStrings("yarn.nodemanager.local-dirs"));
     CourierAgent started = null;
     try {
-      Config cfg = CourierMapReduceConfig.parse(conf.getPropsWithPrefix(CourierMapReduceConfig.PREFIX).entrySet()
-          .stream().collect(java.util.stream.Collectors.toMap(e -> CourierMapReduceConfig.PREFIX + e.getKey(),
-              Map.Entry::getValue)));
-      hostId = nodeHost(conf) + ":" + shufflePort;
-      double rate = cfg.get(CourierMapReduceConfig.LINK_RATE);
+      Config cfg = HadoopSettings.of(conf);
+      String host = nodeHost(conf);
+      hostId = HostPort.of(host, shufflePort).toString();
       String master = cfg.get(CourierMapReduceConfig.MASTER);
       int port = cfg.get(CourierMapReduceConfig.AGENT_PORT);
       // A fixed port listens on every interface, as the stock shuffle does; port 0 (several
       // NodeManagers on one machine) binds the node's host, the address the master then hands out.
-      InetSocketAddress bind = port > 0 ? new InetSocketAddress(port)
-          : new InetSocketAddress(hostId.substring(0, hostId.lastIndexOf(':')), 0);
-      started = CourierAgent.start(hostId, bind, 2,
-          LinkRate.withSlack(rate, CourierAgent.CHUNK_SIZE),
-          master.isEmpty() ? null : master, List.of(), CourierConfig.MAX_NUM.defaultValue(),
-          CourierConfig.MIN_SIZE.defaultValue(), hostId);
+      InetSocketAddress bind = port > 0 ? new InetSocketAddress(port) : new InetSocketAddress(host, 0);
+      started = CourierAgent.start(AgentOptions.forHost(hostId).bind(bind)
+          .config(CourierMapReduceConfig.AGENT_KEYS.agentConfig(cfg))
+          .set(CourierConfig.LINK_RATE, cfg.get(CourierMapReduceConfig.LINK_RATE))
+          .set(CourierConfig.MASTER, master)
+          .engineAddress(hostId));
       // Only this NodeManager, which holds the jobs' tokens, registers map outputs.
       started.registry().refuseClientMapReduce();
       agent = started;
       advertise();
-      RUNNING.put(hostId, this);
       LOG.info("Courier agent of NodeManager {} listening on port {} (master: {})", hostId,
           agent.address().getPort(), master.isEmpty() ? "none" : master);
     } catch (Exception | LinkageError e) {
@@ -172,7 +168,8 @@ public class CourierShuffleHandler extends ShuffleHandler {
     CourierAgent a = agent;
     if (a != null) {
       ApplicationId app = context.getApplicationId();
-      a.registry().unregister("mr/" + new JobID(Long.toString(app.getClusterTimestamp()), app.getId()));
+      a.registry().unregister(BlockSetId.mapReduce(
+          new JobID(Long.toString(app.getClusterTimestamp()), app.getId()).toString()).toString());
     }
   }
 
@@ -187,7 +184,6 @@ public class CourierShuffleHandler extends ShuffleHandler {
     CourierAgent a = agent;
     agent = null;
     if (a != null) {
-      RUNNING.remove(hostId, this);
       a.close();
     }
   }
@@ -200,10 +196,5 @@ public class CourierShuffleHandler extends ShuffleHandler {
   /** This NodeManager's shuffle address, its agent's host id. */
   public String hostId() {
     return hostId;
-  }
-
-  /** The handlers running in this JVM (tests: one per NodeManager of a MiniYARNCluster). */
-  public static List<CourierShuffleHandler> running() {
-    return new ArrayList<>(RUNNING.values());
   }
 }

@@ -1,63 +1,34 @@
 package org.coflow.courier.mapreduce;
 
-import io.netty.channel.nio.NioEventLoopGroup;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.conf.Configuration;
 import org.coflow.api.client.CoflowRegistrar;
 import org.coflow.api.config.Config;
 import org.coflow.api.proto.v1.FindAgentResponse;
-import org.coflow.courier.fetch.CourierClient;
+import org.coflow.courier.client.BlockStream;
+import org.coflow.courier.client.LocalAgent;
+import org.coflow.courier.client.RemoteAgent;
+import org.coflow.courier.client.RemoteAgents;
+import org.coflow.courier.protocol.HostPort;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A reduce task's view of the agents: a connection to its own node's agent (named in the
- * NodeManager's local dirs by {@link CourierShuffleHandler}), and where each map host's agent
- * listens: at the map host and the cluster-wide agent port, or, where that port is 0, as the
- * master's registry says for the map host's shuffle address. Hosts whose agent failed are skipped
- * for a while (their maps go through the stock fetch). Thread-safe; one per reduce task.
+ * A reduce task's glue to the engine-neutral client layer: its node's agent (a {@link LocalAgent}
+ * reached at the address {@link CourierShuffleHandler} advertises in the NodeManager's local
+ * dirs), and where each map host's agent listens ({@link RemoteAgents}): at the map host and the
+ * cluster-wide agent port, or, where that port is 0, as the master's registry says for the map
+ * host's shuffle address. Hosts whose agent failed are skipped for a while (their maps go through
+ * the stock fetch). Thread-safe; one per reduce task.
  */
 public final class ReducerAgents implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ReducerAgents.class);
-  /** How long a map host whose agent failed is fetched from with the stock shuffle only. */
+  /** How long a map host whose agent failed (or is unknown) is fetched from with the stock shuffle only. */
   static final long SKIP_MILLIS = 30_000;
-
-  /** A map host's agent. */
-  public static final class Agent {
-    public final String hostId;
-    public final String address;
-
-    Agent(String hostId, String address) {
-      this.hostId = hostId;
-      this.address = address;
-    }
-  }
-
-  private final NioEventLoopGroup group;
-  private final CourierClient client;
-  private final String localHostId;
-  private final int agentPort;
-  private final CoflowRegistrar master;
-  private final long window;
-  private final Map<String, Agent> agents = new ConcurrentHashMap<>();
-  private final Map<String, Long> skipUntil = new ConcurrentHashMap<>();
-
-  private ReducerAgents(NioEventLoopGroup group, CourierClient client, String localHostId, int agentPort,
-      CoflowRegistrar master, long window) {
-    this.group = group;
-    this.client = client;
-    this.localHostId = localHostId;
-    this.agentPort = agentPort;
-    this.master = master;
-    this.window = window;
-  }
 
   /**
    * How long a lookup of a map host's agent waits for the master. The reducer's first call also
@@ -67,6 +38,25 @@ public final class ReducerAgents implements AutoCloseable {
    * host, before it uses the stock fetch.
    */
   static final long MASTER_DEADLINE_MILLIS = 15_000;
+
+  private final LocalAgent local;
+  private final int agentPort;
+  private final CoflowRegistrar master;
+  private final long window;
+  private final RemoteAgents<String> remotes;
+
+  private ReducerAgents(LocalAgent local, int agentPort, CoflowRegistrar master, long window) {
+    this.local = local;
+    this.agentPort = agentPort;
+    this.master = master;
+    this.window = window;
+    this.remotes = new RemoteAgents<>(this::resolve, SKIP_MILLIS);
+  }
+
+  /** The adapter's settings out of a job's or NodeManager's configuration (new and deprecated key names). */
+  public static Config settings(Configuration conf) {
+    return HadoopSettings.of(conf);
+  }
 
   /**
    * Connects to this node's agent, found through {@code taskLocalDirs} (the task's
@@ -81,22 +71,21 @@ public final class ReducerAgents implements AutoCloseable {
           CourierMapReduceConfig.AGENT_PORT.key(), CourierMapReduceConfig.MASTER.key());
       return null;
     }
-    String[] local = advertised(taskLocalDirs);
-    if (local == null) {
+    String[] advertised = advertised(taskLocalDirs);
+    if (advertised == null) {
       LOG.warn("Courier: no agent is advertised in this node's local dirs ({} in the NodeManager local dir above {}); "
           + "is CourierShuffleHandler the class of mapreduce_shuffle? Using the stock shuffle",
           CourierShuffleHandler.AGENT_FILE, taskLocalDirs);
       return null;
     }
-    NioEventLoopGroup group = new NioEventLoopGroup(1);
     try {
-      CourierClient client = CourierClient.connect(group, parse(local[1]), local[0]);
-      return new ReducerAgents(group, client, local[0], port,
+      LocalAgent local = LocalAgent.reach(advertised[0],
+          HostPort.parse(advertised[1], "the agent address in " + CourierShuffleHandler.AGENT_FILE));
+      return new ReducerAgents(local, port,
           masterAddress.isEmpty() ? null : new CoflowRegistrar(masterAddress, MASTER_DEADLINE_MILLIS),
           cfg.get(CourierMapReduceConfig.WINDOW));
     } catch (Exception e) {
-      group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-      LOG.warn("Courier: the node's agent at {} cannot be reached ({}); using the stock shuffle", local[1], e.toString());
+      LOG.warn("Courier: the node's agent at {} cannot be reached; using the stock shuffle", advertised[1], e);
       return null;
     }
   }
@@ -125,21 +114,14 @@ public final class ReducerAgents implements AutoCloseable {
     return null;
   }
 
-  static InetSocketAddress parse(String hostPort) {
-    return org.coflow.courier.fetch.FetchService.parse(hostPort);
-  }
-
-  public CourierClient client() {
-    return client;
-  }
-
-  public long window() {
-    return window;
+  /** One map output through this node's agent, as a blocking stream. */
+  public BlockStream stream(String coflowId, org.coflow.api.proto.courier.v1.RemoteBlock block) {
+    return local.stream(coflowId, block, window);
   }
 
   /** This node's agent's host id. */
   public String localHostId() {
-    return localHostId;
+    return local.hostId();
   }
 
   /**
@@ -147,47 +129,40 @@ public final class ReducerAgents implements AutoCloseable {
    * or null: the local agent is down, the host is being skipped after a failure, or the master
    * does not know it.
    */
-  public Agent agentOf(String mapHost) {
-    if (!client.isOpen()) {
+  public RemoteAgent agentOf(String mapHost) {
+    if (!local.isAlive()) {
       return null;
     }
-    Long until = skipUntil.get(mapHost);
-    if (until != null) {
-      if (System.currentTimeMillis() < until) {
-        return null;
-      }
-      skipUntil.remove(mapHost);
+    try {
+      return remotes.get(mapHost);
+    } catch (Exception e) {
+      LOG.info("Courier: finding the agent of map host {} failed; fetching from it with the stock shuffle", mapHost, e);
+      remotes.failed(mapHost);
+      return null;
     }
-    Agent a = agents.get(mapHost);
-    if (a != null) {
-      return a;
-    }
+  }
+
+  private RemoteAgent resolve(String mapHost) {
     if (agentPort > 0) {
-      int colon = mapHost.lastIndexOf(':');
-      a = new Agent(mapHost, (colon > 0 ? mapHost.substring(0, colon) : mapHost) + ":" + agentPort);
-    } else {
-      FindAgentResponse r = master.findAgent(mapHost);
-      if (r == null) {
-        LOG.info("Courier: the master knows no agent for map host {}; fetching from it with the stock shuffle", mapHost);
-        skip(mapHost);
-        return null;
-      }
-      a = new Agent(r.getHostId(), r.getDataAddress());
+      HostPort shuffle = HostPort.parse(mapHost, "map host");
+      return new RemoteAgent(mapHost, HostPort.of(shuffle.host(), agentPort));
     }
-    agents.put(mapHost, a);
-    return a;
+    FindAgentResponse r = master.findAgent(mapHost);
+    if (r == null) {
+      LOG.info("Courier: the master knows no agent for map host {}; fetching from it with the stock shuffle", mapHost);
+      return null;
+    }
+    return new RemoteAgent(r.getHostId(), HostPort.parse(r.getDataAddress(), "the master's address of " + mapHost));
   }
 
   /** A fetch through the agent of {@code mapHost} failed: use the stock shuffle for it for a while. */
   public void skip(String mapHost) {
-    agents.remove(mapHost);
-    skipUntil.put(mapHost, System.currentTimeMillis() + SKIP_MILLIS);
+    remotes.failed(mapHost);
   }
 
   @Override
   public void close() {
-    client.close();
-    group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+    local.close();
     if (master != null) {
       master.close();
     }

@@ -33,9 +33,13 @@ import org.coflow.api.proto.courier.v1.BlockRef;
 import org.coflow.api.proto.courier.v1.ErrorCode;
 import org.coflow.api.proto.courier.v1.RegisterMapReduce;
 import org.coflow.api.proto.courier.v1.RemoteBlock;
-import org.coflow.courier.fetch.BlockStream;
-import org.coflow.courier.fetch.CourierClient;
+import org.coflow.courier.CourierAgent;
+import org.coflow.courier.client.BlockStream;
+import org.coflow.courier.client.CourierClient;
+import org.coflow.courier.protocol.BlockSetId;
+import org.coflow.courier.protocol.HostPort;
 import org.coflow.courier.protocol.ProtocolException;
+import org.coflow.courier.transport.TransportContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -76,7 +80,8 @@ class ShuffleHandlerSecurityTest {
         tmp.resolve("nm/usercache/" + USER + "/appcache/application_" + CLUSTER + "_0001").toString()));
     assertNotNull(advertised, "the agent's address is in the NodeManager's local dir");
     assertEquals(handler.hostId(), advertised[0]);
-    client = CourierClient.connect(group, ReducerAgents.parse(advertised[1]), advertised[0]);
+    client = CourierClient.connect(new TransportContext(group, CourierAgent.MAX_FRAME),
+        HostPort.parse(advertised[1], "advertised agent").toAddress(), advertised[0]);
   }
 
   @AfterEach
@@ -173,7 +178,7 @@ class ShuffleHandlerSecurityTest {
     SecretKey key2 = startApp(2);
     byte[] s0 = writeMapOutput(1, 3);
     writeMapOutput(2, 3);
-    String set1 = "mr/" + job(1);
+    String set1 = BlockSetId.mapReduce(job(1)).toString();
     String block = attempt(1, 3) + "/0";
 
     assertArrayEquals(s0, fetch(set1, block, hmac(1, 3, 0, key1)), "the reducer's own HMAC: served");
@@ -183,7 +188,7 @@ class ShuffleHandlerSecurityTest {
     assertEquals(ErrorCode.ERROR_CODE_FORBIDDEN, refused(set1, block, "x" + hmac(1, 3, 0, key1)), "a mangled HMAC");
     // A reducer of job 1 naming job 2's output: its HMAC cannot be job 2's.
     assertEquals(ErrorCode.ERROR_CODE_FORBIDDEN,
-        refused("mr/" + job(2), attempt(2, 3) + "/0", hmac(2, 3, 0, key1)), "another application's output");
+        refused(BlockSetId.mapReduce(job(2)).toString(), attempt(2, 3) + "/0", hmac(2, 3, 0, key1)), "another application's output");
 
     // Nobody on the host can swap the secured registration for one without a secret.
     ExecutionException e = assertThrows(ExecutionException.class, () -> client.register(RegisterMapReduce.newBuilder()
@@ -191,7 +196,8 @@ class ShuffleHandlerSecurityTest {
     assertTrue(e.getCause().getMessage().contains("registers MapReduce jobs itself"), e.toString());
     // A refused registration is a connection-level error: the agent closed that connection.
     client.close();
-    client = CourierClient.connect(group, handler.agent().address(), handler.hostId());
+    client = CourierClient.connect(new TransportContext(group, CourierAgent.MAX_FRAME), handler.agent().address(),
+        handler.hostId());
     assertEquals(ErrorCode.ERROR_CODE_FORBIDDEN, refused(set1, block, ""), "still secured");
 
     // After the application ends, nothing of it is served, even with the right HMAC.

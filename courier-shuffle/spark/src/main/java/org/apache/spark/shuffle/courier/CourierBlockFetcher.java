@@ -20,6 +20,8 @@ import org.apache.spark.shuffle.ShuffleReadMetricsReporter;
 import org.apache.spark.storage.BlockId;
 import org.apache.spark.storage.BlockManager;
 import org.apache.spark.storage.BlockManagerId;
+import org.coflow.courier.client.RemoteAgent;
+import org.coflow.courier.protocol.BlockSetId;
 import org.apache.spark.storage.ShuffleBlockBatchId;
 import org.apache.spark.storage.ShuffleBlockId;
 import org.coflow.api.proto.courier.v1.BlockRef;
@@ -40,9 +42,9 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
     final ShuffleBlockId block;
     final long size;
     final int mapIndex;
-    final AgentDirectory.AgentInfo agent;
+    final RemoteAgent agent;
 
-    Remote(BlockManagerId location, ShuffleBlockId block, long size, int mapIndex, AgentDirectory.AgentInfo agent) {
+    Remote(BlockManagerId location, ShuffleBlockId block, long size, int mapIndex, RemoteAgent agent) {
       this.location = location;
       this.block = block;
       this.size = size;
@@ -155,9 +157,12 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
   private long lastRemoteSize;
   private volatile boolean closed;
 
+  /**
+   * @param cfg the plugin's settings: {@code maxBytesInFlight}, {@code maxBlockInMemory}, {@code fetchTimeout}
+   */
   CourierBlockFetcher(ExecutorAgent agent, String coflowId, BlockManager blockManager, TaskContext context,
       ShuffleReadMetricsReporter metrics, int shuffleId, List<Remote> remote, List<Remote> local, boolean batch,
-      long maxBytesInFlight, long maxBlockInMemory, long timeoutMillis) {
+      org.coflow.api.config.Config cfg) {
     this.agent = agent;
     this.coflowId = coflowId;
     this.blockManager = blockManager;
@@ -167,14 +172,16 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
       this.remote.add(new Batch(parts));
     }
     this.local = group(local, batch);
-    long batched = this.remote.stream().filter(b -> b.parts.size() > 1).count()
-        + this.local.stream().filter(l -> l.size() > 1).count();
-    CourierShuffleManager.BATCHED_READS.addAndGet(batched);
-    this.maxBytesInFlight = maxBytesInFlight;
-    this.maxBlockInMemory = maxBlockInMemory;
-    this.timeoutMillis = timeoutMillis;
+    this.maxBytesInFlight = cfg.get(CourierSparkConfig.MAX_BYTES_IN_FLIGHT);
+    this.maxBlockInMemory = cfg.get(CourierSparkConfig.MAX_BLOCK_IN_MEMORY);
+    this.timeoutMillis = cfg.get(CourierSparkConfig.FETCH_TIMEOUT);
     context.addTaskCompletionListener((org.apache.spark.util.TaskCompletionListener) c -> close());
     request();
+  }
+
+  /** Runs of consecutive partitions of one map output this task reads as one stream. */
+  long batchedRuns() {
+    return remote.stream().filter(b -> b.parts.size() > 1).count() + local.stream().filter(l -> l.size() > 1).count();
   }
 
   /** Sends the next requests while they fit in the in-flight budget (a lone big batch always goes). */
@@ -201,9 +208,10 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
     List<RemoteBlock> blocks = new ArrayList<>();
     for (Arrival a : arrivals) {
       Remote r = a.remote;
-      RemoteBlock.Builder b = RemoteBlock.newBuilder().setHostId(r.agent.hostId).setAgentAddress(r.agent.address)
-          .setSize(r.size).setBlock(BlockRef.newBuilder()
-              .setBlockSet("spark/" + agent.appId + "/" + r.location.executorId()).setBlock(r.block.name()));
+      RemoteBlock.Builder b = RemoteBlock.newBuilder().setHostId(r.agent.hostId())
+          .setAgentAddress(r.agent.address().toString()).setSize(r.size).setBlock(BlockRef.newBuilder()
+              .setBlockSet(BlockSetId.spark(agent.appId, r.location.executorId()).toString())
+              .setBlock(r.block.name()));
       if (a.file != null) {
         b.setTargetFile(a.file.toString());
       }
@@ -281,12 +289,12 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
       if (cause instanceof org.coflow.courier.protocol.ProtocolException
           && ((org.coflow.courier.protocol.ProtocolException) cause).code()
               == org.coflow.api.proto.courier.v1.ErrorCode.ERROR_CODE_UNREACHABLE) {
-        agent.unreachable(r.location.executorId(), r.agent.address); // the retry reads it with Spark's fetch
+        agent.unreachable(r.location.executorId(), r.agent.address()); // the retry reads it with Spark's fetch
       } else {
-        agent.forget(r.location.executorId()); // after the stage retry, ask the driver again
+        agent.failed(r.location.executorId()); // after the stage retry, ask the driver again
       }
       throw fetchFailed(r.location, shuffleId, r.block.mapId(), r.mapIndex, r.block.reduceId(),
-          "fetching " + r.block + " through the Courier agent of host " + r.agent.hostId + " failed: "
+          "fetching " + r.block + " through the Courier agent of host " + r.agent.hostId() + " failed: "
               + cause.getMessage(), cause);
     }
     lastRemoteSize = b.size;

@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.spark.ShuffleDependency;
 import org.apache.spark.SparkConf;
 import org.apache.spark.SparkEnv;
@@ -40,14 +39,12 @@ import scala.Tuple3;
  * with the shuffle's coflow id ({@code <application id>/<shuffle id>}), and reads them like
  * Spark's reader does. If this executor's agent or a remote executor's agent cannot be had, the
  * task reads with Spark's own fetch instead (logged once per executor, counted in
- * {@link #fallbacks()}).
+ * {@link #metrics()}).
  */
 public class CourierShuffleManager extends SortShuffleManager {
   private static final Logger LOG = LoggerFactory.getLogger(CourierShuffleManager.class);
-  private static final AtomicLong FALLBACKS = new AtomicLong();
-  /** Runs of consecutive blocks read as one stream (Spark's batch fetch), local or remote. */
-  static final AtomicLong BATCHED_READS = new AtomicLong();
-  private static volatile CourierShuffleManager current;
+  private final CourierShuffleMetrics counters = new CourierShuffleMetrics();
+  private boolean metricsRegistered;
 
   private final SparkConf conf;
   private final Config cfg;
@@ -56,6 +53,7 @@ public class CourierShuffleManager extends SortShuffleManager {
   private ExecutorAgent agent;
   /** Why the agent could not be had (then every read falls back), or null. */
   private String agentProblem;
+  private Throwable problemCause;
   private boolean warned;
   /** Driver with a master configured: tells it when each shuffle (coflow) begins and ends. */
   private final CoflowRegistrar registrar;
@@ -80,7 +78,11 @@ public class CourierShuffleManager extends SortShuffleManager {
       registrar = null;
       masterCalls = null;
     }
-    current = this;
+    counters.bytesFromPeers(() -> {
+      synchronized (agentLock) {
+        return agent == null ? 0 : agent.bytesFetchedFromPeers();
+      }
+    });
   }
 
   public CourierShuffleManager(SparkConf conf) {
@@ -129,6 +131,8 @@ public class CourierShuffleManager extends SortShuffleManager {
       CourierBlockFetcher blocks = plan(a, (BaseShuffleHandle<K, ?, C>) handle, startMapIndex, endMapIndex,
           startPartition, endPartition, context, metrics);
       if (blocks != null) {
+        counters.readThroughAgents();
+        counters.batched(blocks.batchedRuns());
         return new CourierShuffleReader<>((BaseShuffleHandle<K, ?, C>) handle, blocks, context, metrics,
             SparkEnv.get().serializerManager());
       }
@@ -152,12 +156,12 @@ public class CourierShuffleManager extends SortShuffleManager {
       Tuple2<BlockManagerId, scala.collection.Seq<Tuple3<BlockId, Object, Object>>> entry = byHost.next();
       BlockManagerId location = entry._1();
       boolean isLocal = location.executorId().equals(self);
-      AgentDirectory.AgentInfo info = null;
+      org.coflow.courier.client.RemoteAgent info = null;
       if (!isLocal) {
         try {
           info = a.agentOf(location.executorId());
-        } catch (RuntimeException e) {
-          fallback("looking up the agent of executor " + location.executorId() + " failed: " + e.getMessage());
+        } catch (Exception e) {
+          fallback("looking up the agent of executor " + location.executorId() + " failed: " + e, e);
           return null;
         }
         if (info == null) {
@@ -181,8 +185,7 @@ public class CourierShuffleManager extends SortShuffleManager {
     boolean batch = org.apache.spark.shuffle.sort.SortShuffleManager$.MODULE$.canUseBatchFetch(startPartition,
         endPartition, context);
     return new CourierBlockFetcher(a, coflowId(shuffleId), env.blockManager(), context, metrics, shuffleId, remote, local,
-        batch, cfg.get(CourierSparkConfig.MAX_BYTES_IN_FLIGHT), cfg.get(CourierSparkConfig.MAX_BLOCK_IN_MEMORY),
-        cfg.get(CourierSparkConfig.FETCH_TIMEOUT));
+        batch, cfg);
   }
 
   @Override
@@ -208,66 +211,63 @@ public class CourierShuffleManager extends SortShuffleManager {
         agent = null;
       }
       if (agent == null && agentProblem == null) {
+        registerMetrics();
         try {
           agent = ExecutorAgent.start(SparkEnv.get(), cfg);
         } catch (Exception e) {
           agentProblem = "no Courier agent for executor " + SparkEnv.get().executorId() + ": " + e;
+          problemCause = e;
         }
       }
       if (agent == null) {
-        fallback(agentProblem);
+        fallback(agentProblem, problemCause);
       }
       return agent;
     }
   }
 
   private void fallback(String why) {
-    FALLBACKS.incrementAndGet();
+    fallback(why, null);
+  }
+
+  private void fallback(String why, Throwable cause) {
+    counters.fellBack();
     synchronized (agentLock) {
       if (!warned) {
         warned = true;
-        LOG.warn("Courier: {}; reading shuffles with Spark's own fetch (logged once per executor)", why);
+        LOG.warn("Courier: {}; reading shuffles with Spark's own fetch (logged once per executor)", why, cause);
       }
+    }
+  }
+
+  /** Reports {@link #metrics()} through Spark's metrics system, once its environment exists. */
+  private void registerMetrics() {
+    SparkEnv env = SparkEnv.get();
+    if (!metricsRegistered && env != null) {
+      metricsRegistered = true;
+      env.metricsSystem().registerSource(counters);
     }
   }
 
   /**
-   * Fault injection for tests: stops this JVM's agent as if it had crashed (its address stays
-   * with the driver until the executor starts a new one on next use). Returns whether one ran.
+   * Stops this executor's agent as if it had crashed (its address stays with the driver until the
+   * executor starts a new one on its next shuffle read or write, which it does by itself).
+   *
+   * @return whether an agent was running
    */
-  public static boolean stopAgentForTesting() {
-    CourierShuffleManager m = current;
-    if (m == null) {
-      return false;
-    }
-    synchronized (m.agentLock) {
-      if (m.agent == null || !m.agent.isAlive()) {
+  public boolean stopAgent() {
+    synchronized (agentLock) {
+      if (agent == null || !agent.isAlive()) {
         return false;
       }
-      m.agent.close();
+      agent.close();
       return true;
     }
   }
 
-  /** Reduce tasks of this JVM that read with Spark's own fetch instead of the agent. */
-  public static long fallbacks() {
-    return FALLBACKS.get();
-  }
-
-  /** Runs of consecutive partitions of one map output this JVM's reduce tasks read as one stream. */
-  public static long batchedReads() {
-    return BATCHED_READS.get();
-  }
-
-  /** Bytes this JVM's embedded agent fetched from other executors' agents (0 if none). */
-  public static long bytesFetchedFromPeers() {
-    CourierShuffleManager m = current;
-    if (m == null) {
-      return 0;
-    }
-    synchronized (m.agentLock) {
-      return m.agent == null ? 0 : m.agent.bytesFetchedFromPeers();
-    }
+  /** What this JVM's shuffle reads did (also reported as Spark's metrics source {@code CourierShuffle}). */
+  public CourierShuffleMetrics metrics() {
+    return counters;
   }
 
   @Override

@@ -5,6 +5,7 @@ import java.util.List;
 import org.coflow.api.config.ConfigKey;
 import org.coflow.api.config.ConfigRegistry;
 import org.coflow.api.config.ConfigType;
+import org.coflow.courier.merge.CourierConfig;
 
 /** The Spark plugin's keys ({@code spark.shuffle.courier.*}), set with {@code --conf}. */
 public final class CourierSparkConfig implements ConfigRegistry.Provider {
@@ -66,6 +67,12 @@ public final class CourierSparkConfig implements ConfigRegistry.Provider {
           + "(Spark then reruns the map stage).")
       .check(v -> v > 0, "positive")
       .since("0.1.0").build());
+
+  /**
+   * The agent's own keys ({@code coflow.courier.maxNum}, {@code minSize}, {@code threads}) for
+   * embedded agents, as {@code spark.shuffle.courier.maxNum} and so on.
+   */
+  public static final CourierConfig.Exposed AGENT_KEYS = CourierConfig.exposeUnder(REGISTRY, PREFIX);
 
   @Override
   public List<ConfigRegistry> registries() {

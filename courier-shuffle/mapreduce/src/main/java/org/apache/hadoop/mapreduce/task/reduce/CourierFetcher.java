@@ -14,7 +14,9 @@ import org.apache.hadoop.mapreduce.security.SecureShuffleUtils;
 import org.apache.hadoop.util.Time;
 import org.coflow.api.proto.courier.v1.BlockRef;
 import org.coflow.api.proto.courier.v1.RemoteBlock;
-import org.coflow.courier.fetch.BlockStream;
+import org.coflow.courier.client.BlockStream;
+import org.coflow.courier.client.RemoteAgent;
+import org.coflow.courier.protocol.BlockSetId;
 import org.coflow.courier.mapreduce.ReducerAgents;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,7 +56,7 @@ class CourierFetcher<K, V> extends Fetcher<K, V> {
 
   @Override
   protected void copyFromHost(MapHost host) throws IOException {
-    ReducerAgents.Agent agent = agents.agentOf(host.getHostName());
+    RemoteAgent agent = agents.agentOf(host.getHostName());
     if (agent == null) {
       stock(host);
       return;
@@ -100,15 +102,16 @@ class CourierFetcher<K, V> extends Fetcher<K, V> {
 
   private enum Outcome { COPIED, WAIT, FAILED, STOPPED }
 
-  private Outcome copyOne(MapHost host, ReducerAgents.Agent agent, TaskAttemptID map) throws IOException {
+  private Outcome copyOne(MapHost host, RemoteAgent agent, TaskAttemptID map) throws IOException {
     URL url = new URL(host.getBaseUrl() + map);
     String hmac = SecureShuffleUtils.hashFromString(SecureShuffleUtils.buildMsgFrom(url), secret);
-    RemoteBlock block = RemoteBlock.newBuilder().setHostId(agent.hostId).setAgentAddress(agent.address)
-        .setBlock(BlockRef.newBuilder().setBlockSet("mr/" + job).setBlock(map + "/" + reduce).setAuth(hmac))
+    RemoteBlock block = RemoteBlock.newBuilder().setHostId(agent.hostId()).setAgentAddress(agent.address().toString())
+        .setBlock(BlockRef.newBuilder().setBlockSet(BlockSetId.mapReduce(job).toString()).setBlock(map + "/" + reduce)
+            .setAuth(hmac))
         .setSize(-1).build();
     long start = Time.monotonicNow();
     MapOutput<K, V> out = null;
-    try (BlockStream in = agents.client().stream(job, block, agents.window()).idleTimeout(idleMillis)) {
+    try (BlockStream in = agents.stream(job, block).idleTimeout(idleMillis)) {
       long part = in.length();
       long raw = in.rawLength();
       out = merger.reserve(map, raw, fetcherId);
@@ -132,8 +135,8 @@ class CourierFetcher<K, V> extends Fetcher<K, V> {
       if (isInterrupted() || e instanceof java.io.InterruptedIOException) {
         return Outcome.STOPPED;
       }
-      LOG.warn("Courier: fetching {} of {} through the agents failed ({}); using the stock shuffle for that host",
-          map, host.getHostName(), e.getMessage());
+      LOG.warn("Courier: fetching coflow={} map={} reduce={} remote={} through the agents failed; using the stock "
+          + "shuffle for that host", job, map, reduce, host.getHostName(), e);
       return Outcome.FAILED;
     }
   }

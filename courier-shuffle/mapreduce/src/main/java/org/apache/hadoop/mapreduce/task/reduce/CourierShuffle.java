@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * map-completion event fetcher, {@link ShuffleSchedulerImpl}, {@link MergeManagerImpl}: merge,
  * spill, combiner and codec are Hadoop's) with {@link CourierFetcher}s that ask this node's agent
  * for each map output, the job being one coflow. Without a reachable agent, for local (uber) runs,
- * or with {@code coflow.courier.mapreduce.enabled=false}, it is exactly Hadoop's {@link Shuffle}.
+ * or with {@code mapreduce.shuffle.courier.enabled=false}, it is exactly Hadoop's {@link Shuffle}.
  *
  * <p>It lives in Hadoop's package because {@link EventFetcher} and {@link ShuffleError}'s
  * constructor are package-private there.
@@ -62,7 +62,7 @@ public class CourierShuffle<K, V> implements ShuffleConsumerPlugin<K, V>, Except
   @SuppressWarnings({"unchecked", "rawtypes"})
   public void init(ShuffleConsumerPlugin.Context context) {
     JobConf conf = context.getJobConf();
-    Config cfg = CourierMapReduceConfig.parse(entries(conf));
+    Config cfg = ReducerAgents.settings(conf);
     boolean encrypted = conf.getBoolean(MRJobConfig.MR_ENCRYPTED_INTERMEDIATE_DATA, false);
     boolean ssl = conf.getBoolean(org.apache.hadoop.mapreduce.MRConfig.SHUFFLE_SSL_ENABLED_KEY, false);
     if (cfg.get(CourierMapReduceConfig.ENABLED) && (encrypted || ssl)) {
@@ -96,14 +96,6 @@ public class CourierShuffle<K, V> implements ShuffleConsumerPlugin<K, V>, Except
         context.getSpilledRecordsCounter(), context.getReduceCombineInputCounter(),
         context.getMergedMapOutputsCounter(), this, context.getMergePhase(), context.getMapOutputFile());
     LOG.info("Courier: {} fetches its map outputs through the agent of {}", reduceId, agents.localHostId());
-  }
-
-  /** The job's {@code coflow.courier.mapreduce.*} entries (an unknown key or bad value fails the task, named). */
-  private static Map<String, String> entries(JobConf conf) {
-    Map<String, String> out = new HashMap<>();
-    conf.getPropsWithPrefix(CourierMapReduceConfig.PREFIX)
-        .forEach((k, v) -> out.put(CourierMapReduceConfig.PREFIX + k, v));
-    return out;
   }
 
   @Override

@@ -1,4 +1,4 @@
-package org.coflow.courier.transport;
+package org.coflow.courier.server;
 
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -30,17 +30,17 @@ final class ServerHandshake extends SimpleChannelInboundHandler<Frame> {
   private final String hostId;
   private final BlockRegistry registry;
   private final int chunkSize;
-  private final org.coflow.courier.fetch.FetchService fetcher;
+  private final org.coflow.courier.fetch.LocalFetches fetches;
   private final org.coflow.courier.enforce.PriorityPacer link;
   private final org.coflow.courier.enforce.PaceTable paces;
 
   ServerHandshake(String hostId, BlockRegistry registry, int chunkSize,
-      org.coflow.courier.fetch.FetchService fetcher, org.coflow.courier.enforce.PriorityPacer link,
+      org.coflow.courier.fetch.LocalFetches fetches, org.coflow.courier.enforce.PriorityPacer link,
       org.coflow.courier.enforce.PaceTable paces) {
     this.hostId = hostId;
     this.registry = registry;
     this.chunkSize = chunkSize;
-    this.fetcher = fetcher;
+    this.fetches = fetches;
     this.link = link;
     this.paces = paces;
   }
@@ -64,7 +64,7 @@ final class ServerHandshake extends SimpleChannelInboundHandler<Frame> {
         throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL, "a client of host '" + hello.getHostId()
             + "' connected to the agent of host '" + hostId + "': clients use their own host's agent");
       }
-      ctx.pipeline().addBefore(ctx.name(), "client", new ClientSession(registry, fetcher));
+      ctx.pipeline().addBefore(ctx.name(), "client", new ClientSession(registry, fetches));
     } else {
       throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL, "HELLO with unknown role " + hello.getRole());
     }

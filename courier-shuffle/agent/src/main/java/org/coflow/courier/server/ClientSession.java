@@ -1,11 +1,9 @@
-package org.coflow.courier.transport;
+package org.coflow.courier.server;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
-import java.io.IOException;
-import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.coflow.api.proto.courier.v1.BlockEnd;
@@ -19,10 +17,8 @@ import org.coflow.api.proto.courier.v1.FetchRequest;
 import org.coflow.api.proto.courier.v1.RegisterMapReduce;
 import org.coflow.api.proto.courier.v1.RegisterSpark;
 import org.coflow.api.proto.courier.v1.Registered;
-import org.coflow.api.proto.courier.v1.RemoteBlock;
-import org.coflow.courier.fetch.BlockSink;
 import org.coflow.courier.fetch.FetchService;
-import org.coflow.courier.fetch.FileSink;
+import org.coflow.courier.fetch.LocalFetches;
 import org.coflow.courier.protocol.Frame;
 import org.coflow.courier.protocol.FrameType;
 import org.coflow.courier.protocol.ProtocolException;
@@ -41,15 +37,15 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
   private static final long DEFAULT_WINDOW = 1 << 20;
 
   private final BlockRegistry registry;
-  private final FetchService fetcher;
+  private final LocalFetches fetches;
   private final Map<Long, FetchService.Handle> streams = new ConcurrentHashMap<>();
   /** Streams the client cancelled before they started (dropped when they start or end). */
   private final java.util.Set<Long> cancelled = ConcurrentHashMap.newKeySet();
   private Channel channel;
 
-  ClientSession(BlockRegistry registry, FetchService fetcher) {
+  ClientSession(BlockRegistry registry, LocalFetches fetches) {
     this.registry = registry;
-    this.fetcher = fetcher;
+    this.fetches = fetches;
   }
 
   @Override
@@ -110,23 +106,7 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
     long window = req.getWindow() > 0 ? req.getWindow() : DEFAULT_WINDOW;
     for (int i = 0; i < req.getBlocksCount(); i++) {
       long stream = req.getRequestId() << INDEX_BITS | i;
-      RemoteBlock b = req.getBlocks(i);
-      BlockSink sink;
-      boolean autoCredit;
-      if (b.getTargetFile().isEmpty()) {
-        sink = new StreamRelay(stream);
-        autoCredit = false;
-      } else {
-        Path target = Path.of(b.getTargetFile());
-        if (!registry.mayWrite(target)) {
-          error(stream, ErrorCode.ERROR_CODE_INVALID, "target file '" + b.getTargetFile()
-              + "' is not an absolute file path inside a registered directory");
-          continue;
-        }
-        sink = new FileRelay(stream, target);
-        autoCredit = true;
-      }
-      fetcher.fetch(req.getCoflowId(), b, sink, window, autoCredit, handle -> {
+      fetches.fetch(req.getCoflowId(), req.getBlocks(i), window, true, new Relay(stream), handle -> {
         if (cancelled.remove(stream)) {
           handle.cancel();
           return;
@@ -168,23 +148,28 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
     }
   }
 
-  /** Hands a block's verified bytes to the client as they come; the client's credit paces it. */
-  private final class StreamRelay implements BlockSink {
+  /**
+   * Tells the client of one block: streamed bytes as they come (the client's credit paces them),
+   * then {@code BLOCK_END} once the block is verified (streamed or in its file), or
+   * {@code BLOCK_ERROR}. Bytes already relayed are the client's to discard: only
+   * {@code BLOCK_END} vouches for a block.
+   */
+  private final class Relay implements LocalFetches.Delivery {
     private final long stream;
     private long offset;
 
-    StreamRelay(long stream) {
+    Relay(long stream) {
       this.stream = stream;
     }
 
     @Override
-    public void start(long length, long rawLength) {
+    public void started(long length, long rawLength) {
       channel.write(Frame.of(FrameType.BLOCK_START, BlockStart.newBuilder().setStreamId(stream)
           .setLength(length).setRawLength(rawLength).build()));
     }
 
     @Override
-    public void write(ByteBuf data) {
+    public void data(ByteBuf data) {
       int n = data.readableBytes();
       channel.writeAndFlush(Frame.withBody(FrameType.CHUNK,
           Chunk.newBuilder().setStreamId(stream).setOffset(offset).build(), data.retainedDuplicate()));
@@ -192,49 +177,13 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
     }
 
     @Override
-    public void complete() {
-      end(stream, offset);
-    }
-
-    @Override
-    public void fail(ErrorCode code, String message) {
-      // Bytes already relayed are the client's to discard: only BLOCK_END vouches for a block.
-      error(stream, code, message);
-    }
-  }
-
-  /** Writes a block into the client's file; the client hears of it once it is there, verified. */
-  private final class FileRelay implements BlockSink {
-    private final long stream;
-    private final FileSink file;
-    private long length;
-
-    FileRelay(long stream, Path target) {
-      this.stream = stream;
-      this.file = new FileSink(target);
-    }
-
-    @Override
-    public void start(long length, long rawLength) throws IOException {
-      this.length = length;
-      file.start(length, rawLength);
-    }
-
-    @Override
-    public void write(ByteBuf data) throws IOException {
-      file.write(data);
-    }
-
-    @Override
-    public void complete() throws IOException {
-      file.complete();
+    public void done(long length) {
       end(stream, length);
     }
 
     @Override
-    public void fail(ErrorCode code, String message) {
-      file.fail(code, message);
-      error(stream, code, message);
+    public void failed(ProtocolException error) {
+      error(stream, error.code(), error.getMessage());
     }
   }
 }

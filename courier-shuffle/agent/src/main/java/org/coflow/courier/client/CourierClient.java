@@ -1,14 +1,10 @@
-package org.coflow.courier.fetch;
+package org.coflow.courier.client;
 
-import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -33,12 +29,11 @@ import org.coflow.api.proto.courier.v1.RegisterSpark;
 import org.coflow.api.proto.courier.v1.Registered;
 import org.coflow.api.proto.courier.v1.RemoteBlock;
 import org.coflow.api.proto.courier.v1.Role;
+import org.coflow.courier.fetch.BlockConsumer;
 import org.coflow.courier.protocol.Frame;
-import org.coflow.courier.protocol.FrameDecoder;
-import org.coflow.courier.protocol.FrameEncoder;
 import org.coflow.courier.protocol.FrameType;
-import org.coflow.courier.protocol.Preamble;
 import org.coflow.courier.protocol.ProtocolException;
+import org.coflow.courier.transport.TransportContext;
 
 /**
  * A local process's connection to its host's agent (what the engine adapters use): register data
@@ -55,11 +50,6 @@ public final class CourierClient implements AutoCloseable {
   /** Receives a streamed block's bytes in order; called on the connection's thread. */
   public interface ByteConsumer {
     void accept(ByteBuf data);
-  }
-
-  /** Receives streamed blocks' bytes, each block's in order, with the block's index in its request. */
-  public interface BlockConsumer {
-    void accept(int block, ByteBuf data);
   }
 
   private static final class Pending {
@@ -95,41 +85,36 @@ public final class CourierClient implements AutoCloseable {
   }
 
   /** Connects to the agent of {@code hostId} (this process's host) at {@code agent}. */
-  public static CourierClient connect(EventLoopGroup group, InetSocketAddress agent, String hostId)
-      throws Exception {
+  public static CourierClient connect(TransportContext transport, InetSocketAddress agent, String hostId)
+      throws InterruptedException {
     CourierClient[] self = new CourierClient[1];
-    Bootstrap b = new Bootstrap().group(group).channel(NioSocketChannel.class)
-        .handler(new ChannelInitializer<SocketChannel>() {
+    ChannelFuture connect = transport.connect(agent,
+        Hello.newBuilder().setRole(Role.ROLE_CLIENT).setHostId(hostId).build(),
+        new SimpleChannelInboundHandler<Frame>() {
           @Override
-          protected void initChannel(SocketChannel ch) {
-            ch.pipeline().addLast(new FrameDecoder(16 << 20), FrameEncoder.INSTANCE,
-                new SimpleChannelInboundHandler<Frame>() {
-                  @Override
-                  protected void channelRead0(ChannelHandlerContext ctx, Frame f) {
-                    try {
-                      self[0].read(f);
-                    } finally {
-                      f.release();
-                    }
-                  }
+          protected void channelRead0(ChannelHandlerContext ctx, Frame f) {
+            try {
+              self[0].read(f);
+            } finally {
+              f.release();
+            }
+          }
 
-                  @Override
-                  public void channelInactive(ChannelHandlerContext ctx) {
-                    self[0].failAll(ErrorCode.ERROR_CODE_UNREACHABLE, "the connection to the agent closed");
-                  }
+          @Override
+          public void channelInactive(ChannelHandlerContext ctx) {
+            self[0].failAll(new ProtocolException(ErrorCode.ERROR_CODE_UNREACHABLE,
+                "the connection to the agent closed"));
+          }
 
-                  @Override
-                  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-                    self[0].failAll(ErrorCode.ERROR_CODE_PROTOCOL, cause.getMessage());
-                    ctx.close();
-                  }
-                });
+          @Override
+          public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            self[0].failAll(new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL,
+                "the connection to the agent failed: " + cause.getMessage(), cause));
+            ctx.close();
           }
         });
-    Channel ch = b.connect(agent).sync().channel();
-    self[0] = new CourierClient(ch);
-    ch.write(Preamble.encode(ch.alloc(), Preamble.VERSION));
-    ch.writeAndFlush(Frame.of(FrameType.HELLO, Hello.newBuilder().setRole(Role.ROLE_CLIENT).setHostId(hostId).build()));
+    self[0] = new CourierClient(connect.channel());
+    connect.sync();
     return self[0];
   }
 
@@ -177,7 +162,7 @@ public final class CourierClient implements AutoCloseable {
           if (!f.isSuccess()) {
             // The agent is gone (or the request could not be sent): these blocks will not come.
             ProtocolException e = new ProtocolException(ErrorCode.ERROR_CODE_UNREACHABLE,
-                "sending the fetch request to the local agent failed: " + f.cause());
+                "sending the fetch request to the local agent failed: " + f.cause(), f.cause());
             for (int i = 0; i < blocks.size(); i++) {
               Pending p = pending.remove(request << 20 | i);
               if (p != null) {
@@ -213,7 +198,7 @@ public final class CourierClient implements AutoCloseable {
             Pending gone = pending.remove(id);
             if (gone != null) {
               gone.fail(new ProtocolException(ErrorCode.ERROR_CODE_UNREACHABLE,
-                  "sending the fetch request to the local agent failed: " + f.cause()));
+                  "sending the fetch request to the local agent failed: " + f.cause(), f.cause()));
             }
           }
         });
@@ -229,7 +214,7 @@ public final class CourierClient implements AutoCloseable {
         return;
       case ERROR:
         Error e = f.header();
-        failAll(e.getCode(), "agent: " + e.getMessage());
+        failAll(new ProtocolException(e.getCode(), "agent: " + e.getMessage()));
         return;
       case BLOCK_START: {
         BlockStart st = f.header();
@@ -286,8 +271,7 @@ public final class CourierClient implements AutoCloseable {
     return r;
   }
 
-  private void failAll(ErrorCode code, String message) {
-    ProtocolException e = new ProtocolException(code, message);
+  private void failAll(ProtocolException e) {
     synchronized (this) {
       for (CompletableFuture<String> r : registrations) {
         r.completeExceptionally(e);

@@ -1,4 +1,4 @@
-package org.coflow.courier.fetch;
+package org.coflow.courier.client;
 
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;

@@ -1,0 +1,77 @@
+package org.apache.spark.shuffle.courier;
+
+import com.codahale.metrics.Gauge;
+import com.codahale.metrics.MetricRegistry;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+import org.apache.spark.metrics.source.Source;
+
+/**
+ * What one JVM's {@link CourierShuffleManager} did, for operators and tests alike: reduce tasks
+ * that read through the agents and that fell back to Spark's own fetch, runs of partitions read
+ * as one stream (batch fetch), and the bytes this executor's agent fetched from other agents.
+ * Registered with Spark's metrics system as the source {@code CourierShuffle}, so every
+ * configured sink (JMX, CSV, Prometheus servlet) reports it per executor; tests read it through
+ * {@link CourierShuffleManager#metrics()} in the executor. Thread-safe.
+ */
+public final class CourierShuffleMetrics implements Source {
+  private final LongAdder readsThroughAgents = new LongAdder();
+  private final LongAdder fallbacks = new LongAdder();
+  private final LongAdder batchedReads = new LongAdder();
+  private final MetricRegistry registry = new MetricRegistry();
+  private volatile LongSupplier bytesFromPeers = () -> 0;
+
+  CourierShuffleMetrics() {
+    registry.register("readsThroughAgents", (Gauge<Long>) readsThroughAgents::sum);
+    registry.register("fallbacks", (Gauge<Long>) fallbacks::sum);
+    registry.register("batchedReads", (Gauge<Long>) batchedReads::sum);
+    registry.register("bytesFetchedFromPeers", (Gauge<Long>) this::bytesFetchedFromPeers);
+  }
+
+  @Override
+  public String sourceName() {
+    return "CourierShuffle";
+  }
+
+  @Override
+  public MetricRegistry metricRegistry() {
+    return registry;
+  }
+
+  /** Reduce tasks of this JVM that read their shuffle blocks through the agents. */
+  public long readsThroughAgents() {
+    return readsThroughAgents.sum();
+  }
+
+  /** Reduce tasks of this JVM that read with Spark's own fetch instead of the agents. */
+  public long fallbacks() {
+    return fallbacks.sum();
+  }
+
+  /** Runs of consecutive partitions of one map output read as one stream. */
+  public long batchedReads() {
+    return batchedReads.sum();
+  }
+
+  /** Bytes this JVM's embedded agent fetched from other executors' agents (0 without one). */
+  public long bytesFetchedFromPeers() {
+    return bytesFromPeers.getAsLong();
+  }
+
+  void readThroughAgents() {
+    readsThroughAgents.increment();
+  }
+
+  void fellBack() {
+    fallbacks.increment();
+  }
+
+  void batched(long runs) {
+    batchedReads.add(runs);
+  }
+
+  /** Where the agent's byte count comes from (the current agent's; it may be restarted). */
+  void bytesFromPeers(LongSupplier source) {
+    this.bytesFromPeers = source;
+  }
+}
