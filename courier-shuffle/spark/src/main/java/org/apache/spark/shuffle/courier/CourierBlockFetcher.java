@@ -325,12 +325,22 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
         : new java.io.SequenceInputStream(java.util.Collections.enumeration(parts)));
   }
 
+  /**
+   * What to read for a group of {@link #group}: the block itself, or for a run of consecutive
+   * partitions of one map output, the batch {@code [first reduce, last reduce + 1)} that Spark's
+   * batch fetch reads as one segment of the map output's file.
+   */
+  static BlockId blockToRead(int shuffleId, List<Remote> parts) {
+    ShuffleBlockId id = parts.get(0).block;
+    return parts.size() == 1 ? id
+        : new ShuffleBlockBatchId(shuffleId, id.mapId(), id.reduceId(), parts.get(parts.size() - 1).block.reduceId() + 1);
+  }
+
   /** A local block, or consecutive ones as one segment of the map output's file. */
   private Fetched nextLocal(List<Remote> parts) {
     Remote first = parts.get(0);
     ShuffleBlockId id = first.block;
-    BlockId read = parts.size() == 1 ? id
-        : new ShuffleBlockBatchId(shuffleId, id.mapId(), id.reduceId(), parts.get(parts.size() - 1).block.reduceId() + 1);
+    BlockId read = blockToRead(shuffleId, parts);
     delivered++;
     try {
       org.apache.spark.network.buffer.ManagedBuffer buf = blockManager.getLocalBlockData(read);
