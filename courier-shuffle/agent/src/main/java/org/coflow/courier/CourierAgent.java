@@ -222,6 +222,11 @@ public final class CourierAgent implements AutoCloseable {
     return closed;
   }
 
+  /** The most data connections this agent may hold (Courier's MaxNum, {@code coflow.courier.maxNum}). */
+  public int connectionBudget() {
+    return fetcher.maxNum();
+  }
+
   /** Open data connections this agent holds to other hosts' agents. */
   public int dataConnections() {
     return fetcher.connections();

@@ -51,19 +51,35 @@ final class LocalCluster {
     }
   }
 
-  /** Per executor, what {@code probe} returns there (run in enough tasks to reach both). */
-  static Map<String, Long> perExecutor(JavaSparkContext sc, String probe) {
+  /**
+   * Per executor, the value of {@code metric} of its shuffle manager's {@code CourierShuffleMetrics}
+   * (run in enough tasks to reach both executors). Reflection: the executors load the manager from
+   * the shaded jar, not from this test's class path.
+   */
+  static Map<String, Long> perExecutor(JavaSparkContext sc, String metric) {
     List<Tuple2<String, Long>> values = sc.parallelize(List.of(1, 2, 3, 4, 5, 6, 7, 8), 8)
         .mapPartitions(it -> {
           Thread.sleep(200); // spread the tasks over both executors
           String exec = org.apache.spark.SparkEnv.get().executorId();
-          long v = (Long) Class.forName(MANAGER).getMethod(probe).invoke(null);
+          Object manager = org.apache.spark.SparkEnv.get().shuffleManager();
+          Object metrics = manager.getClass().getMethod("metrics").invoke(manager);
+          long v = ((Number) metrics.getClass().getMethod(metric).invoke(metrics)).longValue();
           return List.of(new Tuple2<>(exec, v)).iterator();
         }).collect();
     Map<String, Long> out = new HashMap<>();
     for (Tuple2<String, Long> t : values) {
       out.merge(t._1(), t._2(), Math::max);
     }
+    if (out.size() < 2) {
+      throw new IllegalStateException("the probe of " + metric + " reached only executors " + out.keySet());
+    }
+    return out;
+  }
+
+  /** Per executor, how much {@code metric} grew from {@code before} to now. */
+  static Map<String, Long> growth(JavaSparkContext sc, String metric, Map<String, Long> before) {
+    Map<String, Long> out = new HashMap<>();
+    perExecutor(sc, metric).forEach((exec, v) -> out.put(exec, v - before.getOrDefault(exec, 0L)));
     return out;
   }
 }

@@ -64,8 +64,8 @@ class SparkFallbackTest {
         killed = sc.parallelize(List.of(1, 2, 3, 4, 5, 6, 7, 8), 8).map(x -> {
           Thread.sleep(100);
           boolean mine = "0".equals(org.apache.spark.SparkEnv.get().executorId());
-          return mine && (Boolean) Class.forName(LocalCluster.MANAGER).getMethod("stopAgentForTesting").invoke(null)
-              ? 1L : 0L;
+          Object manager = org.apache.spark.SparkEnv.get().shuffleManager();
+          return mine && (Boolean) manager.getClass().getMethod("stopAgent").invoke(manager) ? 1L : 0L;
         }).reduce(Long::sum);
       }
       assertEquals(1, killed, "executor 0's agent was stopped once");

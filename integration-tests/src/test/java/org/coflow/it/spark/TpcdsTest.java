@@ -1,6 +1,7 @@
 package org.coflow.it.spark;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -19,11 +20,15 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Queries derived from TPC-DS at scale factor 0.1, broadcast joins off (every join shuffles):
  * each query read with Spark's own fetch and through the Courier agents on the same
- * two-executor cluster gives the same rows.
+ * two-executor cluster gives the same rows, and the Courier run really went through the agents:
+ * no executor fell back to Spark's fetch, reduce tasks read through the agents, and over the
+ * queries every executor received bytes from the other's agent.
  */
 class TpcdsTest {
   private static JavaSparkContext sc;
   private static SparkSession spark;
+  /** Per executor, the bytes its agent fetched from the other's since the start. */
+  private static Map<String, Long> peerBytesAtStart;
 
   @BeforeAll
   static void start() throws Exception {
@@ -37,12 +42,21 @@ class TpcdsTest {
       long n = spark.table(t).count();
       org.junit.jupiter.api.Assertions.assertTrue(n > 1000, t + " has " + n + " rows");
     }
+    peerBytesAtStart = LocalCluster.perExecutor(sc, "bytesFetchedFromPeers");
   }
 
   @AfterAll
   static void stop() {
-    if (sc != null) {
-      sc.stop();
+    try {
+      if (sc != null && peerBytesAtStart != null) {
+        Map<String, Long> received = LocalCluster.growth(sc, "bytesFetchedFromPeers", peerBytesAtStart);
+        received.forEach((exec, bytes) -> assertTrue(bytes > 0,
+            "executor " + exec + " received no bytes from the other's agent over the queries: " + received));
+      }
+    } finally {
+      if (sc != null) {
+        sc.stop();
+      }
     }
   }
 
@@ -60,8 +74,15 @@ class TpcdsTest {
   void sameRowsWithBothShuffles(String query) throws Exception {
     String sql = TpcdsGenerator.query(query);
     List<String> stock = run(sql, "false");
+    Map<String, Long> fallbacks = LocalCluster.perExecutor(sc, "fallbacks");
+    Map<String, Long> reads = LocalCluster.perExecutor(sc, "readsThroughAgents");
     List<String> ours = run(sql, "true");
     assertEquals(stock, ours, query);
+    Map<String, Long> fellBack = LocalCluster.growth(sc, "fallbacks", fallbacks);
+    fellBack.forEach((exec, n) -> assertEquals(0L, n, query + ": executor " + exec + " fell back to Spark's fetch"));
+    long throughAgents = LocalCluster.growth(sc, "readsThroughAgents", reads).values().stream()
+        .mapToLong(Long::longValue).sum();
+    assertTrue(throughAgents > 0, query + ": no reduce task read through the agents");
     System.out.println("TPC-DS " + query + ": " + ours.size() + " rows, equal with both shuffles");
   }
 }

@@ -387,6 +387,11 @@ public final class FetchService implements AutoCloseable {
     schedules.clear();
   }
 
+  /** The most data connections this service holds at once (MaxNum). */
+  public int maxNum() {
+    return maxNum;
+  }
+
   /** Data connections open (or opening) now. */
   public synchronized int connections() {
     return open;

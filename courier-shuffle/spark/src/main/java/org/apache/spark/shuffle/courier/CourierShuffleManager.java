@@ -78,9 +78,9 @@ public class CourierShuffleManager extends SortShuffleManager {
       registrar = null;
       masterCalls = null;
     }
-    counters.bytesFromPeers(() -> {
+    counters.agent(() -> {
       synchronized (agentLock) {
-        return agent == null ? 0 : agent.bytesFetchedFromPeers();
+        return agent == null ? null : agent.local();
       }
     });
   }

@@ -3,13 +3,16 @@ package org.apache.spark.shuffle.courier;
 import com.codahale.metrics.Gauge;
 import com.codahale.metrics.MetricRegistry;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.apache.spark.metrics.source.Source;
+import org.coflow.courier.CourierAgent;
+import org.coflow.courier.client.LocalAgent;
 
 /**
  * What one JVM's {@link CourierShuffleManager} did, for operators and tests alike: reduce tasks
  * that read through the agents and that fell back to Spark's own fetch, runs of partitions read
- * as one stream (batch fetch), and the bytes this executor's agent fetched from other agents.
+ * as one stream (batch fetch), the bytes this executor's agent fetched from other agents, and its
+ * connection budget and use.
  * Registered with Spark's metrics system as the source {@code CourierShuffle}, so every
  * configured sink (JMX, CSV, Prometheus servlet) reports it per executor; tests read it through
  * {@link CourierShuffleManager#metrics()} in the executor. Thread-safe.
@@ -19,13 +22,15 @@ public final class CourierShuffleMetrics implements Source {
   private final LongAdder fallbacks = new LongAdder();
   private final LongAdder batchedReads = new LongAdder();
   private final MetricRegistry registry = new MetricRegistry();
-  private volatile LongSupplier bytesFromPeers = () -> 0;
+  private volatile Supplier<LocalAgent> agent = () -> null;
 
   CourierShuffleMetrics() {
     registry.register("readsThroughAgents", (Gauge<Long>) readsThroughAgents::sum);
     registry.register("fallbacks", (Gauge<Long>) fallbacks::sum);
     registry.register("batchedReads", (Gauge<Long>) batchedReads::sum);
     registry.register("bytesFetchedFromPeers", (Gauge<Long>) this::bytesFetchedFromPeers);
+    registry.register("connectionBudget", (Gauge<Integer>) this::connectionBudget);
+    registry.register("maxDataConnections", (Gauge<Integer>) this::maxDataConnections);
   }
 
   @Override
@@ -55,7 +60,25 @@ public final class CourierShuffleMetrics implements Source {
 
   /** Bytes this JVM's embedded agent fetched from other executors' agents (0 without one). */
   public long bytesFetchedFromPeers() {
-    return bytesFromPeers.getAsLong();
+    LocalAgent a = agent.get();
+    return a == null ? 0 : a.bytesFetchedFromPeers();
+  }
+
+  /** The embedded agent's MaxNum, as configured ({@code spark.shuffle.courier.maxNum}; 0 without one). */
+  public int connectionBudget() {
+    CourierAgent a = embedded();
+    return a == null ? 0 : a.connectionBudget();
+  }
+
+  /** The most data connections the embedded agent held at once (0 without one). */
+  public int maxDataConnections() {
+    CourierAgent a = embedded();
+    return a == null ? 0 : a.maxDataConnections();
+  }
+
+  private CourierAgent embedded() {
+    LocalAgent a = agent.get();
+    return a == null ? null : a.embedded();
   }
 
   void readThroughAgents() {
@@ -70,8 +93,8 @@ public final class CourierShuffleMetrics implements Source {
     batchedReads.add(runs);
   }
 
-  /** Where the agent's byte count comes from (the current agent's; it may be restarted). */
-  void bytesFromPeers(LongSupplier source) {
-    this.bytesFromPeers = source;
+  /** Where the agent's gauges come from: the executor's current agent (it may be restarted), or null. */
+  void agent(Supplier<LocalAgent> current) {
+    this.agent = current;
   }
 }

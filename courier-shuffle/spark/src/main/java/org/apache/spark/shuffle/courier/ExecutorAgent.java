@@ -129,9 +129,9 @@ final class ExecutorAgent implements AutoCloseable {
     return agent.fetchBlocks(coflowId, blocks, consumer, window);
   }
 
-  /** Bytes the embedded agent fetched from other agents (0 with the host's own agent). */
-  long bytesFetchedFromPeers() {
-    return agent.bytesFetchedFromPeers();
+  /** This executor's way to its agent. */
+  LocalAgent local() {
+    return agent;
   }
 
   @Override
