@@ -19,8 +19,11 @@ import java.util.zip.Adler32;
 import org.coflow.api.proto.courier.v1.BlockRef;
 import org.coflow.api.proto.courier.v1.RegisterSpark;
 import org.coflow.api.proto.courier.v1.RemoteBlock;
+import org.coflow.courier.AgentOptions;
 import org.coflow.courier.CourierAgent;
-import org.coflow.courier.fetch.CourierClient;
+import org.coflow.courier.client.CourierClient;
+import org.coflow.courier.merge.CourierConfig;
+import org.coflow.courier.transport.TransportContext;
 
 /**
  * Fetch throughput and CPU per GB through two Courier agents against a direct zero-copy baseline
@@ -122,14 +125,15 @@ public final class AgentBench {
     long[] sums = new long[blocks];
     Path data = writeMapOutput(served, bounds, sums);
     NioEventLoopGroup clientGroup = new NioEventLoopGroup(2);
-    try (CourierAgent sender = CourierAgent.start("bench-src", new InetSocketAddress("127.0.0.1", 0), 2);
-        CourierAgent fetcher = CourierAgent.start("bench-dst", new InetSocketAddress("127.0.0.1", 0), 2,
-            org.coflow.courier.enforce.LinkRate.UNLIMITED, null, List.of(), maxNum,
-            org.coflow.courier.merge.CourierConfig.MIN_SIZE.defaultValue());
+    TransportContext clients = new TransportContext(clientGroup, CourierAgent.MAX_FRAME);
+    try (CourierAgent sender = CourierAgent.start(AgentOptions.forHost("bench-src")
+            .bind(new InetSocketAddress("127.0.0.1", 0)));
+        CourierAgent fetcher = CourierAgent.start(AgentOptions.forHost("bench-dst")
+            .bind(new InetSocketAddress("127.0.0.1", 0)).set(CourierConfig.MAX_NUM, maxNum));
         DirectBaseline baseline = new DirectBaseline(clientGroup, data.toFile())) {
       List<CourierClient> courierClients = new ArrayList<>();
-      try (CourierClient registrar = CourierClient.connect(clientGroup, sender.address(), "bench-src");
-          CourierClient local = CourierClient.connect(clientGroup, fetcher.address(), "bench-dst")) {
+      try (CourierClient registrar = CourierClient.connect(clients, sender.address(), "bench-src");
+          CourierClient local = CourierClient.connect(clients, fetcher.address(), "bench-dst")) {
         registrar.register(RegisterSpark.newBuilder().setAppId("bench").setExecId("src")
             .addLocalDirs(served.toString()).setSubDirsPerLocalDir(1).setChecksumAlgorithm("ADLER32").build())
             .get(30, TimeUnit.SECONDS);
@@ -137,7 +141,7 @@ public final class AgentBench {
             .addLocalDirs(fetched.toString()).setSubDirsPerLocalDir(1).build()).get(30, TimeUnit.SECONDS);
       }
       for (int c = 0; c < clients; c++) {
-        courierClients.add(CourierClient.connect(clientGroup, fetcher.address(), "bench-dst"));
+        courierClients.add(CourierClient.connect(clients, fetcher.address(), "bench-dst"));
       }
       double[] courierWall = new double[runs];
       double[] courierCpu = new double[runs];
