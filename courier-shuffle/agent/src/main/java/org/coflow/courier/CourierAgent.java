@@ -1,6 +1,5 @@
 package org.coflow.courier;
 
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.nio.NioEventLoopGroup;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -194,25 +193,8 @@ public final class CourierAgent implements AutoCloseable {
       CompletableFuture<Long> done = new CompletableFuture<>();
       out.add(done);
       int index = i;
-      fetches.fetch(coflowId, blocks.get(i), WINDOW, false, new LocalFetches.Delivery() {
-        @Override
-        public void started(long length, long rawLength) {}
-
-        @Override
-        public void data(ByteBuf data) {
-          consumer.accept(index, data);
-        }
-
-        @Override
-        public void done(long length) {
-          done.complete(length);
-        }
-
-        @Override
-        public void failed(ProtocolException error) {
-          done.completeExceptionally(error);
-        }
-      }, handle -> {});
+      fetches.fetch(coflowId, blocks.get(i), WINDOW, false,
+          LocalFetches.completing(done, data -> consumer.accept(index, data)), handle -> {});
     }
     return out;
   }

@@ -3,6 +3,7 @@ package org.coflow.courier.fetch;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
 import org.coflow.api.proto.courier.v1.ErrorCode;
@@ -86,6 +87,29 @@ public final class LocalFetches {
     } catch (RejectedExecutionException e) {
       logged.failed(new ProtocolException(ErrorCode.ERROR_CODE_UNREACHABLE, "the agent is stopped", e));
     }
+  }
+
+  /** A delivery into a future of the block's length, streamed bytes handed to {@code data}. */
+  public static Delivery completing(CompletableFuture<Long> done, Consumer<ByteBuf> data) {
+    return new Delivery() {
+      @Override
+      public void started(long length, long rawLength) {}
+
+      @Override
+      public void data(ByteBuf bytes) {
+        data.accept(bytes);
+      }
+
+      @Override
+      public void done(long length) {
+        done.complete(length);
+      }
+
+      @Override
+      public void failed(ProtocolException error) {
+        done.completeExceptionally(error);
+      }
+    };
   }
 
   /** Logs a failed block once, with its fields and cause, then passes everything on. */
