@@ -1,10 +1,16 @@
 package org.coflow.mr;
 
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.mapreduce.v2.MiniMRYarnCluster;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.nodemanager.containermanager.AuxServices;
+import org.coflow.courier.mapreduce.CourierShuffleHandler;
 
 /**
  * A {@link MiniMRYarnCluster} (a ResourceManager and N NodeManagers in this JVM, each task in a
@@ -32,17 +38,27 @@ public final class CourierMiniCluster implements AutoCloseable {
    * @param linkRate each agent's cap, e.g. "50m", or null for none
    */
   public static CourierMiniCluster start(String name, int nodeManagers, String master, String linkRate) {
+    return start(name, nodeManagers, master, linkRate, Map.of());
+  }
+
+  /**
+   * As above, with more of the adapter's keys set in the cluster's configuration, as an operator's
+   * {@code yarn-site.xml} would (e.g. {@code mapreduce.shuffle.courier.maxNum}).
+   */
+  public static CourierMiniCluster start(String name, int nodeManagers, String master, String linkRate,
+      Map<String, String> settings) {
     Map<String, String> pins = new HashMap<>();
     pins.put(YarnConfiguration.NM_AUX_SERVICES, "mapreduce_shuffle");
     pins.put(String.format(YarnConfiguration.NM_AUX_SERVICE_FMT, "mapreduce_shuffle"), HANDLER);
     Configuration base = new Configuration();
-    base.set("coflow.courier.mapreduce.agent.port", "0");
+    base.set("mapreduce.shuffle.courier.agent.port", "0");
     if (master != null) {
-      base.set("coflow.courier.mapreduce.master", master);
+      base.set("mapreduce.shuffle.courier.master", master);
     }
     if (linkRate != null) {
-      base.set("coflow.courier.mapreduce.linkRate", linkRate);
+      base.set("mapreduce.shuffle.courier.linkRate", linkRate);
     }
+    settings.forEach(base::set);
     base.set(YarnConfiguration.RM_HOSTNAME, "127.0.0.1");
     base.set("yarn.nodemanager.hostname", "127.0.0.1");
     base.set("yarn.scheduler.capacity.maximum-am-resource-percent", "0.6");
@@ -60,6 +76,30 @@ public final class CourierMiniCluster implements AutoCloseable {
     c.init(new PinnedConfiguration(base, pins));
     c.start();
     return new CourierMiniCluster(c);
+  }
+
+  /**
+   * The shuffle handlers of the NodeManagers (one each), as their NodeManagers run them. YARN
+   * keeps its aux services behind a package-private accessor, read here by reflection (test
+   * harness only; the handler has no registry of its own).
+   */
+  public List<CourierShuffleHandler> handlers() {
+    List<CourierShuffleHandler> out = new ArrayList<>();
+    for (int i = 0; i < cluster.getNumOfNodeManager(); i++) {
+      AuxServices aux = cluster.getNodeManager(i).getNMContext().getAuxServices();
+      try {
+        Method services = AuxServices.class.getDeclaredMethod("getServices");
+        services.setAccessible(true);
+        for (Object s : (Collection<?>) services.invoke(aux)) {
+          if (s instanceof CourierShuffleHandler) {
+            out.add((CourierShuffleHandler) s);
+          }
+        }
+      } catch (ReflectiveOperationException e) {
+        throw new IllegalStateException("cannot list the aux services of NodeManager " + i, e);
+      }
+    }
+    return out;
   }
 
   /** The configuration jobs are submitted with (the cluster's addresses and the keys above). */

@@ -47,7 +47,7 @@ class AgentFaultTest {
         Thread.sleep(200);
       }
       assertTrue(!job.isComplete(), "the job ended before its shuffle could be interrupted");
-      List<CourierShuffleHandler> handlers = CourierShuffleHandler.running();
+      List<CourierShuffleHandler> handlers = cluster.handlers();
       assertEquals(2, handlers.size());
       CourierShuffleHandler victim = handlers.get(0);
       assertNotNull(victim.agent());

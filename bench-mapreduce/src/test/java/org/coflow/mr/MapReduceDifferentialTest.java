@@ -46,7 +46,9 @@ class MapReduceDifferentialTest {
   @BeforeAll
   static void startCluster() throws Exception {
     master = MasterProcess.start(ROOT, "aalo");
-    cluster = CourierMiniCluster.start("courier-diff", 2, master.address(), null);
+    // MaxNum through the YARN configuration, as an operator's yarn-site.xml sets it.
+    cluster = CourierMiniCluster.start("courier-diff", 2, master.address(), null,
+        Map.of("mapreduce.shuffle.courier.maxNum", "2"));
     work = Files.createTempDirectory("courier-mr-diff");
     writeText(work.resolve("in"), 4, 30_000, 7);
     Path filter = work.resolve("filter");
@@ -137,7 +139,7 @@ class MapReduceDifferentialTest {
 
   static long agentBytes() {
     long sum = 0;
-    for (CourierShuffleHandler h : CourierShuffleHandler.running()) {
+    for (CourierShuffleHandler h : cluster.handlers()) {
       if (h.agent() != null) {
         sum += h.agent().bytesFetchedFromPeers();
       }
@@ -148,7 +150,7 @@ class MapReduceDifferentialTest {
   @Test
   @Timeout(value = 10, unit = TimeUnit.MINUTES)
   void jobsThroughTheAgentsEqualTheStockShuffle() throws Exception {
-    assertEquals(2, CourierShuffleHandler.running().size(), "both NodeManagers run their agent");
+    assertEquals(2, cluster.handlers().size(), "both NodeManagers run their agent");
     long before = agentBytes();
     Map<String, Job> courier = jobs("courier");
     runAll(courier);
@@ -177,6 +179,11 @@ class MapReduceDifferentialTest {
       assertArrayEquals(theirs, ours, names[i] + ": output differs from the stock shuffle's");
     }
     assertTrue(crossed > 0 && total > 0, "agent-to-agent bytes " + crossed + ", reducer bytes " + total);
+    for (CourierShuffleHandler h : cluster.handlers()) {
+      assertEquals(2, h.agent().connectionBudget(), h.hostId() + ": MaxNum from the YARN configuration");
+      assertTrue(h.agent().maxDataConnections() <= 2,
+          h.hostId() + " held " + h.agent().maxDataConnections() + " data connections");
+    }
     System.out.printf("courier MR: %d bytes through the agents, %d agent-to-agent%n", total, crossed);
   }
 }

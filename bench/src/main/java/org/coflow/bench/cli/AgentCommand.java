@@ -11,8 +11,8 @@ import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import org.coflow.api.config.Config;
 import org.coflow.api.config.Units;
+import org.coflow.courier.AgentOptions;
 import org.coflow.courier.CourierAgent;
-import org.coflow.courier.enforce.LinkRate;
 import org.coflow.courier.merge.CourierConfig;
 
 /** {@code bin/coflow agent}: runs a host's Courier agent until SIGTERM or Ctrl-C. */
@@ -50,22 +50,13 @@ final class AgentCommand {
     Config config = CommandConfig.load("coflow agent", a, Map.of("port", CourierConfig.PORT.key(),
         "master", CourierConfig.MASTER.key(), "dirs", CourierConfig.DIRS.key(),
         "link-rate", CourierConfig.LINK_RATE.key()));
-    List<Path> dirs = new ArrayList<>();
-    for (String d : config.get(CourierConfig.DIRS).split(",")) {
-      if (!d.isBlank()) {
-        dirs.add(Path.of(d.trim()));
-      }
-    }
     double rate = config.get(CourierConfig.LINK_RATE);
     String master = config.get(CourierConfig.MASTER);
     String hostId = a.get("host-id", "");
     CourierAgent agent;
     try {
-      agent = CourierAgent.start(hostId, new InetSocketAddress(a.get("bind", "0.0.0.0"),
-              config.get(CourierConfig.PORT)), config.get(CourierConfig.THREADS),
-          LinkRate.withSlack(rate, CourierAgent.CHUNK_SIZE),
-          master.isEmpty() ? null : master, dirs, config.get(CourierConfig.MAX_NUM),
-          config.get(CourierConfig.MIN_SIZE));
+      agent = CourierAgent.start(AgentOptions.forHost(hostId).config(config)
+          .bind(new InetSocketAddress(a.get("bind", "0.0.0.0"), config.get(CourierConfig.PORT))));
     } catch (IllegalArgumentException e) {
       throw new UsageException("coflow agent: " + e.getMessage());
     } catch (InterruptedException e) {

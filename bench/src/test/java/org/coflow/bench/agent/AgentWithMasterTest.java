@@ -21,7 +21,10 @@ import org.coflow.api.proto.courier.v1.RegisterSpark;
 import org.coflow.api.proto.courier.v1.RemoteBlock;
 import org.coflow.courier.CourierAgent;
 import org.coflow.courier.enforce.LinkRate;
-import org.coflow.courier.fetch.CourierClient;
+import org.coflow.courier.AgentOptions;
+import org.coflow.courier.client.CourierClient;
+import org.coflow.courier.merge.CourierConfig;
+import org.coflow.courier.transport.TransportContext;
 import org.coflow.master.policy.PolicyConfig;
 import org.coflow.master.service.MasterConfig;
 import org.coflow.master.service.MasterServer;
@@ -58,6 +61,15 @@ class AgentWithMasterTest {
     Files.write(p, bytes);
   }
 
+  static AgentOptions local(String hostId, int threads) {
+    return AgentOptions.forHost(hostId).bind(new InetSocketAddress("127.0.0.1", 0))
+        .set(CourierConfig.THREADS, threads);
+  }
+
+  static CourierClient client(NioEventLoopGroup group, InetSocketAddress agent, String hostId) throws Exception {
+    return CourierClient.connect(new TransportContext(group, CourierAgent.MAX_FRAME), agent, hostId);
+  }
+
   static RemoteBlock block(CourierAgent sender, int shuffle, int size) {
     return RemoteBlock.newBuilder().setHostId(sender.hostId())
         .setAgentAddress("127.0.0.1:" + sender.address().getPort()).setSize(size)
@@ -72,16 +84,14 @@ class AgentWithMasterTest {
     NioEventLoopGroup group = new NioEventLoopGroup(1);
     try (MasterServer master = MasterServer.start(config, null)) {
       String target = "127.0.0.1:" + master.port();
-      try (CourierAgent sender = CourierAgent.start("exec-1", new InetSocketAddress("127.0.0.1", 0), 1,
-              new LinkRate(12 << 20, 64 << 10), target);
-          CourierAgent fetcher = CourierAgent.start("exec-0", new InetSocketAddress("127.0.0.1", 0), 1,
-              LinkRate.UNLIMITED, target)) {
+      try (CourierAgent sender = CourierAgent.start(local("exec-1", 1).link(new LinkRate(12 << 20, 64 << 10)).set(CourierConfig.MASTER, target));
+          CourierAgent fetcher = CourierAgent.start(local("exec-0", 1).set(CourierConfig.MASTER, target))) {
         Path dir = Files.createDirectories(tmp.resolve("blockmgr")).toRealPath();
         Random random = new Random(4);
         writeMapOutput(dir, 0, BIG, random);
         writeMapOutput(dir, 1, SMALL, random);
-        try (CourierClient registrar = CourierClient.connect(group, sender.address(), "exec-1");
-            CourierClient client = CourierClient.connect(group, fetcher.address(), "exec-0")) {
+        try (CourierClient registrar = client(group, sender.address(), "exec-1");
+            CourierClient client = client(group, fetcher.address(), "exec-0")) {
           registrar.register(RegisterSpark.newBuilder().setAppId("app").setExecId("1").addLocalDirs(dir.toString())
               .setSubDirsPerLocalDir(64).setChecksumAlgorithm("ADLER32").build()).get(10, TimeUnit.SECONDS);
           long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
@@ -116,14 +126,12 @@ class AgentWithMasterTest {
     }
     String target = "127.0.0.1:" + port;
     NioEventLoopGroup group = new NioEventLoopGroup(1);
-    try (CourierAgent sender = CourierAgent.start("exec-1", new InetSocketAddress("127.0.0.1", 0), 1,
-            LinkRate.UNLIMITED, target);
-        CourierAgent fetcher = CourierAgent.start("exec-0", new InetSocketAddress("127.0.0.1", 0), 1,
-            LinkRate.UNLIMITED, target)) {
+    try (CourierAgent sender = CourierAgent.start(local("exec-1", 1).set(CourierConfig.MASTER, target));
+        CourierAgent fetcher = CourierAgent.start(local("exec-0", 1).set(CourierConfig.MASTER, target))) {
       Path dir = Files.createDirectories(tmp.resolve("blockmgr")).toRealPath();
       writeMapOutput(dir, 0, SMALL, new Random(9));
-      try (CourierClient registrar = CourierClient.connect(group, sender.address(), "exec-1");
-          CourierClient client = CourierClient.connect(group, fetcher.address(), "exec-0")) {
+      try (CourierClient registrar = client(group, sender.address(), "exec-1");
+          CourierClient client = client(group, fetcher.address(), "exec-0")) {
         registrar.register(RegisterSpark.newBuilder().setAppId("app").setExecId("1").addLocalDirs(dir.toString())
             .setSubDirsPerLocalDir(64).setChecksumAlgorithm("ADLER32").build()).get(10, TimeUnit.SECONDS);
         assertEquals(SMALL, client.fetch("app/0", List.of(block(sender, 0, SMALL)), d -> {}, 1 << 20)
