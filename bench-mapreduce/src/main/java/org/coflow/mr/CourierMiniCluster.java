@@ -25,9 +25,11 @@ public final class CourierMiniCluster implements AutoCloseable {
   public static final String STOCK_PLUGIN = "org.apache.hadoop.mapreduce.task.reduce.Shuffle";
 
   private final MiniMRYarnCluster cluster;
+  private final int nodeManagers;
 
-  private CourierMiniCluster(MiniMRYarnCluster cluster) {
+  private CourierMiniCluster(MiniMRYarnCluster cluster, int nodeManagers) {
     this.cluster = cluster;
+    this.nodeManagers = nodeManagers;
   }
 
   /**
@@ -75,7 +77,7 @@ public final class CourierMiniCluster implements AutoCloseable {
     MiniMRYarnCluster c = new MiniMRYarnCluster(name, nodeManagers);
     c.init(new PinnedConfiguration(base, pins));
     c.start();
-    return new CourierMiniCluster(c);
+    return new CourierMiniCluster(c, nodeManagers);
   }
 
   /**
@@ -85,7 +87,7 @@ public final class CourierMiniCluster implements AutoCloseable {
    */
   public List<CourierShuffleHandler> handlers() {
     List<CourierShuffleHandler> out = new ArrayList<>();
-    for (int i = 0; i < cluster.getNumOfNodeManager(); i++) {
+    for (int i = 0; i < nodeManagers; i++) {
       AuxServices aux = cluster.getNodeManager(i).getNMContext().getAuxServices();
       try {
         Method services = AuxServices.class.getDeclaredMethod("getServices");

@@ -125,15 +125,15 @@ public final class AgentBench {
     long[] sums = new long[blocks];
     Path data = writeMapOutput(served, bounds, sums);
     NioEventLoopGroup clientGroup = new NioEventLoopGroup(2);
-    TransportContext clients = new TransportContext(clientGroup, CourierAgent.MAX_FRAME);
+    TransportContext transport = new TransportContext(clientGroup, CourierAgent.MAX_FRAME);
     try (CourierAgent sender = CourierAgent.start(AgentOptions.forHost("bench-src")
             .bind(new InetSocketAddress("127.0.0.1", 0)));
         CourierAgent fetcher = CourierAgent.start(AgentOptions.forHost("bench-dst")
             .bind(new InetSocketAddress("127.0.0.1", 0)).set(CourierConfig.MAX_NUM, maxNum));
         DirectBaseline baseline = new DirectBaseline(clientGroup, data.toFile())) {
       List<CourierClient> courierClients = new ArrayList<>();
-      try (CourierClient registrar = CourierClient.connect(clients, sender.address(), "bench-src");
-          CourierClient local = CourierClient.connect(clients, fetcher.address(), "bench-dst")) {
+      try (CourierClient registrar = CourierClient.connect(transport, sender.address(), "bench-src");
+          CourierClient local = CourierClient.connect(transport, fetcher.address(), "bench-dst")) {
         registrar.register(RegisterSpark.newBuilder().setAppId("bench").setExecId("src")
             .addLocalDirs(served.toString()).setSubDirsPerLocalDir(1).setChecksumAlgorithm("ADLER32").build())
             .get(30, TimeUnit.SECONDS);
@@ -141,7 +141,7 @@ public final class AgentBench {
             .addLocalDirs(fetched.toString()).setSubDirsPerLocalDir(1).build()).get(30, TimeUnit.SECONDS);
       }
       for (int c = 0; c < clients; c++) {
-        courierClients.add(CourierClient.connect(clients, fetcher.address(), "bench-dst"));
+        courierClients.add(CourierClient.connect(transport, fetcher.address(), "bench-dst"));
       }
       double[] courierWall = new double[runs];
       double[] courierCpu = new double[runs];
