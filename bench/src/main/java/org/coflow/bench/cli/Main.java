@@ -1,81 +1,39 @@
 package org.coflow.bench.cli;
 
+import org.coflow.cli.UsageException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.Arrays;
 
 /**
- * Entry point of {@code bin/coflow}. The launcher sets {@code COFLOW_HOME} to the project
- * directory, where the shipped data and docs live.
+ * Entry point of {@code bin/coflow} for the simulator and the benchmarks ({@code sim}, {@code demo},
+ * {@code bench}); every other command ({@code master}, {@code agent}, {@code docs}) is the
+ * {@code cli} module's, where {@code bin/coflow} starts it on a class path without Spark. The
+ * launcher sets {@code COFLOW_HOME} to the project directory, where the shipped data and docs live.
  */
 public final class Main {
-  static final String HELP = """
-      Usage: coflow <command> [options]
-
-      Commands:
-        sim      replay a coflow trace under scheduling policies and compare CCTs
-        master   run the coflow master (gRPC control plane, scheduling loop, dashboard)
-        agent    run a host's Courier agent (serve, fetch, merge, enforce the schedule)
-        demo     a real spark-submit with a large and a small shuffle, fair sharing vs a
-                 coflow policy, through our jar (sets pyspark up on first use)
-        bench    benchmarks: 'bench sim' replays the whole trace under every policy,
-                 'bench master' loads a real master with simulated agents
-        docs     regenerate docs/configuration.md from the configuration registries
-
-      'coflow <command> --help' describes a command.
-      """;
-
-  /**
-   * gRPC logs through java.util.logging: its INFO lines (transport details) are not for users, and
-   * its server handler reports every stream an agent closed under a pending write as a WARNING
-   * with a stack trace (an agent going away is routine; the master logs sessions itself).
-   */
-  static final java.util.logging.Logger GRPC_LOG = quietGrpc();
-  static final java.util.logging.Logger GRPC_SERVER_HANDLER_LOG = quiet(
-      "io.grpc.netty.shaded.io.grpc.netty.NettyServerHandler", java.util.logging.Level.SEVERE);
-
   private Main() {}
-
-  static java.util.logging.Logger quietGrpc() {
-    return quiet("io.grpc", java.util.logging.Level.WARNING);
-  }
-
-  private static java.util.logging.Logger quiet(String name, java.util.logging.Level level) {
-    java.util.logging.Logger logger = java.util.logging.Logger.getLogger(name);
-    logger.setLevel(level);
-    return logger;
-  }
 
   public static void main(String[] argv) {
     System.exit(run(argv, System.out, System.err));
   }
 
   static int run(String[] argv, PrintStream out, PrintStream err) {
+    if (argv.length == 0 || !java.util.Set.of("sim", "bench", "demo").contains(argv[0])) {
+      return org.coflow.cli.Main.run(argv, out, err); // the help, the daemons, unknown commands
+    }
     String envHome = System.getenv("COFLOW_HOME");
     Path home = Path.of(envHome == null ? "." : envHome);
-    if (argv.length == 0 || argv[0].equals("--help") || argv[0].equals("-h") || argv[0].equals("help")) {
-      out.print(HELP);
-      return argv.length == 0 ? 2 : 0;
-    }
     String[] rest = Arrays.copyOfRange(argv, 1, argv.length);
     try {
       switch (argv[0]) {
         case "sim":
           return SimCommand.run(rest, home, out, err);
-        case "master":
-          return MasterCommand.run(rest, out, err);
-        case "agent":
-          return AgentCommand.run(rest, out, err);
         case "bench":
           return BenchCommand.run(rest, home, out, err);
-        case "docs":
-          return DocsCommand.run(rest, home, out, err);
-        case "demo":
-          return DemoCommand.run(rest, home, out, err);
         default:
-          err.println("coflow: unknown command '" + argv[0] + "'; commands: sim, master, agent, demo, bench, docs");
-          return 2;
+          return DemoCommand.run(rest, home, out, err);
       }
     } catch (UsageException e) {
       err.println(e.getMessage());

@@ -1,5 +1,7 @@
 package org.coflow.bench.cli;
 
+import org.coflow.cli.Args;
+import org.coflow.cli.UsageException;
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;

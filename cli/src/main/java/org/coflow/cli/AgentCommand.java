@@ -1,4 +1,4 @@
-package org.coflow.bench.cli;
+package org.coflow.cli;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -19,7 +19,7 @@ import org.coflow.courier.merge.CourierConfig;
 final class AgentCommand {
   static final String HELP = """
       Usage: coflow agent --host-id ID [--port N] [--bind ADDR] [--master HOST:PORT]
-                          [--dirs DIR,...] [--link-rate RATE] [--config FILE]
+                          [--dirs DIR,...] [--link-rate RATE] [--config FILE] [--port-file FILE]
 
       Runs the Courier agent of one host: it serves the shuffle data local processes register
       (Spark executors, NodeManagers), fetches blocks of other hosts for local clients over one
@@ -33,13 +33,14 @@ final class AgentCommand {
         --dirs D1,D2      only directories inside these may be registered (coflow.courier.dirs)
         --link-rate R     cap on what the agent sends, e.g. 1g (coflow.courier.linkRate; default off)
         --config FILE     a properties file of coflow.* keys; options win over the file
+        --port-file FILE  once listening, write port=N to FILE (for programs that start agents)
       """;
 
   private AgentCommand() {}
 
   static int run(String[] argv, PrintStream out, PrintStream err) throws UsageException, IOException {
     Args a = Args.parse("coflow agent", argv,
-        Set.of("host-id", "port", "bind", "master", "dirs", "link-rate", "config"), Set.of("help"));
+        Set.of("host-id", "port", "bind", "master", "dirs", "link-rate", "config", "port-file"), Set.of("help"));
     if (a.has("help")) {
       out.print(HELP);
       return 0;
@@ -62,6 +63,14 @@ final class AgentCommand {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return 1;
+    }
+    if (a.has("port-file")) {
+      try {
+        PortFile.write(Path.of(a.get("port-file", "")), Map.of("port", agent.address().getPort()));
+      } catch (IOException e) {
+        agent.close();
+        throw e;
+      }
     }
     out.println("coflow agent " + hostId + ": listening on " + agent.address().getHostString() + ":"
         + agent.address().getPort() + ", master " + (master.isEmpty() ? "none" : master)

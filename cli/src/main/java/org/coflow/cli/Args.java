@@ -1,4 +1,4 @@
-package org.coflow.bench.cli;
+package org.coflow.cli;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -10,10 +10,10 @@ import java.util.Set;
  * A small command-line parser: {@code --name value}, {@code --name=value} and {@code --flag}.
  * Options not in the declared set are rejected with the list of valid ones.
  */
-final class Args {
+public final class Args {
   private final Map<String, List<String>> values = new LinkedHashMap<>();
 
-  static Args parse(String command, String[] argv, Set<String> withValue, Set<String> flags)
+  public static Args parse(String command, String[] argv, Set<String> withValue, Set<String> flags)
       throws UsageException {
     Args a = new Args();
     for (int i = 0; i < argv.length; i++) {
@@ -53,16 +53,16 @@ final class Args {
     return a;
   }
 
-  boolean has(String name) {
+  public boolean has(String name) {
     return values.containsKey(name);
   }
 
-  String get(String name, String fallback) {
+  public String get(String name, String fallback) {
     List<String> v = values.get(name);
     return v == null ? fallback : v.get(v.size() - 1);
   }
 
-  List<String> all(String name) {
+  public List<String> all(String name) {
     return values.getOrDefault(name, List.of());
   }
 }

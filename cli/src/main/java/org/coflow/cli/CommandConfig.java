@@ -1,4 +1,4 @@
-package org.coflow.bench.cli;
+package org.coflow.cli;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -13,14 +13,14 @@ import org.coflow.api.config.ConfigDocs;
 import org.coflow.api.config.ConfigRegistry;
 
 /** A service command's configuration: {@code --config FILE}'s keys, then its options, checked. */
-final class CommandConfig {
+public final class CommandConfig {
   private CommandConfig() {}
 
   /**
    * @param options command-line option name -> the configuration key it sets
    * @throws UsageException for an unreadable file, an unknown key or a bad value
    */
-  static Config load(String command, Args a, Map<String, String> options) throws UsageException, IOException {
+  public static Config load(String command, Args a, Map<String, String> options) throws UsageException, IOException {
     Map<String, String> raw = new HashMap<>();
     if (a.has("config")) {
       Path file = Path.of(a.get("config", ""));

@@ -1,4 +1,4 @@
-package org.coflow.bench.cli;
+package org.coflow.cli;
 
 /** Bad command-line input: the message is printed as is, and the command exits with status 2. */
 public final class UsageException extends Exception {

@@ -1,4 +1,4 @@
-package org.coflow.bench.cli;
+package org.coflow.cli;
 
 import java.io.IOException;
 import java.io.PrintStream;

@@ -1,7 +1,8 @@
-package org.coflow.bench.cli;
+package org.coflow.cli;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
@@ -13,6 +14,7 @@ import org.coflow.master.service.MasterServer;
 final class MasterCommand {
   static final String HELP = """
       Usage: coflow master [--port N] [--http-port N] [--host ADDR] [--policy NAME] [--config FILE]
+                           [--port-file FILE]
 
       Runs the coflow master: the gRPC control plane agents and frameworks talk to, the scheduling
       loop (every coflow.policy.delta, 100 ms by default), and the dashboard at http://HOST:HTTP-PORT/
@@ -25,12 +27,14 @@ final class MasterCommand {
                           (coflow.master.policy, default aalo; switchable at run time)
         --config FILE     a properties file of coflow.* keys (docs/configuration.md);
                           options given on the command line win over the file
+        --port-file FILE  once listening, write grpc.port=N and http.port=N (-1: off) to FILE,
+                          for programs that start the master (the banner is for people)
       """;
 
   private MasterCommand() {}
 
   static int run(String[] argv, PrintStream out, PrintStream err) throws UsageException, IOException {
-    Args a = Args.parse("coflow master", argv, Set.of("port", "http-port", "host", "policy", "config"),
+    Args a = Args.parse("coflow master", argv, Set.of("port", "http-port", "host", "policy", "config", "port-file"),
         Set.of("help"));
     if (a.has("help")) {
       out.print(HELP);
@@ -38,6 +42,15 @@ final class MasterCommand {
     }
     Config config = config(a);
     MasterServer server = MasterServer.start(config, null);
+    if (a.has("port-file")) {
+      try {
+        PortFile.write(Path.of(a.get("port-file", "")), Map.of("grpc.port", server.port(), "http.port",
+            server.httpPort()));
+      } catch (IOException e) {
+        closeQuietly(server);
+        throw e;
+      }
+    }
     out.println("coflow master " + server.service().masterId() + ": grpc port " + server.port()
         + ", dashboard " + (server.httpPort() < 0 ? "off"
             : "http://" + config.get(MasterConfig.HOST) + ":" + server.httpPort() + "/")
@@ -60,6 +73,14 @@ final class MasterCommand {
       Thread.currentThread().interrupt();
     }
     return 0;
+  }
+
+  private static void closeQuietly(MasterServer server) {
+    try {
+      server.close();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   static Config config(Args a) throws UsageException, IOException {
