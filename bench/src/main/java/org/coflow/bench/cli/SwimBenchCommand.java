@@ -164,19 +164,19 @@ final class SwimBenchCommand {
     return rep.failures() == 0 ? 0 : 1;
   }
 
-  /** The replay's class path: bench-mapreduce's jar and libraries (Hadoop 3.4, the shaded jar). */
+  /** The replay's class path: mapreduce-it's jar and libraries (Hadoop 3.4, the shaded jar). */
   static String replayClasspath(Path home) throws IOException {
-    Path target = home.resolve("bench-mapreduce/target");
+    Path target = home.resolve("mapreduce-it/target");
     Path lib = target.resolve("lib");
     Path jar = null;
     if (Files.isDirectory(target)) {
       try (Stream<Path> s = Files.list(target)) {
-        jar = s.filter(p -> p.getFileName().toString().matches("coflow-bench-mapreduce-.*\\.jar")
+        jar = s.filter(p -> p.getFileName().toString().matches("coflow-mapreduce-it-.*\\.jar")
             && !p.getFileName().toString().endsWith("-tests.jar")).findFirst().orElse(null);
       }
     }
     if (jar == null || !Files.isDirectory(lib)) {
-      throw new IOException("coflow bench swim needs the packaged bench-mapreduce module (" + target
+      throw new IOException("coflow bench swim needs the packaged mapreduce-it module (" + target
           + "); build it with: mvn -DskipTests package");
     }
     return jar + File.pathSeparator + lib + File.separator + "*";
