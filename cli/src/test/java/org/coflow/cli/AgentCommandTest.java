@@ -9,8 +9,6 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,7 +33,8 @@ class AgentCommandTest extends CliHarness {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     Process p = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), Main.class.getName(),
         "agent", "--host-id", "exec-1", "--port", "0", "--bind", "127.0.0.1", "--link-rate", "100m",
-        "--dirs", dir.toString()).redirectErrorStream(true).start();
+        "--dirs", dir.toString(), "--port-file", dir.resolve("agent.ports").toString())
+        .redirectErrorStream(true).start();
     try {
       BufferedReader lines = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
       String banner = null;
@@ -46,9 +45,9 @@ class AgentCommandTest extends CliHarness {
         }
       }
       assertTrue(banner != null && banner.contains("master none") && banner.contains("link rate"), "" + banner);
-      Matcher m = Pattern.compile("listening on [^:]+:(\\d+)").matcher(banner);
-      assertTrue(m.find(), banner);
-      try (Socket s = new Socket("127.0.0.1", Integer.parseInt(m.group(1)))) {
+      int port = PortFile.read(dir.resolve("agent.ports"), "port");
+      assertTrue(port > 0, "the port file names the agent's port");
+      try (Socket s = new Socket("127.0.0.1", port)) {
         assertTrue(s.isConnected());
       }
       assertEquals(0, new ProcessBuilder("kill", "-TERM", Long.toString(p.pid())).start().waitFor());

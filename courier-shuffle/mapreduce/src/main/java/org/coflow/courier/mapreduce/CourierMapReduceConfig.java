@@ -45,7 +45,7 @@ public final class CourierMapReduceConfig implements ConfigRegistry.Provider {
           + "for the stock shuffle): reducers reach a map host's agent at that host and this port. "
           + "0 binds any free port, for several NodeManagers on one machine (tests): readers then "
           + "find each agent in the master's registry by its NodeManager's shuffle address, so "
-          + "`coflow.courier.mapreduce.master` must be set.")
+          + "`mapreduce.shuffle.courier.master` must be set.")
       .check(v -> v >= 0 && v <= 65535, "a port, 0 to 65535")
       .since("0.1.0").build());
 

@@ -1,4 +1,4 @@
-package org.coflow.bench.cli;
+package org.coflow.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -14,12 +14,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code bin/coflow master} and {@code bin/coflow bench master} as users call them. */
+/** {@code bin/coflow master} as users and programs call it. */
 class MasterCommandTest extends CliHarness {
   @Test
   void helpAndBadOptions(@TempDir Path dir) throws Exception {
@@ -35,19 +33,17 @@ class MasterCommandTest extends CliHarness {
     err.reset();
     assertEquals(2, run("master", "--config", dir.resolve("missing.properties").toString()));
     assertTrue(err().contains("missing.properties"));
-    err.reset();
-    assertEquals(2, run("bench", "master", "--agents", "two"));
-    assertTrue(err().contains("'two'"));
   }
 
   @Test
   void runsUntilSigtermAndStopsGracefully(@TempDir Path dir) throws Exception {
     Path conf = dir.resolve("master.properties");
     Files.writeString(conf, "coflow.master.host=127.0.0.1\ncoflow.policy.delta=50ms\n");
+    Path ports = dir.resolve("master.ports");
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     Process p = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
         Main.class.getName(), "master", "--port", "0", "--http-port", "0", "--policy", "varys",
-        "--config", conf.toString()).redirectErrorStream(true).start();
+        "--config", conf.toString(), "--port-file", ports.toString()).redirectErrorStream(true).start();
     try {
       BufferedReader lines = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
       String banner = null;
@@ -59,10 +55,11 @@ class MasterCommandTest extends CliHarness {
       }
       assertTrue(banner != null && banner.contains("policy varys") && banner.contains("interval 50 ms"),
           "banner: " + banner);
-      Matcher m = Pattern.compile("dashboard (http://[^ ,]+)").matcher(banner);
-      assertTrue(m.find(), banner);
+      // The port file is written before the banner: programs read ports there, never in the banner.
+      int http = PortFile.read(ports, "http.port");
+      assertTrue(http > 0 && PortFile.read(ports, "grpc.port") > 0, Files.readString(ports));
       HttpResponse<String> state = HttpClient.newHttpClient().send(
-          HttpRequest.newBuilder(URI.create(m.group(1) + "api/state")).build(),
+          HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + http + "/api/state")).build(),
           HttpResponse.BodyHandlers.ofString());
       assertTrue(state.body().contains("\"policy\":\"varys\""), state.body());
 
@@ -74,18 +71,5 @@ class MasterCommandTest extends CliHarness {
     } finally {
       p.destroyForcibly();
     }
-  }
-
-  @Test
-  void loadGeneratorReportsTheDocumentedFields() {
-    assertEquals(0, run("bench", "master", "--agents", "3", "--flows", "300", "--seconds", "1",
-        "--interval", "50", "--json"));
-    String line = out().trim();
-    for (String field : new String[] {"\"flows\":300", "\"agents\":3", "\"decision_p50_ms\":",
-        "\"decision_p99_ms\":", "\"round_p99_ms\":", "\"kept_up\":", "\"interval_ms\":50"}) {
-      assertTrue(line.contains(field), "missing " + field + " in " + line);
-    }
-    Matcher rounds = Pattern.compile("\"rounds\":(\\d+)").matcher(line);
-    assertTrue(rounds.find() && Integer.parseInt(rounds.group(1)) > 0, line);
   }
 }
