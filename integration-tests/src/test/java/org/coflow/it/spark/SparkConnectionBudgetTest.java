@@ -19,8 +19,9 @@ import scala.Tuple2;
 class SparkConnectionBudgetTest {
   @Test
   void maxNumFromSparkConfBoundsEveryAgentsDataConnections() throws Exception {
+    // Uncompressed, so that the blocks are as large as the records (MBs per host pair, above MinSize).
     JavaSparkContext sc = LocalCluster.start("connection-budget", Map.of("spark.shuffle.courier.maxNum", "2",
-        "spark.shuffle.courier.minSize", "64k"));
+        "spark.shuffle.courier.minSize", "64k", "spark.shuffle.compress", "false"));
     try {
       List<Integer> xs = new ArrayList<>();
       for (int i = 0; i < 4000; i++) {

@@ -18,9 +18,11 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The real {@code spark-submit} of the pyspark distribution (set up by {@code bin/lib/pyspark-env.sh},
  * cached after the first run) runs a job on {@code local-cluster[2,1,1024]} with our jar added
- * exactly as the README says: results are right, and each executor's {@code CourierShuffle}
- * metrics (written by Spark's own CSV metrics sink) show that it read shuffle blocks through the
- * agents, received bytes from the other executor's agent, and never fell back to Spark's fetch.
+ * exactly as the README says: results are right, and the executors' {@code CourierShuffle}
+ * metrics (written by Spark's own CSV metrics sink) show that no executor fell back to Spark's
+ * fetch, that reduce tasks read through the agents and that bytes crossed between the agents.
+ * (Which executor reads remote bytes depends on where Spark placed the tasks: one may read only
+ * its own files.)
  */
 class SparkSubmitTest {
   private static final Path ROOT = Path.of(System.getProperty("user.dir")).getParent();
@@ -60,12 +62,15 @@ class SparkSubmitTest {
     List<Path> mine = apps(work);
     mine.removeAll(before);
     assertEquals(1, mine.size(), "one new application under " + work);
+    long reads = 0;
+    long peerBytes = 0;
     for (String exec : List.of("0", "1")) {
       assertEquals(0, lastValue(metrics, exec, "fallbacks"), "executor " + exec + " fell back to Spark's fetch");
-      assertTrue(lastValue(metrics, exec, "readsThroughAgents") > 0, "executor " + exec + " read through its agent");
-      assertTrue(lastValue(metrics, exec, "bytesFetchedFromPeers") > 0,
-          "executor " + exec + " received bytes from the other executor's agent");
+      reads += lastValue(metrics, exec, "readsThroughAgents");
+      peerBytes += lastValue(metrics, exec, "bytesFetchedFromPeers");
     }
+    assertTrue(reads > 0, "no reduce task read through the agents");
+    assertTrue(peerBytes > 0, "no bytes crossed between the executors' agents");
     deleteTree(mine.get(0)); // the work dir grows with every run
   }
 
