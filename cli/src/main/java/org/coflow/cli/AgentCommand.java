@@ -4,8 +4,6 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
@@ -17,7 +15,8 @@ import org.coflow.courier.merge.CourierConfig;
 
 /** {@code bin/coflow agent}: runs a host's Courier agent until SIGTERM or Ctrl-C. */
 final class AgentCommand {
-  static final String HELP = """
+  static final String HELP =
+      """
       Usage: coflow agent --host-id ID [--port N] [--bind ADDR] [--master HOST:PORT]
                           [--dirs DIR,...] [--link-rate RATE] [--config FILE] [--port-file FILE]
 
@@ -38,26 +37,47 @@ final class AgentCommand {
 
   private AgentCommand() {}
 
-  static int run(String[] argv, PrintStream out, PrintStream err) throws UsageException, IOException {
-    Args a = Args.parse("coflow agent", argv,
-        Set.of("host-id", "port", "bind", "master", "dirs", "link-rate", "config", "port-file"), Set.of("help"));
+  static int run(String[] argv, PrintStream out, PrintStream err)
+      throws UsageException, IOException {
+    Args a =
+        Args.parse(
+            "coflow agent",
+            argv,
+            Set.of("host-id", "port", "bind", "master", "dirs", "link-rate", "config", "port-file"),
+            Set.of("help"));
     if (a.has("help")) {
       out.print(HELP);
       return 0;
     }
     if (!a.has("host-id") || a.get("host-id", "").isBlank()) {
-      throw new UsageException("coflow agent: --host-id is required (the host this agent is the Courier of)");
+      throw new UsageException(
+          "coflow agent: --host-id is required (the host this agent is the Courier of)");
     }
-    Config config = CommandConfig.load("coflow agent", a, Map.of("port", CourierConfig.PORT.key(),
-        "master", CourierConfig.MASTER.key(), "dirs", CourierConfig.DIRS.key(),
-        "link-rate", CourierConfig.LINK_RATE.key()));
+    Config config =
+        CommandConfig.load(
+            "coflow agent",
+            a,
+            Map.of(
+                "port",
+                CourierConfig.PORT.key(),
+                "master",
+                CourierConfig.MASTER.key(),
+                "dirs",
+                CourierConfig.DIRS.key(),
+                "link-rate",
+                CourierConfig.LINK_RATE.key()));
     double rate = config.get(CourierConfig.LINK_RATE);
     String master = config.get(CourierConfig.MASTER);
     String hostId = a.get("host-id", "");
     CourierAgent agent;
     try {
-      agent = CourierAgent.start(AgentOptions.forHost(hostId).config(config)
-          .bind(new InetSocketAddress(a.get("bind", "0.0.0.0"), config.get(CourierConfig.PORT))));
+      agent =
+          CourierAgent.start(
+              AgentOptions.forHost(hostId)
+                  .config(config)
+                  .bind(
+                      new InetSocketAddress(
+                          a.get("bind", "0.0.0.0"), config.get(CourierConfig.PORT))));
     } catch (IllegalArgumentException e) {
       throw new UsageException("coflow agent: " + e.getMessage());
     } catch (InterruptedException e) {
@@ -72,15 +92,27 @@ final class AgentCommand {
         throw e;
       }
     }
-    out.println("coflow agent " + hostId + ": listening on " + agent.address().getHostString() + ":"
-        + agent.address().getPort() + ", master " + (master.isEmpty() ? "none" : master)
-        + ", link rate " + (rate > 0 ? Units.formatBitRate(rate) : "off"));
+    out.println(
+        "coflow agent "
+            + hostId
+            + ": listening on "
+            + agent.address().getHostString()
+            + ":"
+            + agent.address().getPort()
+            + ", master "
+            + (master.isEmpty() ? "none" : master)
+            + ", link rate "
+            + (rate > 0 ? Units.formatBitRate(rate) : "off"));
     out.flush();
     CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      agent.close();
-      stopped.countDown();
-    }, "coflow-agent-shutdown"));
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  agent.close();
+                  stopped.countDown();
+                },
+                "coflow-agent-shutdown"));
     try {
       stopped.await();
     } catch (InterruptedException e) {

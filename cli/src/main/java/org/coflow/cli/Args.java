@@ -19,7 +19,8 @@ public final class Args {
     for (int i = 0; i < argv.length; i++) {
       String arg = argv[i];
       if (!arg.startsWith("--")) {
-        throw new UsageException(command + ": unexpected argument '" + arg + "'; see '" + command + " --help'");
+        throw new UsageException(
+            command + ": unexpected argument '" + arg + "'; see '" + command + " --help'");
       }
       String name = arg.substring(2);
       String value = null;
@@ -45,8 +46,12 @@ public final class Args {
         withValue.forEach(n -> valid.add("--" + n));
         flags.forEach(n -> valid.add("--" + n));
         valid.sort(null);
-        throw new UsageException(command + ": unknown option '--" + name + "'; valid options: "
-            + String.join(", ", valid));
+        throw new UsageException(
+            command
+                + ": unknown option '--"
+                + name
+                + "'; valid options: "
+                + String.join(", ", valid));
       }
       a.values.computeIfAbsent(name, k -> new ArrayList<>()).add(value);
     }

@@ -20,13 +20,17 @@ public final class CommandConfig {
    * @param options command-line option name -> the configuration key it sets
    * @throws UsageException for an unreadable file, an unknown key or a bad value
    */
-  public static Config load(String command, Args a, Map<String, String> options) throws UsageException, IOException {
+  public static Config load(String command, Args a, Map<String, String> options)
+      throws UsageException, IOException {
     Map<String, String> raw = new HashMap<>();
     if (a.has("config")) {
       Path file = Path.of(a.get("config", ""));
       if (!Files.isReadable(file)) {
-        throw new UsageException(command + ": cannot read --config " + file
-            + ": give a readable properties file of coflow.* keys");
+        throw new UsageException(
+            command
+                + ": cannot read --config "
+                + file
+                + ": give a readable properties file of coflow.* keys");
       }
       Properties props = new Properties();
       try (InputStream in = Files.newInputStream(file)) {

@@ -9,7 +9,8 @@ import org.coflow.api.config.ConfigDocs;
 
 /** {@code bin/coflow docs}: regenerate (or check) docs/configuration.md. */
 final class DocsCommand {
-  static final String HELP = """
+  static final String HELP =
+      """
       Usage: coflow docs [--check]
 
       Writes docs/configuration.md from the typed configuration registries of every module.

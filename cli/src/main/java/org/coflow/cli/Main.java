@@ -6,14 +6,15 @@ import java.nio.file.Path;
 import java.util.Arrays;
 
 /**
- * Entry point of {@code bin/coflow} for the daemons and the documentation: {@code master},
- * {@code agent} and {@code docs} run on a class path of the master and the agent only. The
- * benchmark and simulator commands live in {@code bench}, whose entry point hands these three to
- * this class. The launcher sets {@code COFLOW_HOME} to the project directory.
+ * Entry point of {@code bin/coflow} for the daemons and the documentation: {@code master}, {@code
+ * agent} and {@code docs} run on a class path of the master and the agent only. The benchmark and
+ * simulator commands live in {@code bench}, whose entry point hands these three to this class. The
+ * launcher sets {@code COFLOW_HOME} to the project directory.
  */
 public final class Main {
   /** The help of {@code bin/coflow}: every command, whichever module runs it. */
-  public static final String HELP = """
+  public static final String HELP =
+      """
       Usage: coflow <command> [options]
 
       Commands:
@@ -31,12 +32,15 @@ public final class Main {
 
   /**
    * gRPC logs through java.util.logging: its INFO lines (transport details) are not for users, and
-   * its server handler reports every stream an agent closed under a pending write as a WARNING
-   * with a stack trace (an agent going away is routine; the master logs sessions itself).
+   * its server handler reports every stream an agent closed under a pending write as a WARNING with
+   * a stack trace (an agent going away is routine; the master logs sessions itself).
    */
-  static final java.util.logging.Logger GRPC_LOG = quiet("io.grpc", java.util.logging.Level.WARNING);
-  static final java.util.logging.Logger GRPC_SERVER_HANDLER_LOG = quiet(
-      "io.grpc.netty.shaded.io.grpc.netty.NettyServerHandler", java.util.logging.Level.SEVERE);
+  static final java.util.logging.Logger GRPC_LOG =
+      quiet("io.grpc", java.util.logging.Level.WARNING);
+
+  static final java.util.logging.Logger GRPC_SERVER_HANDLER_LOG =
+      quiet(
+          "io.grpc.netty.shaded.io.grpc.netty.NettyServerHandler", java.util.logging.Level.SEVERE);
 
   private Main() {}
 
@@ -52,7 +56,10 @@ public final class Main {
 
   /** Runs a command; returns its exit status (2 for bad usage). */
   public static int run(String[] argv, PrintStream out, PrintStream err) {
-    if (argv.length == 0 || argv[0].equals("--help") || argv[0].equals("-h") || argv[0].equals("help")) {
+    if (argv.length == 0
+        || argv[0].equals("--help")
+        || argv[0].equals("-h")
+        || argv[0].equals("help")) {
       out.print(HELP);
       return argv.length == 0 ? 2 : 0;
     }
@@ -68,7 +75,10 @@ public final class Main {
         case "docs":
           return DocsCommand.run(rest, home, out, err);
         default:
-          err.println("coflow: unknown command '" + argv[0] + "'; commands: sim, master, agent, demo, bench, docs");
+          err.println(
+              "coflow: unknown command '"
+                  + argv[0]
+                  + "'; commands: sim, master, agent, demo, bench, docs");
           return 2;
       }
     } catch (UsageException e) {

@@ -12,7 +12,8 @@ import org.coflow.master.service.MasterServer;
 
 /** {@code bin/coflow master}: runs the coflow master until SIGTERM or Ctrl-C. */
 final class MasterCommand {
-  static final String HELP = """
+  static final String HELP =
+      """
       Usage: coflow master [--port N] [--http-port N] [--host ADDR] [--policy NAME] [--config FILE]
                            [--port-file FILE]
 
@@ -33,9 +34,14 @@ final class MasterCommand {
 
   private MasterCommand() {}
 
-  static int run(String[] argv, PrintStream out, PrintStream err) throws UsageException, IOException {
-    Args a = Args.parse("coflow master", argv, Set.of("port", "http-port", "host", "policy", "config", "port-file"),
-        Set.of("help"));
+  static int run(String[] argv, PrintStream out, PrintStream err)
+      throws UsageException, IOException {
+    Args a =
+        Args.parse(
+            "coflow master",
+            argv,
+            Set.of("port", "http-port", "host", "policy", "config", "port-file"),
+            Set.of("help"));
     if (a.has("help")) {
       out.print(HELP);
       return 0;
@@ -44,29 +50,43 @@ final class MasterCommand {
     MasterServer server = MasterServer.start(config, null);
     if (a.has("port-file")) {
       try {
-        PortFile.write(Path.of(a.get("port-file", "")), Map.of("grpc.port", server.port(), "http.port",
-            server.httpPort()));
+        PortFile.write(
+            Path.of(a.get("port-file", "")),
+            Map.of("grpc.port", server.port(), "http.port", server.httpPort()));
       } catch (IOException e) {
         closeQuietly(server);
         throw e;
       }
     }
-    out.println("coflow master " + server.service().masterId() + ": grpc port " + server.port()
-        + ", dashboard " + (server.httpPort() < 0 ? "off"
-            : "http://" + config.get(MasterConfig.HOST) + ":" + server.httpPort() + "/")
-        + ", policy " + server.service().policy().name() + ", interval "
-        + server.service().intervalMillis() + " ms");
+    out.println(
+        "coflow master "
+            + server.service().masterId()
+            + ": grpc port "
+            + server.port()
+            + ", dashboard "
+            + (server.httpPort() < 0
+                ? "off"
+                : "http://" + config.get(MasterConfig.HOST) + ":" + server.httpPort() + "/")
+            + ", policy "
+            + server.service().policy().name()
+            + ", interval "
+            + server.service().intervalMillis()
+            + " ms");
     out.flush();
     CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      try {
-        server.close();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      } finally {
-        stopped.countDown();
-      }
-    }, "coflow-master-shutdown"));
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  try {
+                    server.close();
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  } finally {
+                    stopped.countDown();
+                  }
+                },
+                "coflow-master-shutdown"));
     try {
       stopped.await();
     } catch (InterruptedException e) {
@@ -84,8 +104,17 @@ final class MasterCommand {
   }
 
   static Config config(Args a) throws UsageException, IOException {
-    return CommandConfig.load("coflow master", a, Map.of("port", MasterConfig.PORT.key(),
-        "http-port", MasterConfig.HTTP_PORT.key(), "host", MasterConfig.HOST.key(),
-        "policy", MasterConfig.POLICY.key()));
+    return CommandConfig.load(
+        "coflow master",
+        a,
+        Map.of(
+            "port",
+            MasterConfig.PORT.key(),
+            "http-port",
+            MasterConfig.HTTP_PORT.key(),
+            "host",
+            MasterConfig.HOST.key(),
+            "policy",
+            MasterConfig.POLICY.key()));
   }
 }

@@ -21,7 +21,9 @@ class AgentCommandTest extends CliHarness {
     assertEquals(2, run("agent", "--port", "0"));
     assertTrue(err().contains("--host-id is required"));
     err.reset();
-    assertEquals(2, run("agent", "--host-id", "h1", "--port", "0", "--dirs", dir.resolve("nope").toString()));
+    assertEquals(
+        2,
+        run("agent", "--host-id", "h1", "--port", "0", "--dirs", dir.resolve("nope").toString()));
     assertTrue(err().contains("nope"), err());
     err.reset();
     assertEquals(2, run("agent", "--host-id", "h1", "--link-rate", "fast"));
@@ -31,12 +33,30 @@ class AgentCommandTest extends CliHarness {
   @Test
   void runsUntilSigterm(@TempDir Path dir) throws Exception {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    Process p = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), Main.class.getName(),
-        "agent", "--host-id", "exec-1", "--port", "0", "--bind", "127.0.0.1", "--link-rate", "100m",
-        "--dirs", dir.toString(), "--port-file", dir.resolve("agent.ports").toString())
-        .redirectErrorStream(true).start();
+    Process p =
+        new ProcessBuilder(
+                java,
+                "-cp",
+                System.getProperty("java.class.path"),
+                Main.class.getName(),
+                "agent",
+                "--host-id",
+                "exec-1",
+                "--port",
+                "0",
+                "--bind",
+                "127.0.0.1",
+                "--link-rate",
+                "100m",
+                "--dirs",
+                dir.toString(),
+                "--port-file",
+                dir.resolve("agent.ports").toString())
+            .redirectErrorStream(true)
+            .start();
     try {
-      BufferedReader lines = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+      BufferedReader lines =
+          new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
       String banner = null;
       for (String line; (line = lines.readLine()) != null; ) {
         if (line.startsWith("coflow agent ")) {
@@ -44,13 +64,16 @@ class AgentCommandTest extends CliHarness {
           break;
         }
       }
-      assertTrue(banner != null && banner.contains("master none") && banner.contains("link rate"), "" + banner);
+      assertTrue(
+          banner != null && banner.contains("master none") && banner.contains("link rate"),
+          "" + banner);
       int port = PortFile.read(dir.resolve("agent.ports"), "port");
       assertTrue(port > 0, "the port file names the agent's port");
       try (Socket s = new Socket("127.0.0.1", port)) {
         assertTrue(s.isConnected());
       }
-      assertEquals(0, new ProcessBuilder("kill", "-TERM", Long.toString(p.pid())).start().waitFor());
+      assertEquals(
+          0, new ProcessBuilder("kill", "-TERM", Long.toString(p.pid())).start().waitFor());
       assertTrue(p.waitFor(20, TimeUnit.SECONDS), "the agent did not stop on SIGTERM");
     } finally {
       p.destroyForcibly();

@@ -19,10 +19,10 @@ import org.coflow.api.config.Config;
 import org.coflow.api.proto.courier.v1.BlockRef;
 import org.coflow.api.proto.courier.v1.RegisterSpark;
 import org.coflow.api.proto.courier.v1.RemoteBlock;
-import org.coflow.courier.CourierAgent;
-import org.coflow.courier.enforce.LinkRate;
 import org.coflow.courier.AgentOptions;
+import org.coflow.courier.CourierAgent;
 import org.coflow.courier.client.CourierClient;
+import org.coflow.courier.enforce.LinkRate;
 import org.coflow.courier.merge.CourierConfig;
 import org.coflow.courier.transport.TransportContext;
 import org.coflow.master.policy.PolicyConfig;
@@ -62,55 +62,93 @@ class AgentWithMasterTest {
   }
 
   static AgentOptions local(String hostId, int threads) {
-    return AgentOptions.forHost(hostId).bind(new InetSocketAddress("127.0.0.1", 0))
+    return AgentOptions.forHost(hostId)
+        .bind(new InetSocketAddress("127.0.0.1", 0))
         .set(CourierConfig.THREADS, threads);
   }
 
-  static CourierClient client(NioEventLoopGroup group, InetSocketAddress agent, String hostId) throws Exception {
-    return CourierClient.connect(new TransportContext(group, CourierAgent.MAX_FRAME), agent, hostId);
+  static CourierClient client(NioEventLoopGroup group, InetSocketAddress agent, String hostId)
+      throws Exception {
+    return CourierClient.connect(
+        new TransportContext(group, CourierAgent.MAX_FRAME), agent, hostId);
   }
 
   static RemoteBlock block(CourierAgent sender, int shuffle, int size) {
-    return RemoteBlock.newBuilder().setHostId(sender.hostId())
-        .setAgentAddress("127.0.0.1:" + sender.address().getPort()).setSize(size)
-        .setBlock(BlockRef.newBuilder().setBlockSet("spark/app/1").setBlock("shuffle_" + shuffle + "_0_0")).build();
+    return RemoteBlock.newBuilder()
+        .setHostId(sender.hostId())
+        .setAgentAddress("127.0.0.1:" + sender.address().getPort())
+        .setSize(size)
+        .setBlock(
+            BlockRef.newBuilder()
+                .setBlockSet("spark/app/1")
+                .setBlock("shuffle_" + shuffle + "_0_0"))
+        .build();
   }
 
   @Test
   void theMastersOrderReachesTheSendingAgent(@TempDir Path tmp) throws Exception {
-    Config config = Config.defaults().with(MasterConfig.PORT, 0).with(MasterConfig.HTTP_PORT, -1)
-        .with(MasterConfig.HOST, "127.0.0.1").with(MasterConfig.POLICY, "sincronia")
-        .with(PolicyConfig.DELTA_MS, 20L);
+    Config config =
+        Config.defaults()
+            .with(MasterConfig.PORT, 0)
+            .with(MasterConfig.HTTP_PORT, -1)
+            .with(MasterConfig.HOST, "127.0.0.1")
+            .with(MasterConfig.POLICY, "sincronia")
+            .with(PolicyConfig.DELTA_MS, 20L);
     NioEventLoopGroup group = new NioEventLoopGroup(1);
     try (MasterServer master = MasterServer.start(config, null)) {
       String target = "127.0.0.1:" + master.port();
-      try (CourierAgent sender = CourierAgent.start(local("exec-1", 1).link(new LinkRate(12 << 20, 64 << 10)).set(CourierConfig.MASTER, target));
-          CourierAgent fetcher = CourierAgent.start(local("exec-0", 1).set(CourierConfig.MASTER, target))) {
+      try (CourierAgent sender =
+              CourierAgent.start(
+                  local("exec-1", 1)
+                      .link(new LinkRate(12 << 20, 64 << 10))
+                      .set(CourierConfig.MASTER, target));
+          CourierAgent fetcher =
+              CourierAgent.start(local("exec-0", 1).set(CourierConfig.MASTER, target))) {
         Path dir = Files.createDirectories(tmp.resolve("blockmgr")).toRealPath();
         Random random = new Random(4);
         writeMapOutput(dir, 0, BIG, random);
         writeMapOutput(dir, 1, SMALL, random);
         try (CourierClient registrar = client(group, sender.address(), "exec-1");
             CourierClient client = client(group, fetcher.address(), "exec-0")) {
-          registrar.register(RegisterSpark.newBuilder().setAppId("app").setExecId("1").addLocalDirs(dir.toString())
-              .setSubDirsPerLocalDir(64).setChecksumAlgorithm("ADLER32").build()).get(10, TimeUnit.SECONDS);
+          registrar
+              .register(
+                  RegisterSpark.newBuilder()
+                      .setAppId("app")
+                      .setExecId("1")
+                      .addLocalDirs(dir.toString())
+                      .setSubDirsPerLocalDir(64)
+                      .setChecksumAlgorithm("ADLER32")
+                      .build())
+              .get(10, TimeUnit.SECONDS);
           long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
           while (master.service().snapshot(0).agents().size() < 2) {
             assertTrue(System.nanoTime() < deadline, "the agents never opened their sessions");
             Thread.sleep(10);
           }
           AtomicLong bigBytes = new AtomicLong();
-          CompletableFuture<Long> big = client.fetch("app/big", List.of(block(sender, 0, BIG)),
-              d -> bigBytes.addAndGet(d.readableBytes()), 256 << 10).get(0);
-          CompletableFuture<Long> small = client.fetch("app/small", List.of(block(sender, 1, SMALL)),
-              d -> {}, 256 << 10).get(0);
+          CompletableFuture<Long> big =
+              client
+                  .fetch(
+                      "app/big",
+                      List.of(block(sender, 0, BIG)),
+                      d -> bigBytes.addAndGet(d.readableBytes()),
+                      256 << 10)
+                  .get(0);
+          CompletableFuture<Long> small =
+              client
+                  .fetch("app/small", List.of(block(sender, 1, SMALL)), d -> {}, 256 << 10)
+                  .get(0);
           long[] atSmall = {-1};
           small.thenRun(() -> atSmall[0] = bigBytes.get());
           assertEquals(SMALL, small.get(30, TimeUnit.SECONDS));
           assertEquals(BIG, big.get(30, TimeUnit.SECONDS));
           System.out.println("big coflow bytes when the small one completed: " + atSmall[0]);
-          assertTrue(atSmall[0] >= 0 && atSmall[0] < SMALL / 2, "the big coflow had " + atSmall[0]
-              + " bytes when the small one completed; sharing the link equally it would have had " + SMALL);
+          assertTrue(
+              atSmall[0] >= 0 && atSmall[0] < SMALL / 2,
+              "the big coflow had "
+                  + atSmall[0]
+                  + " bytes when the small one completed; sharing the link equally it would have had "
+                  + SMALL);
         }
       }
     } finally {
@@ -126,16 +164,30 @@ class AgentWithMasterTest {
     }
     String target = "127.0.0.1:" + port;
     NioEventLoopGroup group = new NioEventLoopGroup(1);
-    try (CourierAgent sender = CourierAgent.start(local("exec-1", 1).set(CourierConfig.MASTER, target));
-        CourierAgent fetcher = CourierAgent.start(local("exec-0", 1).set(CourierConfig.MASTER, target))) {
+    try (CourierAgent sender =
+            CourierAgent.start(local("exec-1", 1).set(CourierConfig.MASTER, target));
+        CourierAgent fetcher =
+            CourierAgent.start(local("exec-0", 1).set(CourierConfig.MASTER, target))) {
       Path dir = Files.createDirectories(tmp.resolve("blockmgr")).toRealPath();
       writeMapOutput(dir, 0, SMALL, new Random(9));
       try (CourierClient registrar = client(group, sender.address(), "exec-1");
           CourierClient client = client(group, fetcher.address(), "exec-0")) {
-        registrar.register(RegisterSpark.newBuilder().setAppId("app").setExecId("1").addLocalDirs(dir.toString())
-            .setSubDirsPerLocalDir(64).setChecksumAlgorithm("ADLER32").build()).get(10, TimeUnit.SECONDS);
-        assertEquals(SMALL, client.fetch("app/0", List.of(block(sender, 0, SMALL)), d -> {}, 1 << 20)
-            .get(0).get(30, TimeUnit.SECONDS));
+        registrar
+            .register(
+                RegisterSpark.newBuilder()
+                    .setAppId("app")
+                    .setExecId("1")
+                    .addLocalDirs(dir.toString())
+                    .setSubDirsPerLocalDir(64)
+                    .setChecksumAlgorithm("ADLER32")
+                    .build())
+            .get(10, TimeUnit.SECONDS);
+        assertEquals(
+            SMALL,
+            client
+                .fetch("app/0", List.of(block(sender, 0, SMALL)), d -> {}, 1 << 20)
+                .get(0)
+                .get(30, TimeUnit.SECONDS));
       }
     } finally {
       group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();

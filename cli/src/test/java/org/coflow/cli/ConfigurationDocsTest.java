@@ -14,8 +14,10 @@ class ConfigurationDocsTest {
   void configurationDocsAreCurrent() throws Exception {
     Path file = Path.of("..", "docs", "configuration.md");
     String expected = ConfigDocs.render(ConfigDocs.discover());
-    assertTrue(expected.contains("coflow.policy.delta") && expected.contains("coflow.courier.maxNum"));
+    assertTrue(
+        expected.contains("coflow.policy.delta") && expected.contains("coflow.courier.maxNum"));
     assertTrue(Files.exists(file), file + " is missing: run bin/coflow docs");
-    assertEquals(expected, Files.readString(file), "docs/configuration.md is stale: run bin/coflow docs");
+    assertEquals(
+        expected, Files.readString(file), "docs/configuration.md is stale: run bin/coflow docs");
   }
 }

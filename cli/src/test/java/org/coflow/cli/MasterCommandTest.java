@@ -41,11 +41,28 @@ class MasterCommandTest extends CliHarness {
     Files.writeString(conf, "coflow.master.host=127.0.0.1\ncoflow.policy.delta=50ms\n");
     Path ports = dir.resolve("master.ports");
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    Process p = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
-        Main.class.getName(), "master", "--port", "0", "--http-port", "0", "--policy", "varys",
-        "--config", conf.toString(), "--port-file", ports.toString()).redirectErrorStream(true).start();
+    Process p =
+        new ProcessBuilder(
+                java,
+                "-cp",
+                System.getProperty("java.class.path"),
+                Main.class.getName(),
+                "master",
+                "--port",
+                "0",
+                "--http-port",
+                "0",
+                "--policy",
+                "varys",
+                "--config",
+                conf.toString(),
+                "--port-file",
+                ports.toString())
+            .redirectErrorStream(true)
+            .start();
     try {
-      BufferedReader lines = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+      BufferedReader lines =
+          new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
       String banner = null;
       for (String line; (line = lines.readLine()) != null; ) {
         if (line.startsWith("coflow master ")) {
@@ -53,18 +70,23 @@ class MasterCommandTest extends CliHarness {
           break;
         }
       }
-      assertTrue(banner != null && banner.contains("policy varys") && banner.contains("interval 50 ms"),
+      assertTrue(
+          banner != null && banner.contains("policy varys") && banner.contains("interval 50 ms"),
           "banner: " + banner);
       // The port file is written before the banner: programs read ports there, never in the banner.
       int http = PortFile.read(ports, "http.port");
       assertTrue(http > 0 && PortFile.read(ports, "grpc.port") > 0, Files.readString(ports));
-      HttpResponse<String> state = HttpClient.newHttpClient().send(
-          HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + http + "/api/state")).build(),
-          HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> state =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + http + "/api/state"))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString());
       assertTrue(state.body().contains("\"policy\":\"varys\""), state.body());
 
       // SIGTERM, as a service manager stops it (Process.destroy would also close our pipe).
-      assertEquals(0, new ProcessBuilder("kill", "-TERM", Long.toString(p.pid())).start().waitFor());
+      assertEquals(
+          0, new ProcessBuilder("kill", "-TERM", Long.toString(p.pid())).start().waitFor());
       assertTrue(p.waitFor(20, TimeUnit.SECONDS), "the master did not stop on SIGTERM");
       List<String> rest = lines.lines().toList();
       assertTrue(rest.stream().anyMatch(l -> l.contains("stopped")), "no orderly stop: " + rest);

@@ -19,11 +19,23 @@ import org.junit.jupiter.api.Test;
  */
 class ArchitectureTest {
   private static final Path ROOT = Path.of(System.getProperty("user.dir")).getParent();
-  private static final String[] MODULES = {"coflow-api", "master", "courier-shuffle/agent", "courier-shuffle/spark",
-      "courier-shuffle/mapreduce", "cli", "bench", "mapreduce-it"};
+  private static final String[] MODULES = {
+    "coflow-api",
+    "master",
+    "courier-shuffle/agent",
+    "courier-shuffle/spark",
+    "courier-shuffle/mapreduce",
+    "cli",
+    "bench",
+    "mapreduce-it"
+  };
+
   /** The Courier side: the agent and both engine adapters. */
-  private static final String[] COURIER = {"org.coflow.courier..", "org.apache.spark.shuffle.courier..",
-      "org.apache.hadoop.mapreduce.task.reduce.."};
+  private static final String[] COURIER = {
+    "org.coflow.courier..",
+    "org.apache.spark.shuffle.courier..",
+    "org.apache.hadoop.mapreduce.task.reduce.."
+  };
 
   private static JavaClasses classes;
 
@@ -33,7 +45,8 @@ class ArchitectureTest {
     for (String m : MODULES) {
       Path d = ROOT.resolve(m).resolve("target/classes");
       if (!Files.isDirectory(d)) {
-        throw new IllegalStateException(d + " is missing: the reactor builds every module before this one");
+        throw new IllegalStateException(
+            d + " is missing: the reactor builds every module before this one");
       }
       dirs.add(d);
     }
@@ -42,84 +55,143 @@ class ArchitectureTest {
 
   @Test
   void policiesArePure() {
-    noClasses().that().resideInAPackage("org.coflow.master.policy..")
-        .should().dependOnClassesThat().resideInAnyPackage("io.grpc..", "io.netty..", "java.util.concurrent..")
-        .orShould().dependOnClassesThat().haveFullyQualifiedName("java.lang.Thread")
-        .orShould().dependOnClassesThat().haveFullyQualifiedName("java.time.Clock")
-        .orShould().callMethod(System.class, "currentTimeMillis")
-        .orShould().callMethod(System.class, "nanoTime")
-        .because("a policy is the same object in the simulator and the live master: time comes in as an "
-            + "argument, and it does no I/O and starts no threads")
+    noClasses()
+        .that()
+        .resideInAPackage("org.coflow.master.policy..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("io.grpc..", "io.netty..", "java.util.concurrent..")
+        .orShould()
+        .dependOnClassesThat()
+        .haveFullyQualifiedName("java.lang.Thread")
+        .orShould()
+        .dependOnClassesThat()
+        .haveFullyQualifiedName("java.time.Clock")
+        .orShould()
+        .callMethod(System.class, "currentTimeMillis")
+        .orShould()
+        .callMethod(System.class, "nanoTime")
+        .because(
+            "a policy is the same object in the simulator and the live master: time comes in as an "
+                + "argument, and it does no I/O and starts no threads")
         .check(classes);
   }
 
   @Test
   void theSchedulingCoreReadsNoClock() {
-    noClasses().that().resideInAnyPackage("org.coflow.master.policy..", "org.coflow.master.identify..")
-        .should().callMethod(System.class, "currentTimeMillis")
-        .orShould().callMethod(System.class, "nanoTime")
-        .orShould().dependOnClassesThat().haveFullyQualifiedName("java.time.Clock")
+    noClasses()
+        .that()
+        .resideInAnyPackage("org.coflow.master.policy..", "org.coflow.master.identify..")
+        .should()
+        .callMethod(System.class, "currentTimeMillis")
+        .orShould()
+        .callMethod(System.class, "nanoTime")
+        .orShould()
+        .dependOnClassesThat()
+        .haveFullyQualifiedName("java.time.Clock")
         .because("the scheduling core is replayed on simulated time")
         .check(classes);
   }
 
   @Test
   void theAgentKnowsNoEngine() {
-    noClasses().that().resideInAPackage("org.coflow.courier..")
-        .and().resideOutsideOfPackage("org.coflow.courier.mapreduce..")
-        .should().dependOnClassesThat().resideInAnyPackage("org.apache.spark..", "org.apache.hadoop..")
-        .because("the agent is engine-neutral: the adapters live in org.apache.spark.shuffle.courier and "
-            + "org.coflow.courier.mapreduce / org.apache.hadoop.mapreduce.task.reduce")
+    noClasses()
+        .that()
+        .resideInAPackage("org.coflow.courier..")
+        .and()
+        .resideOutsideOfPackage("org.coflow.courier.mapreduce..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("org.apache.spark..", "org.apache.hadoop..")
+        .because(
+            "the agent is engine-neutral: the adapters live in org.apache.spark.shuffle.courier and "
+                + "org.coflow.courier.mapreduce / org.apache.hadoop.mapreduce.task.reduce")
         .check(classes);
   }
 
   @Test
   void theApiImportsNoneOfOurModules() {
-    noClasses().that().resideInAPackage("org.coflow.api..")
-        .should().dependOnClassesThat().resideInAnyPackage("org.coflow.master..", "org.coflow.courier..",
-            "org.apache.spark.shuffle.courier..", "org.apache.hadoop.mapreduce.task.reduce..", "org.coflow.cli..",
-            "org.coflow.bench..", "org.coflow.mr..", "org.coflow.it..")
+    noClasses()
+        .that()
+        .resideInAPackage("org.coflow.api..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "org.coflow.master..",
+            "org.coflow.courier..",
+            "org.apache.spark.shuffle.courier..",
+            "org.apache.hadoop.mapreduce.task.reduce..",
+            "org.coflow.cli..",
+            "org.coflow.bench..",
+            "org.coflow.mr..",
+            "org.coflow.it..")
         .because("coflow-api is where the master and Courier meet; it depends on nothing of ours")
         .check(classes);
   }
 
   @Test
   void theMasterAndCourierNeverImportEachOther() {
-    noClasses().that().resideInAPackage("org.coflow.master..")
-        .should().dependOnClassesThat().resideInAnyPackage(COURIER)
+    noClasses()
+        .that()
+        .resideInAPackage("org.coflow.master..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(COURIER)
         .because("the master and the Courier agent meet only in coflow-api's protocol")
         .check(classes);
-    noClasses().that().resideInAnyPackage(COURIER)
-        .should().dependOnClassesThat().resideInAPackage("org.coflow.master..")
+    noClasses()
+        .that()
+        .resideInAnyPackage(COURIER)
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("org.coflow.master..")
         .because("the master and the Courier agent meet only in coflow-api's protocol")
         .check(classes);
   }
 
   @Test
   void nothingImportsTheBenchOrTheTestModules() {
-    noClasses().that().resideOutsideOfPackage("org.coflow.bench..")
-        .should().dependOnClassesThat().resideInAPackage("org.coflow.bench..")
+    noClasses()
+        .that()
+        .resideOutsideOfPackage("org.coflow.bench..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("org.coflow.bench..")
         .because("bench sits on top: nothing imports it")
         .check(classes);
-    noClasses().that().resideOutsideOfPackage("org.coflow.mr..")
-        .should().dependOnClassesThat().resideInAnyPackage("org.coflow.mr..", "org.coflow.it..")
+    noClasses()
+        .that()
+        .resideOutsideOfPackage("org.coflow.mr..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("org.coflow.mr..", "org.coflow.it..")
         .because("the integration-test modules sit on top: nothing imports them")
         .check(classes);
   }
 
   @Test
   void theDaemonsDoNotNeedTheBench() {
-    noClasses().that().resideInAPackage("org.coflow.cli..")
-        .should().dependOnClassesThat().resideInAnyPackage("org.coflow.bench..", "org.apache.spark.sql..",
-            "io.trino.tpcds..")
+    noClasses()
+        .that()
+        .resideInAPackage("org.coflow.cli..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("org.coflow.bench..", "org.apache.spark.sql..", "io.trino.tpcds..")
         .because("bin/coflow master and agent run without Spark's SQL jars or TPC-DS")
         .check(classes);
   }
 
   @Test
   void packagesHaveNoCycles() {
-    for (String module : new String[] {"org.coflow.api.(*)..", "org.coflow.master.(*)..", "org.coflow.courier.(*)..",
-        "org.coflow.bench.(*)..", "org.coflow.cli.(*)..", "org.coflow.mr.(*).."}) {
+    for (String module :
+        new String[] {
+          "org.coflow.api.(*)..",
+          "org.coflow.master.(*)..",
+          "org.coflow.courier.(*)..",
+          "org.coflow.bench.(*)..",
+          "org.coflow.cli.(*)..",
+          "org.coflow.mr.(*).."
+        }) {
       slices().matching(module).should().beFreeOfCycles().check(classes);
     }
   }

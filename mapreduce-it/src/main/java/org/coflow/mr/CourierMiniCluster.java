@@ -13,8 +13,8 @@ import org.apache.hadoop.yarn.server.nodemanager.containermanager.AuxServices;
 import org.coflow.courier.mapreduce.CourierShuffleHandler;
 
 /**
- * A {@link MiniMRYarnCluster} (a ResourceManager and N NodeManagers in this JVM, each task in a
- * JVM of its own) whose NodeManagers run {@code CourierShuffleHandler} as {@code mapreduce_shuffle},
+ * A {@link MiniMRYarnCluster} (a ResourceManager and N NodeManagers in this JVM, each task in a JVM
+ * of its own) whose NodeManagers run {@code CourierShuffleHandler} as {@code mapreduce_shuffle},
  * exactly as the operator's {@code yarn-site.xml} in docs/mapreduce.md sets it up, with the agent
  * port 0 (several NodeManagers share this machine) and, when given, the coflow master. Every
  * NodeManager is its own host: its agent's host id is its shuffle address.
@@ -39,7 +39,8 @@ public final class CourierMiniCluster implements AutoCloseable {
    *     other NodeManagers' agents and use the stock shuffle)
    * @param linkRate each agent's cap, e.g. "50m", or null for none
    */
-  public static CourierMiniCluster start(String name, int nodeManagers, String master, String linkRate) {
+  public static CourierMiniCluster start(
+      String name, int nodeManagers, String master, String linkRate) {
     return start(name, nodeManagers, master, linkRate, Map.of());
   }
 
@@ -47,8 +48,8 @@ public final class CourierMiniCluster implements AutoCloseable {
    * As above, with more of the adapter's keys set in the cluster's configuration, as an operator's
    * {@code yarn-site.xml} would (e.g. {@code mapreduce.shuffle.courier.maxNum}).
    */
-  public static CourierMiniCluster start(String name, int nodeManagers, String master, String linkRate,
-      Map<String, String> settings) {
+  public static CourierMiniCluster start(
+      String name, int nodeManagers, String master, String linkRate, Map<String, String> settings) {
     Map<String, String> pins = new HashMap<>();
     pins.put(YarnConfiguration.NM_AUX_SERVICES, "mapreduce_shuffle");
     pins.put(String.format(YarnConfiguration.NM_AUX_SERVICE_FMT, "mapreduce_shuffle"), HANDLER);
@@ -81,9 +82,9 @@ public final class CourierMiniCluster implements AutoCloseable {
   }
 
   /**
-   * The shuffle handlers of the NodeManagers (one each), as their NodeManagers run them. YARN
-   * keeps its aux services behind a package-private accessor, read here by reflection (test
-   * harness only; the handler has no registry of its own).
+   * The shuffle handlers of the NodeManagers (one each), as their NodeManagers run them. YARN keeps
+   * its aux services behind a package-private accessor, read here by reflection (test harness only;
+   * the handler has no registry of its own).
    */
   public List<CourierShuffleHandler> handlers() {
     List<CourierShuffleHandler> out = new ArrayList<>();
@@ -115,9 +116,9 @@ public final class CourierMiniCluster implements AutoCloseable {
   }
 
   /**
-   * A configuration whose pinned keys ignore later writes: MiniMRYarnCluster sets
-   * {@code mapreduce_shuffle}'s class to the stock ShuffleHandler while it initialises, after the
-   * caller's settings; the operator's yarn-site.xml has no such override.
+   * A configuration whose pinned keys ignore later writes: MiniMRYarnCluster sets {@code
+   * mapreduce_shuffle}'s class to the stock ShuffleHandler while it initialises, after the caller's
+   * settings; the operator's yarn-site.xml has no such override.
    */
   static final class PinnedConfiguration extends YarnConfiguration {
     private final Map<String, String> pins;

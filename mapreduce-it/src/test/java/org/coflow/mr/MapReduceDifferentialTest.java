@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.Writer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -33,9 +32,9 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The drop-in jar on a real two-NodeManager MiniMRYarnCluster: word count with a combiner, a sort
  * with three reducers, compressed map output, and a job whose maps partly emit nothing, all four
- * running at once through the agents; then the same four with Hadoop's own shuffle. Outputs must
- * be byte-identical, every map output must have come through the agents (job counters), and bytes
- * must have crossed between the two NodeManagers' agents.
+ * running at once through the agents; then the same four with Hadoop's own shuffle. Outputs must be
+ * byte-identical, every map output must have come through the agents (job counters), and bytes must
+ * have crossed between the two NodeManagers' agents.
  */
 class MapReduceDifferentialTest {
   static final Path ROOT = Path.of(System.getProperty("user.dir")).getParent();
@@ -47,8 +46,13 @@ class MapReduceDifferentialTest {
   static void startCluster() throws Exception {
     master = MasterProcess.start(ROOT, "aalo");
     // MaxNum through the YARN configuration, as an operator's yarn-site.xml sets it.
-    cluster = CourierMiniCluster.start("courier-diff", 2, master.address(), null,
-        Map.of("mapreduce.shuffle.courier.maxNum", "2"));
+    cluster =
+        CourierMiniCluster.start(
+            "courier-diff",
+            2,
+            master.address(),
+            null,
+            Map.of("mapreduce.shuffle.courier.maxNum", "2"));
     work = Files.createTempDirectory("courier-mr-diff");
     writeText(work.resolve("in"), 4, 30_000, 7);
     Path filter = work.resolve("filter");
@@ -82,7 +86,9 @@ class MapReduceDifferentialTest {
           StringBuilder sb = new StringBuilder();
           for (int i = 0; i < words; i++) {
             int k = (int) Math.abs(r.nextGaussian() * 2000);
-            sb.append(i == 0 ? "" : " ").append(i == 0 && r.nextInt(4) == 0 ? "MARK" : "w").append(k);
+            sb.append(i == 0 ? "" : " ")
+                .append(i == 0 && r.nextInt(4) == 0 ? "MARK" : "w")
+                .append(k);
           }
           w.write(sb.append('\n').toString());
         }
@@ -92,19 +98,30 @@ class MapReduceDifferentialTest {
 
   private static Map<String, Job> jobs(String way) throws IOException {
     Configuration conf = cluster.config();
-    conf.set(MRConfig.SHUFFLE_CONSUMER_PLUGIN,
+    conf.set(
+        MRConfig.SHUFFLE_CONSUMER_PLUGIN,
         way.equals("courier") ? CourierMiniCluster.PLUGIN : CourierMiniCluster.STOCK_PLUGIN);
     org.apache.hadoop.fs.Path in = new org.apache.hadoop.fs.Path(work.resolve("in").toUri());
-    org.apache.hadoop.fs.Path filter = new org.apache.hadoop.fs.Path(work.resolve("filter").toUri());
+    org.apache.hadoop.fs.Path filter =
+        new org.apache.hadoop.fs.Path(work.resolve("filter").toUri());
     Map<String, Job> jobs = new LinkedHashMap<>();
-    jobs.put("wordcount-combiner", TextJobs.wordCount(conf, way + "-wc", in, out(way, "wc"), 2, true));
-    jobs.put("sort-3-reducers", TextJobs.sortLines(conf, way + "-sort", in, out(way, "sort"), 3, ""));
-    Job compressed = TextJobs.wordCount(conf, way + "-wc-compressed", in, out(way, "wcz"), 2, false);
+    jobs.put(
+        "wordcount-combiner", TextJobs.wordCount(conf, way + "-wc", in, out(way, "wc"), 2, true));
+    jobs.put(
+        "sort-3-reducers", TextJobs.sortLines(conf, way + "-sort", in, out(way, "sort"), 3, ""));
+    Job compressed =
+        TextJobs.wordCount(conf, way + "-wc-compressed", in, out(way, "wcz"), 2, false);
     compressed.getConfiguration().setBoolean("mapreduce.map.output.compress", true);
-    compressed.getConfiguration().setClass("mapreduce.map.output.compress.codec", DefaultCodec.class,
-        org.apache.hadoop.io.compress.CompressionCodec.class);
+    compressed
+        .getConfiguration()
+        .setClass(
+            "mapreduce.map.output.compress.codec",
+            DefaultCodec.class,
+            org.apache.hadoop.io.compress.CompressionCodec.class);
     jobs.put("compressed-map-output", compressed);
-    jobs.put("maps-emitting-nothing", TextJobs.sortLines(conf, way + "-filter", filter, out(way, "filter"), 2, "MARK"));
+    jobs.put(
+        "maps-emitting-nothing",
+        TextJobs.sortLines(conf, way + "-filter", filter, out(way, "filter"), 2, "MARK"));
     return jobs;
   }
 
@@ -119,7 +136,8 @@ class MapReduceDifferentialTest {
     }
     for (Map.Entry<String, Job> e : jobs.entrySet()) {
       Job j = e.getValue();
-      assertTrue(j.waitForCompletion(false), e.getKey() + " failed: " + j.getStatus().getFailureInfo());
+      assertTrue(
+          j.waitForCompletion(false), e.getKey() + " failed: " + j.getStatus().getFailureInfo());
     }
   }
 
@@ -160,14 +178,21 @@ class MapReduceDifferentialTest {
     long total = 0;
     for (String name : courier.keySet()) {
       Counters c = courier.get(name).getCounters();
-      long viaAgent = c.findCounter(CourierShuffle.COUNTERS, CourierShuffle.MAPS_VIA_AGENT).getValue();
-      long viaStock = c.findCounter(CourierShuffle.COUNTERS, CourierShuffle.MAPS_VIA_STOCK).getValue();
+      long viaAgent =
+          c.findCounter(CourierShuffle.COUNTERS, CourierShuffle.MAPS_VIA_AGENT).getValue();
+      long viaStock =
+          c.findCounter(CourierShuffle.COUNTERS, CourierShuffle.MAPS_VIA_STOCK).getValue();
       long maps = c.findCounter(org.apache.hadoop.mapreduce.TaskCounter.SHUFFLED_MAPS).getValue();
-      assertEquals(maps, viaAgent, name + ": every map output through the agents (stock: " + viaStock + ")");
+      assertEquals(
+          maps, viaAgent, name + ": every map output through the agents (stock: " + viaStock + ")");
       assertEquals(0, viaStock, name);
       total += c.findCounter(CourierShuffle.COUNTERS, CourierShuffle.BYTES_VIA_AGENT).getValue();
-      long stockMaps = stock.get(name).getCounters()
-          .findCounter(CourierShuffle.COUNTERS, CourierShuffle.MAPS_VIA_AGENT).getValue();
+      long stockMaps =
+          stock
+              .get(name)
+              .getCounters()
+              .findCounter(CourierShuffle.COUNTERS, CourierShuffle.MAPS_VIA_AGENT)
+              .getValue();
       assertEquals(0, stockMaps, name + ": the stock run must not touch the agents");
     }
     String[] dirs = {"wc", "sort", "wcz", "filter"};
@@ -178,12 +203,16 @@ class MapReduceDifferentialTest {
       assertTrue(theirs.length > 0, names[i]);
       assertArrayEquals(theirs, ours, names[i] + ": output differs from the stock shuffle's");
     }
-    assertTrue(crossed > 0 && total > 0, "agent-to-agent bytes " + crossed + ", reducer bytes " + total);
+    assertTrue(
+        crossed > 0 && total > 0, "agent-to-agent bytes " + crossed + ", reducer bytes " + total);
     for (CourierShuffleHandler h : cluster.handlers()) {
-      assertEquals(2, h.agent().connectionBudget(), h.hostId() + ": MaxNum from the YARN configuration");
-      assertTrue(h.agent().maxDataConnections() <= 2,
+      assertEquals(
+          2, h.agent().connectionBudget(), h.hostId() + ": MaxNum from the YARN configuration");
+      assertTrue(
+          h.agent().maxDataConnections() <= 2,
           h.hostId() + " held " + h.agent().maxDataConnections() + " data connections");
     }
-    System.out.printf("courier MR: %d bytes through the agents, %d agent-to-agent%n", total, crossed);
+    System.out.printf(
+        "courier MR: %d bytes through the agents, %d agent-to-agent%n", total, crossed);
   }
 }

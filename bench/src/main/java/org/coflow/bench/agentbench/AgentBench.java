@@ -28,19 +28,30 @@ import org.coflow.courier.transport.TransportContext;
 /**
  * Fetch throughput and CPU per GB through two Courier agents against a direct zero-copy baseline
  * ({@link DirectBaseline}), in the same JVM, on the same file, alternating runs. Both deliver into
- * files the clients name and both verify every block (ADLER32). CPU is the whole process's, so
- * both sides of each path count; the JIT compilers' share is measured apart.
+ * files the clients name and both verify every block (ADLER32). CPU is the whole process's, so both
+ * sides of each path count; the JIT compilers' share is measured apart.
  */
 public final class AgentBench {
   /**
-   * What one comparison measured (medians over the runs). CPU seconds are the whole process's,
-   * both agents and the clients; the JIT compilers' share is counted apart ({@code *JitSeconds}):
+   * What one comparison measured (medians over the runs). CPU seconds are the whole process's, both
+   * agents and the clients; the JIT compilers' share is counted apart ({@code *JitSeconds}):
    * compiling is a one-time cost of a new JVM, charged to whichever path happens to run a method
    * hot first, while the goal is about the steady cost of moving bytes.
    */
-  public record Result(long bytes, int blocks, int clients, int runs, int maxNum, int warmupRounds,
-      double courierSeconds, double baselineSeconds, double courierCpuSeconds, double baselineCpuSeconds,
-      double courierJitSeconds, double baselineJitSeconds, double pairedThroughputRatio,
+  public record Result(
+      long bytes,
+      int blocks,
+      int clients,
+      int runs,
+      int maxNum,
+      int warmupRounds,
+      double courierSeconds,
+      double baselineSeconds,
+      double courierCpuSeconds,
+      double baselineCpuSeconds,
+      double courierJitSeconds,
+      double baselineJitSeconds,
+      double pairedThroughputRatio,
       double pairedCpuPerGbRatio) {
     public double courierGbPerSecond() {
       return bytes / courierSeconds / 1e9;
@@ -52,9 +63,9 @@ public final class AgentBench {
 
     /**
      * Courier's throughput over the baseline's (goal at least 0.95): the median over the rounds of
-     * each round's ratio. A round runs both paths back to back, so a ratio compares runs made
-     * under the same load of a shared, noisy machine; the ratio of the medians
-     * ({@link #throughputRatioOfMedians()}) lets one slow spell weigh on a single path.
+     * each round's ratio. A round runs both paths back to back, so a ratio compares runs made under
+     * the same load of a shared, noisy machine; the ratio of the medians ({@link
+     * #throughputRatioOfMedians()}) lets one slow spell weigh on a single path.
      */
     public double throughputRatio() {
       return pairedThroughputRatio;
@@ -80,7 +91,9 @@ public final class AgentBench {
       return courier > 0 && baseline > 0 ? courier / baseline : cpuPerGbRatioWithJit();
     }
 
-    /** The same ratio with the JIT compilers' CPU left in (1 if the runs were too short to measure). */
+    /**
+     * The same ratio with the JIT compilers' CPU left in (1 if the runs were too short to measure).
+     */
     public double cpuPerGbRatioWithJit() {
       return baselineCpuSeconds > 0 ? courierCpuSeconds / baselineCpuSeconds : 1;
     }
@@ -88,10 +101,11 @@ public final class AgentBench {
 
   /**
    * Rounds of both paths before measuring: at least {@link #MIN_WARMUP}, then until a round's JIT
-   * compilation is under {@link #QUIET_JIT} of its CPU (perf showed C2 busy for a third of the
-   * CPU through the first rounds), at most {@link #MAX_WARMUP}.
+   * compilation is under {@link #QUIET_JIT} of its CPU (perf showed C2 busy for a third of the CPU
+   * through the first rounds), at most {@link #MAX_WARMUP}.
    */
   static final int MIN_WARMUP = 3;
+
   static final int MAX_WARMUP = 12;
   static final double QUIET_JIT = 0.02;
 
@@ -107,8 +121,16 @@ public final class AgentBench {
    */
   public AgentBench(long size, int blocks, int clients, int runs, int maxNum, Path dir) {
     if (size < blocks || blocks < clients || clients < 1 || runs < 1) {
-      throw new IllegalArgumentException("need size >= blocks >= clients >= 1 and runs >= 1, got size "
-          + size + ", " + blocks + " blocks, " + clients + " clients, " + runs + " runs");
+      throw new IllegalArgumentException(
+          "need size >= blocks >= clients >= 1 and runs >= 1, got size "
+              + size
+              + ", "
+              + blocks
+              + " blocks, "
+              + clients
+              + " clients, "
+              + runs
+              + " runs");
     }
     this.size = size;
     this.blocks = blocks;
@@ -126,19 +148,38 @@ public final class AgentBench {
     Path data = writeMapOutput(served, bounds, sums);
     NioEventLoopGroup clientGroup = new NioEventLoopGroup(2);
     TransportContext transport = new TransportContext(clientGroup, CourierAgent.MAX_FRAME);
-    try (CourierAgent sender = CourierAgent.start(AgentOptions.forHost("bench-src")
-            .bind(new InetSocketAddress("127.0.0.1", 0)));
-        CourierAgent fetcher = CourierAgent.start(AgentOptions.forHost("bench-dst")
-            .bind(new InetSocketAddress("127.0.0.1", 0)).set(CourierConfig.MAX_NUM, maxNum));
+    try (CourierAgent sender =
+            CourierAgent.start(
+                AgentOptions.forHost("bench-src").bind(new InetSocketAddress("127.0.0.1", 0)));
+        CourierAgent fetcher =
+            CourierAgent.start(
+                AgentOptions.forHost("bench-dst")
+                    .bind(new InetSocketAddress("127.0.0.1", 0))
+                    .set(CourierConfig.MAX_NUM, maxNum));
         DirectBaseline baseline = new DirectBaseline(clientGroup, data.toFile())) {
       List<CourierClient> courierClients = new ArrayList<>();
-      try (CourierClient registrar = CourierClient.connect(transport, sender.address(), "bench-src");
+      try (CourierClient registrar =
+              CourierClient.connect(transport, sender.address(), "bench-src");
           CourierClient local = CourierClient.connect(transport, fetcher.address(), "bench-dst")) {
-        registrar.register(RegisterSpark.newBuilder().setAppId("bench").setExecId("src")
-            .addLocalDirs(served.toString()).setSubDirsPerLocalDir(1).setChecksumAlgorithm("ADLER32").build())
+        registrar
+            .register(
+                RegisterSpark.newBuilder()
+                    .setAppId("bench")
+                    .setExecId("src")
+                    .addLocalDirs(served.toString())
+                    .setSubDirsPerLocalDir(1)
+                    .setChecksumAlgorithm("ADLER32")
+                    .build())
             .get(30, TimeUnit.SECONDS);
-        local.register(RegisterSpark.newBuilder().setAppId("bench").setExecId("dst")
-            .addLocalDirs(fetched.toString()).setSubDirsPerLocalDir(1).build()).get(30, TimeUnit.SECONDS);
+        local
+            .register(
+                RegisterSpark.newBuilder()
+                    .setAppId("bench")
+                    .setExecId("dst")
+                    .addLocalDirs(fetched.toString())
+                    .setSubDirsPerLocalDir(1)
+                    .build())
+            .get(30, TimeUnit.SECONDS);
       }
       for (int c = 0; c < clients; c++) {
         courierClients.add(CourierClient.connect(transport, fetcher.address(), "bench-dst"));
@@ -187,10 +228,26 @@ public final class AgentBench {
         throughput[r] = baseWall[r] / courierWall[r];
         double courier = courierCpu[r] - courierJit[r];
         double base = baseCpu[r] - baseJit[r];
-        cpu[r] = courier > 0 && base > 0 ? courier / base : (baseCpu[r] > 0 ? courierCpu[r] / baseCpu[r] : 1);
+        cpu[r] =
+            courier > 0 && base > 0
+                ? courier / base
+                : (baseCpu[r] > 0 ? courierCpu[r] / baseCpu[r] : 1);
       }
-      return new Result(size, blocks, clients, runs, maxNum, warmup, median(courierWall), median(baseWall),
-          median(courierCpu), median(baseCpu), median(courierJit), median(baseJit), median(throughput), median(cpu));
+      return new Result(
+          size,
+          blocks,
+          clients,
+          runs,
+          maxNum,
+          warmup,
+          median(courierWall),
+          median(baseWall),
+          median(courierCpu),
+          median(baseCpu),
+          median(courierJit),
+          median(baseJit),
+          median(throughput),
+          median(cpu));
     } finally {
       clientGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
@@ -215,8 +272,9 @@ public final class AgentBench {
     double jit0 = JitCpu.seconds();
     long t0 = System.nanoTime();
     run.go();
-    double[] measured = {(System.nanoTime() - t0) / 1e9, (os.getProcessCpuTime() - cpu0) / 1e9,
-        JitCpu.seconds() - jit0};
+    double[] measured = {
+      (System.nanoTime() - t0) / 1e9, (os.getProcessCpuTime() - cpu0) / 1e9, JitCpu.seconds() - jit0
+    };
     for (int b = 0; b < blocks; b++) {
       Path file = fetched.resolve(prefix + b);
       try (FileChannel written = FileChannel.open(file, StandardOpenOption.WRITE)) {
@@ -228,15 +286,23 @@ public final class AgentBench {
   }
 
   /** Every client fetches its share of the blocks (block i goes to client i mod clients). */
-  private void courier(List<CourierClient> cs, CourierAgent sender, Path fetched, long[] bounds) throws Exception {
+  private void courier(List<CourierClient> cs, CourierAgent sender, Path fetched, long[] bounds)
+      throws Exception {
     List<CompletableFuture<Long>> all = new ArrayList<>();
     for (int c = 0; c < cs.size(); c++) {
       List<RemoteBlock> mine = new ArrayList<>();
       for (int b = c; b < blocks; b += cs.size()) {
-        mine.add(RemoteBlock.newBuilder().setHostId("bench-src")
-            .setAgentAddress("127.0.0.1:" + sender.address().getPort()).setSize(bounds[b + 1] - bounds[b])
-            .setBlock(BlockRef.newBuilder().setBlockSet("spark/bench/src").setBlock("shuffle_0_0_" + b))
-            .setTargetFile(fetched.resolve("courier-" + b).toString()).build());
+        mine.add(
+            RemoteBlock.newBuilder()
+                .setHostId("bench-src")
+                .setAgentAddress("127.0.0.1:" + sender.address().getPort())
+                .setSize(bounds[b + 1] - bounds[b])
+                .setBlock(
+                    BlockRef.newBuilder()
+                        .setBlockSet("spark/bench/src")
+                        .setBlock("shuffle_0_0_" + b))
+                .setTargetFile(fetched.resolve("courier-" + b).toString())
+                .build());
       }
       all.addAll(cs.get(c).fetch("bench/0", mine, d -> {}, 4 << 20));
     }
@@ -244,19 +310,27 @@ public final class AgentBench {
   }
 
   /** The same blocks, each client fetching its share one after another on its own connection. */
-  private void direct(NioEventLoopGroup group, DirectBaseline baseline, Path fetched, long[] bounds, long[] sums)
+  private void direct(
+      NioEventLoopGroup group, DirectBaseline baseline, Path fetched, long[] bounds, long[] sums)
       throws Exception {
     List<DirectBaseline.Client> cs = new ArrayList<>();
     List<CompletableFuture<Long>> chains = new ArrayList<>();
     try {
       for (int c = 0; c < clients; c++) {
-        DirectBaseline.Client client = DirectBaseline.connect(group, baseline.address()).get(30, TimeUnit.SECONDS);
+        DirectBaseline.Client client =
+            DirectBaseline.connect(group, baseline.address()).get(30, TimeUnit.SECONDS);
         cs.add(client);
         CompletableFuture<Long> chain = CompletableFuture.completedFuture(0L);
         for (int b = c; b < blocks; b += clients) {
           int block = b;
-          chain = chain.thenCompose(x -> client.fetch(bounds[block], bounds[block + 1] - bounds[block], sums[block],
-              fetched.resolve("direct-" + block)));
+          chain =
+              chain.thenCompose(
+                  x ->
+                      client.fetch(
+                          bounds[block],
+                          bounds[block + 1] - bounds[block],
+                          sums[block],
+                          fetched.resolve("direct-" + block)));
         }
         chains.add(chain);
       }
@@ -274,8 +348,12 @@ public final class AgentBench {
     Path data = sub.resolve("shuffle_0_0_0.data");
     SplittableRandom random = new SplittableRandom(17);
     ByteBuffer buf = ByteBuffer.allocate(1 << 20);
-    try (FileChannel out = FileChannel.open(data, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-        StandardOpenOption.TRUNCATE_EXISTING)) {
+    try (FileChannel out =
+        FileChannel.open(
+            data,
+            StandardOpenOption.CREATE,
+            StandardOpenOption.WRITE,
+            StandardOpenOption.TRUNCATE_EXISTING)) {
       for (int b = 0; b < blocks; b++) {
         bounds[b + 1] = size * (b + 1) / blocks;
         Adler32 sum = new Adler32();

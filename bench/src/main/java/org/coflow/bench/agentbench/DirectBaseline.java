@@ -25,9 +25,9 @@ import java.util.zip.Adler32;
 
 /**
  * The benchmark's baseline: what a shuffle fetch costs without Courier. A plain Netty server sends
- * a requested file range zero-copy ({@link DefaultFileRegion}) on the client's own connection;
- * the client writes the bytes into its file and checks them with the same checksum (ADLER32)
- * Courier verifies. One connection per client, reused for its blocks; no agents in between.
+ * a requested file range zero-copy ({@link DefaultFileRegion}) on the client's own connection; the
+ * client writes the bytes into its file and checks them with the same checksum (ADLER32) Courier
+ * verifies. One connection per client, reused for its blocks; no agents in between.
  */
 final class DirectBaseline implements AutoCloseable {
   private final Channel server;
@@ -35,21 +35,33 @@ final class DirectBaseline implements AutoCloseable {
 
   DirectBaseline(EventLoopGroup group, File data) throws InterruptedException {
     this.data = data;
-    this.server = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
-        .childOption(ChannelOption.TCP_NODELAY, true)
-        .childHandler(new ChannelInitializer<SocketChannel>() {
-          @Override
-          protected void initChannel(SocketChannel ch) {
-            ch.pipeline().addLast(new FixedLengthFrameDecoder(16), new SimpleChannelInboundHandler<ByteBuf>() {
-              @Override
-              protected void channelRead0(ChannelHandlerContext ctx, ByteBuf req) {
-                long offset = req.readLong();
-                long length = req.readLong();
-                ctx.writeAndFlush(new DefaultFileRegion(DirectBaseline.this.data, offset, length));
-              }
-            });
-          }
-        }).bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
+    this.server =
+        new ServerBootstrap()
+            .group(group)
+            .channel(NioServerSocketChannel.class)
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            .childHandler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    ch.pipeline()
+                        .addLast(
+                            new FixedLengthFrameDecoder(16),
+                            new SimpleChannelInboundHandler<ByteBuf>() {
+                              @Override
+                              protected void channelRead0(ChannelHandlerContext ctx, ByteBuf req) {
+                                long offset = req.readLong();
+                                long length = req.readLong();
+                                ctx.writeAndFlush(
+                                    new DefaultFileRegion(
+                                        DirectBaseline.this.data, offset, length));
+                              }
+                            });
+                  }
+                })
+            .bind(new InetSocketAddress("127.0.0.1", 0))
+            .sync()
+            .channel();
   }
 
   InetSocketAddress address() {
@@ -63,19 +75,26 @@ final class DirectBaseline implements AutoCloseable {
   static CompletableFuture<Client> connect(EventLoopGroup group, InetSocketAddress server) {
     Client client = new Client();
     CompletableFuture<Client> ready = new CompletableFuture<>();
-    new Bootstrap().group(group).channel(NioSocketChannel.class).option(ChannelOption.TCP_NODELAY, true)
-        .handler(new ChannelInitializer<SocketChannel>() {
-          @Override
-          protected void initChannel(SocketChannel ch) {
-            ch.pipeline().addLast(client);
-          }
-        }).connect(server).addListener(f -> {
-          if (f.isSuccess()) {
-            ready.complete(client);
-          } else {
-            ready.completeExceptionally(f.cause());
-          }
-        });
+    new Bootstrap()
+        .group(group)
+        .channel(NioSocketChannel.class)
+        .option(ChannelOption.TCP_NODELAY, true)
+        .handler(
+            new ChannelInitializer<SocketChannel>() {
+              @Override
+              protected void initChannel(SocketChannel ch) {
+                ch.pipeline().addLast(client);
+              }
+            })
+        .connect(server)
+        .addListener(
+            f -> {
+              if (f.isSuccess()) {
+                ready.complete(client);
+              } else {
+                ready.completeExceptionally(f.cause());
+              }
+            });
     return ready;
   }
 
@@ -97,21 +116,27 @@ final class DirectBaseline implements AutoCloseable {
     /** Fetches {@code [offset, offset+length)} into {@code target}; one fetch at a time. */
     CompletableFuture<Long> fetch(long offset, long length, long expectedAdler, Path target) {
       CompletableFuture<Long> result = new CompletableFuture<>();
-      ctx.executor().execute(() -> {
-        try {
-          out = FileChannel.open(target, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-              StandardOpenOption.TRUNCATE_EXISTING);
-        } catch (IOException e) {
-          result.completeExceptionally(e);
-          return;
-        }
-        this.sum = new Adler32();
-        this.length = length;
-        this.expected = expectedAdler;
-        this.received = 0;
-        this.done = result;
-        ctx.writeAndFlush(ctx.alloc().buffer(16).writeLong(offset).writeLong(length));
-      });
+      ctx.executor()
+          .execute(
+              () -> {
+                try {
+                  out =
+                      FileChannel.open(
+                          target,
+                          StandardOpenOption.CREATE,
+                          StandardOpenOption.WRITE,
+                          StandardOpenOption.TRUNCATE_EXISTING);
+                } catch (IOException e) {
+                  result.completeExceptionally(e);
+                  return;
+                }
+                this.sum = new Adler32();
+                this.length = length;
+                this.expected = expectedAdler;
+                this.received = 0;
+                this.done = result;
+                ctx.writeAndFlush(ctx.alloc().buffer(16).writeLong(offset).writeLong(length));
+              });
       return result;
     }
 

@@ -46,7 +46,8 @@ final class JitCpu {
     if (open < 0 || close < open || !line.substring(open + 1, close).contains("CompilerThre")) {
       return 0;
     }
-    // After the name: state(3) ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime(14) stime(15)
+    // After the name: state(3) ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt
+    // utime(14) stime(15)
     String[] f = line.substring(close + 2).split(" ");
     return Long.parseLong(f[11]) + Long.parseLong(f[12]);
   }

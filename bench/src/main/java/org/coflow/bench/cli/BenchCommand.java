@@ -1,7 +1,5 @@
 package org.coflow.bench.cli;
 
-import org.coflow.cli.Args;
-import org.coflow.cli.UsageException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -10,15 +8,18 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import org.coflow.bench.report.Bin;
 import org.coflow.bench.report.Reports;
 import org.coflow.bench.report.RunSummary;
 import org.coflow.bench.report.Stats;
-import org.coflow.bench.report.Bin;
 import org.coflow.bench.sim.SimResult;
+import org.coflow.cli.Args;
+import org.coflow.cli.UsageException;
 
 /** {@code bin/coflow bench ...}: benchmarks that take minutes, never part of the default tests. */
 final class BenchCommand {
-  static final String HELP = """
+  static final String HELP =
+      """
       Usage: coflow bench sim [--trace FILE] [--policy LIST] [--courier] [--coflows N]
                               [--bandwidth RATE] [--json] [--coalesce W]
                               [--config FILE] [--conf KEY=VALUE ...]
@@ -101,11 +102,17 @@ final class BenchCommand {
       return IdentifyBenchCommand.run(rest, home, out, err);
     }
     if (!argv[0].equals("sim")) {
-      throw new UsageException("coflow bench: unknown benchmark '" + argv[0] + "'; benchmarks: sim, master, agent, tpcds, swim, identify");
+      throw new UsageException(
+          "coflow bench: unknown benchmark '"
+              + argv[0]
+              + "'; benchmarks: sim, master, agent, tpcds, swim, identify");
     }
-    Args a = Args.parse("coflow bench sim", rest,
-        Set.of("trace", "policy", "bandwidth", "config", "conf", "coalesce", "coflows"),
-        Set.of("json", "help", "courier"));
+    Args a =
+        Args.parse(
+            "coflow bench sim",
+            rest,
+            Set.of("trace", "policy", "bandwidth", "config", "conf", "coalesce", "coflows"),
+            Set.of("json", "help", "courier"));
     if (a.has("help")) {
       out.print(HELP);
       return 0;
@@ -131,17 +138,39 @@ final class BenchCommand {
       }
       return 0;
     }
-    out.printf(Locale.ROOT, "%nSummary (%s, %d coflows, %sbit/s ports; speedup = fair/policy)%n",
-        o.trace.source(), o.trace.coflows().size(), o.bandwidthText);
-    out.printf(Locale.ROOT, "  %-20s %9s %9s %9s %9s %8s %8s %8s %s%n", "run", "avg_s", "p95_s",
-        "avg/fair", "p95/fair", "speedup", "avg/LB", "wall_s", "goal");
+    out.printf(
+        Locale.ROOT,
+        "%nSummary (%s, %d coflows, %sbit/s ports; speedup = fair/policy)%n",
+        o.trace.source(),
+        o.trace.coflows().size(),
+        o.bandwidthText);
+    out.printf(
+        Locale.ROOT,
+        "  %-20s %9s %9s %9s %9s %8s %8s %8s %s%n",
+        "run",
+        "avg_s",
+        "p95_s",
+        "avg/fair",
+        "p95/fair",
+        "speedup",
+        "avg/LB",
+        "wall_s",
+        "goal");
     for (RunSummary s : all) {
       Stats c = s.overall();
       double wall = s.run().wallSeconds();
-      out.printf(Locale.ROOT, "  %-20s %9.3f %9.3f %9.3f %9.3f %8.2f %8.2f %8.2f %s%n",
-          s.run().label(), c.avg(), c.p95(), s.vsBaseline(Bin.ALL, Stats::avg),
-          s.vsBaseline(Bin.ALL, Stats::p95), 1 / s.vsBaseline(Bin.ALL, Stats::avg),
-          s.vsLowerBound(Bin.ALL, Stats::avg), wall, wall <= WALL_GOAL_SECONDS ? "ok" : "over 10s");
+      out.printf(
+          Locale.ROOT,
+          "  %-20s %9.3f %9.3f %9.3f %9.3f %8.2f %8.2f %8.2f %s%n",
+          s.run().label(),
+          c.avg(),
+          c.p95(),
+          s.vsBaseline(Bin.ALL, Stats::avg),
+          s.vsBaseline(Bin.ALL, Stats::p95),
+          1 / s.vsBaseline(Bin.ALL, Stats::avg),
+          s.vsLowerBound(Bin.ALL, Stats::avg),
+          wall,
+          wall <= WALL_GOAL_SECONDS ? "ok" : "over 10s");
     }
     return 0;
   }

@@ -1,7 +1,5 @@
 package org.coflow.bench.cli;
 
-import org.coflow.cli.Args;
-import org.coflow.cli.UsageException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -17,6 +15,8 @@ import java.util.regex.Pattern;
 import org.coflow.api.config.Config;
 import org.coflow.api.config.Units;
 import org.coflow.bench.report.Json;
+import org.coflow.cli.Args;
+import org.coflow.cli.UsageException;
 import org.coflow.master.service.MasterConfig;
 import org.coflow.master.service.MasterServer;
 
@@ -24,11 +24,12 @@ import org.coflow.master.service.MasterServer;
  * {@code bin/coflow demo}: the project end to end. A real {@code spark-submit} (pyspark's, set up
  * and cached by {@code bin/lib/pyspark-env.sh}) runs a large and a small shuffle at once on a
  * {@code local-cluster} whose executors each embed a Courier agent under a link rate, reporting to
- * a master started here; once under fair sharing, once under a coflow policy. Prints each
- * shuffle's completion time side by side and how much sooner the small one finished.
+ * a master started here; once under fair sharing, once under a coflow policy. Prints each shuffle's
+ * completion time side by side and how much sooner the small one finished.
  */
 final class DemoCommand {
-  static final String HELP = """
+  static final String HELP =
+      """
       Usage: coflow demo [--policy NAME] [--link-rate RATE] [--large SIZE] [--small SIZE]
                          [--delay S] [--http-port N] [--json]
 
@@ -59,19 +60,28 @@ final class DemoCommand {
         --json            print one JSON object instead of the table
       """;
 
-  private static final Pattern SHUFFLE = Pattern.compile("\\{\"shuffle\":\\s*(\\d+),\\s*\"stage\":\\s*(\\d+),"
-      + "\\s*\"group\":\\s*\"(\\w*)\",\\s*\"cct_s\":\\s*([0-9.]+),\\s*\"bytes_read\":\\s*(\\d+)\\}");
-  private static final Pattern JOB = Pattern.compile("\"(large|small)\":\\s*\\{\"seconds\":\\s*([0-9.]+),"
-      + "\\s*\"rows\":\\s*(\\d+),\\s*\"bytes\":\\s*(\\d+),\\s*\"expected_rows\":\\s*(\\d+)\\}");
+  private static final Pattern SHUFFLE =
+      Pattern.compile(
+          "\\{\"shuffle\":\\s*(\\d+),\\s*\"stage\":\\s*(\\d+),"
+              + "\\s*\"group\":\\s*\"(\\w*)\",\\s*\"cct_s\":\\s*([0-9.]+),\\s*\"bytes_read\":\\s*(\\d+)\\}");
+  private static final Pattern JOB =
+      Pattern.compile(
+          "\"(large|small)\":\\s*\\{\"seconds\":\\s*([0-9.]+),"
+              + "\\s*\"rows\":\\s*(\\d+),\\s*\"bytes\":\\s*(\\d+),\\s*\"expected_rows\":\\s*(\\d+)\\}");
 
   private DemoCommand() {}
 
   /** What one run measured for one job. */
   record JobResult(double shuffleCct, long shuffleBytes, double jobSeconds, boolean complete) {}
 
-  static int run(String[] argv, Path home, PrintStream out, PrintStream err) throws UsageException, IOException {
-    Args a = Args.parse("coflow demo", argv, Set.of("policy", "link-rate", "large", "small", "delay", "http-port"),
-        Set.of("json", "help"));
+  static int run(String[] argv, Path home, PrintStream out, PrintStream err)
+      throws UsageException, IOException {
+    Args a =
+        Args.parse(
+            "coflow demo",
+            argv,
+            Set.of("policy", "link-rate", "large", "small", "delay", "http-port"),
+            Set.of("json", "help"));
     if (a.has("help")) {
       out.print(HELP);
       return 0;
@@ -100,20 +110,29 @@ final class DemoCommand {
     }
     Path logs = Files.createDirectories(home.resolve("target/demo"));
     Path app = logs.resolve("coflow_demo.py");
-    try (InputStream in = DemoCommand.class.getResourceAsStream("/org/coflow/bench/demo/coflow_demo.py")) {
+    try (InputStream in =
+        DemoCommand.class.getResourceAsStream("/org/coflow/bench/demo/coflow_demo.py")) {
       Files.copy(in, app, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
     }
     // The master's per-session INFO lines would drown the table.
     System.setProperty("org.slf4j.simpleLogger.log.org.coflow.master", "warn");
-    Config config = Config.defaults().with(MasterConfig.HOST, "127.0.0.1").with(MasterConfig.PORT, 0)
-        .with(MasterConfig.HTTP_PORT, httpPort).with(MasterConfig.POLICY, "fair");
+    Config config =
+        Config.defaults()
+            .with(MasterConfig.HOST, "127.0.0.1")
+            .with(MasterConfig.PORT, 0)
+            .with(MasterConfig.HTTP_PORT, httpPort)
+            .with(MasterConfig.POLICY, "fair");
     Map<String, Map<String, JobResult>> results = new LinkedHashMap<>();
     String dashboard;
     try (MasterServer master = MasterServer.start(config, null)) {
       dashboard = master.httpPort() < 0 ? "off" : "http://127.0.0.1:" + master.httpPort() + "/";
       if (!a.has("json")) {
-        out.println("coflow demo: master on 127.0.0.1:" + master.port() + ", dashboard " + dashboard
-            + " (live while the runs go)");
+        out.println(
+            "coflow demo: master on 127.0.0.1:"
+                + master.port()
+                + ", dashboard "
+                + dashboard
+                + " (live while the runs go)");
         out.flush();
       }
       for (String p : List.of("fair", policy)) {
@@ -123,10 +142,12 @@ final class DemoCommand {
           throw new UsageException("coflow demo: --policy: " + e.getMessage());
         }
         if (!a.has("json")) {
-          out.println("coflow demo: running under " + p + " (log: " + logs.resolve(p + ".log") + ")...");
+          out.println(
+              "coflow demo: running under " + p + " (log: " + logs.resolve(p + ".log") + ")...");
           out.flush();
         }
-        Map<String, JobResult> r = runOnce(submit, app, logs, p, master.port(), linkRate, large, small, delay, err);
+        Map<String, JobResult> r =
+            runOnce(submit, app, logs, p, master.port(), linkRate, large, small, delay, err);
         if (r == null) {
           return 1;
         }
@@ -140,21 +161,41 @@ final class DemoCommand {
     return 0;
   }
 
-  private static Map<String, JobResult> runOnce(SparkSubmit submit, Path app, Path logs, String policy,
-      int masterPort, double linkRate, long large, long small, double delay, PrintStream err)
+  private static Map<String, JobResult> runOnce(
+      SparkSubmit submit,
+      Path app,
+      Path logs,
+      String policy,
+      int masterPort,
+      double linkRate,
+      long large,
+      long small,
+      double delay,
+      PrintStream err)
       throws IOException, InterruptedException {
     Path result = logs.resolve(policy + ".json");
     Files.deleteIfExists(result);
     List<String> cmd = submit.command("local-cluster[2,4,1024]");
-    cmd.addAll(List.of(
-        "--conf", "spark.extraListeners=org.apache.spark.shuffle.courier.ShuffleTimes",
-        "--conf", "spark.shuffle.courier.master=127.0.0.1:" + masterPort,
-        "--conf", "spark.shuffle.courier.linkRate=" + Math.round(linkRate * 8),
-        "--conf", "spark.scheduler.mode=FAIR",
-        "--conf", "spark.sql.adaptive.enabled=false",
-        app.toString(), result.toString(), Double.toString(large / 1048576.0), Double.toString(small / 1048576.0),
-        Double.toString(delay), "4"));
-    if (!submit.run(cmd, logs.resolve(policy + ".log"), 20, "coflow demo: the " + policy + " run", err)
+    cmd.addAll(
+        List.of(
+            "--conf",
+            "spark.extraListeners=org.apache.spark.shuffle.courier.ShuffleTimes",
+            "--conf",
+            "spark.shuffle.courier.master=127.0.0.1:" + masterPort,
+            "--conf",
+            "spark.shuffle.courier.linkRate=" + Math.round(linkRate * 8),
+            "--conf",
+            "spark.scheduler.mode=FAIR",
+            "--conf",
+            "spark.sql.adaptive.enabled=false",
+            app.toString(),
+            result.toString(),
+            Double.toString(large / 1048576.0),
+            Double.toString(small / 1048576.0),
+            Double.toString(delay),
+            "4"));
+    if (!submit.run(
+            cmd, logs.resolve(policy + ".log"), 20, "coflow demo: the " + policy + " run", err)
         || !Files.exists(result)) {
       return null;
     }
@@ -176,41 +217,73 @@ final class DemoCommand {
     Matcher j = JOB.matcher(json);
     while (j.find()) {
       double[] s = shuffles.getOrDefault(j.group(1), new double[] {Double.NaN, 0});
-      out.put(j.group(1), new JobResult(s[0], (long) s[1], Double.parseDouble(j.group(2)),
-          j.group(3).equals(j.group(5))));
+      out.put(
+          j.group(1),
+          new JobResult(
+              s[0], (long) s[1], Double.parseDouble(j.group(2)), j.group(3).equals(j.group(5))));
     }
     return out;
   }
 
-  private static void report(Map<String, Map<String, JobResult>> results, String policy, double linkRate,
-      long large, long small, String dashboard, boolean json, PrintStream out) {
+  private static void report(
+      Map<String, Map<String, JobResult>> results,
+      String policy,
+      double linkRate,
+      long large,
+      long small,
+      String dashboard,
+      boolean json,
+      PrintStream out) {
     Map<String, JobResult> fair = results.get("fair");
     Map<String, JobResult> ours = results.get(policy);
     double ratio = ours.get("small").shuffleCct() / fair.get("small").shuffleCct();
     if (json) {
-      Json j = new Json().put("policy", policy).put("link_rate_bps", linkRate * 8).put("large_bytes", large)
-          .put("small_bytes", small);
+      Json j =
+          new Json()
+              .put("policy", policy)
+              .put("link_rate_bps", linkRate * 8)
+              .put("large_bytes", large)
+              .put("small_bytes", small);
       for (String p : List.of("fair", policy)) {
         for (String job : List.of("large", "small")) {
           JobResult r = results.get(p).get(job);
           String k = job + "_" + (p.equals("fair") ? "fair" : "policy");
-          j.put(k + "_cct_s", r.shuffleCct()).put(k + "_job_s", r.jobSeconds()).put(k + "_complete", r.complete());
+          j.put(k + "_cct_s", r.shuffleCct())
+              .put(k + "_job_s", r.jobSeconds())
+              .put(k + "_complete", r.complete());
         }
       }
       out.println(j.put("small_cct_ratio", ratio).put("dashboard", dashboard));
       return;
     }
-    out.printf(Locale.ROOT, "%nlocal-cluster[2,4,1024], agents capped at %s; a %s shuffle, then a %s one%n",
-        Units.formatBitRate(linkRate), Units.formatBytes(large), Units.formatBytes(small));
+    out.printf(
+        Locale.ROOT,
+        "%nlocal-cluster[2,4,1024], agents capped at %s; a %s shuffle, then a %s one%n",
+        Units.formatBitRate(linkRate),
+        Units.formatBytes(large),
+        Units.formatBytes(small));
     out.printf(Locale.ROOT, "%-22s %12s %12s%n", "", "fair", policy);
     for (String job : List.of("large", "small")) {
-      out.printf(Locale.ROOT, "%-22s %12.2f %12.2f%n", job + " shuffle CCT (s)", fair.get(job).shuffleCct(),
+      out.printf(
+          Locale.ROOT,
+          "%-22s %12.2f %12.2f%n",
+          job + " shuffle CCT (s)",
+          fair.get(job).shuffleCct(),
           ours.get(job).shuffleCct());
-      out.printf(Locale.ROOT, "%-22s %12.2f %12.2f%n", job + " job time (s)", fair.get(job).jobSeconds(),
+      out.printf(
+          Locale.ROOT,
+          "%-22s %12.2f %12.2f%n",
+          job + " job time (s)",
+          fair.get(job).jobSeconds(),
           ours.get(job).jobSeconds());
     }
-    boolean complete = results.values().stream().flatMap(r -> r.values().stream()).allMatch(JobResult::complete);
-    out.printf(Locale.ROOT, "CCT(small, %s) / CCT(small, fair) = %.2f (expected <= 0.6)%s%n", policy, ratio,
+    boolean complete =
+        results.values().stream().flatMap(r -> r.values().stream()).allMatch(JobResult::complete);
+    out.printf(
+        Locale.ROOT,
+        "CCT(small, %s) / CCT(small, fair) = %.2f (expected <= 0.6)%s%n",
+        policy,
+        ratio,
         complete ? "" : "  [some rows were lost!]");
     out.println("dashboard (while a master runs): " + dashboard);
   }

@@ -1,7 +1,5 @@
 package org.coflow.bench.cli;
 
-import org.coflow.cli.Args;
-import org.coflow.cli.UsageException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -15,6 +13,8 @@ import org.coflow.bench.report.Json;
 import org.coflow.bench.trace.Trace;
 import org.coflow.bench.trace.TraceFormatException;
 import org.coflow.bench.trace.TraceParser;
+import org.coflow.cli.Args;
+import org.coflow.cli.UsageException;
 import org.coflow.master.identify.CodaMetric;
 
 /**
@@ -23,7 +23,8 @@ import org.coflow.master.identify.CodaMetric;
  * from the Facebook trace: precision, recall and time per round.
  */
 final class IdentifyBenchCommand {
-  static final String HELP = """
+  static final String HELP =
+      """
       Usage: coflow bench identify [--flows LIST] [--framework spark|hadoop|mixed]
                                    [--workload normal|batch|stretched] [--batch-interval S]
                                    [--eps E] [--tau T] [--delta S] [--dbscan-rounds N] [--depart]
@@ -70,9 +71,25 @@ final class IdentifyBenchCommand {
     }
   }
 
-  static int run(String[] argv, Path home, PrintStream out, PrintStream err) throws UsageException, IOException {
-    Args a = Args.parse("coflow bench identify", argv, Set.of("flows", "framework", "workload", "batch-interval",
-        "eps", "tau", "delta", "dbscan-rounds", "trace", "learn", "metric"), Set.of("json", "help", "depart"));
+  static int run(String[] argv, Path home, PrintStream out, PrintStream err)
+      throws UsageException, IOException {
+    Args a =
+        Args.parse(
+            "coflow bench identify",
+            argv,
+            Set.of(
+                "flows",
+                "framework",
+                "workload",
+                "batch-interval",
+                "eps",
+                "tau",
+                "delta",
+                "dbscan-rounds",
+                "trace",
+                "learn",
+                "metric"),
+            Set.of("json", "help", "depart"));
     if (a.has("help")) {
       out.print(HELP);
       return 0;
@@ -80,12 +97,18 @@ final class IdentifyBenchCommand {
     IdentifyWorkload.Framework framework;
     IdentifyWorkload.Arrivals arrivals;
     try {
-      framework = IdentifyWorkload.Framework.valueOf(a.get("framework", "spark").toUpperCase(Locale.ROOT));
-      arrivals = IdentifyWorkload.Arrivals.valueOf(a.get("workload", "normal").toUpperCase(Locale.ROOT));
+      framework =
+          IdentifyWorkload.Framework.valueOf(a.get("framework", "spark").toUpperCase(Locale.ROOT));
+      arrivals =
+          IdentifyWorkload.Arrivals.valueOf(a.get("workload", "normal").toUpperCase(Locale.ROOT));
     } catch (IllegalArgumentException e) {
-      throw new UsageException("coflow bench identify: --framework is spark, hadoop or mixed and --workload is "
-          + "normal, batch or stretched (got '" + a.get("framework", "spark") + "', '" + a.get("workload", "normal")
-          + "')");
+      throw new UsageException(
+          "coflow bench identify: --framework is spark, hadoop or mixed and --workload is "
+              + "normal, batch or stretched (got '"
+              + a.get("framework", "spark")
+              + "', '"
+              + a.get("workload", "normal")
+              + "')");
     }
     List<Integer> counts = new ArrayList<>();
     double eps;
@@ -103,18 +126,27 @@ final class IdentifyBenchCommand {
       batch = Double.parseDouble(a.get("batch-interval", "10"));
       dbscanRounds = Integer.parseInt(a.get("dbscan-rounds", "3"));
     } catch (NumberFormatException e) {
-      throw new UsageException("coflow bench identify: a numeric option is not a number (" + e.getMessage() + ")");
+      throw new UsageException(
+          "coflow bench identify: a numeric option is not a number (" + e.getMessage() + ")");
     }
     for (int n : counts) {
       if (n < 1 || n > 5_000_000) {
-        throw new UsageException("coflow bench identify: --flows " + n + " is out of range; use 1 to 5000000");
+        throw new UsageException(
+            "coflow bench identify: --flows " + n + " is out of range; use 1 to 5000000");
       }
     }
-    if (!(eps > 0) || !(tau >= 0) || tau > eps || !(delta >= 0.001) || !(batch > 0) || dbscanRounds < 0) {
-      throw new UsageException("coflow bench identify: need --eps > 0, 0 <= --tau <= --eps, --delta >= 0.001, "
-          + "--batch-interval > 0, --dbscan-rounds >= 0");
+    if (!(eps > 0)
+        || !(tau >= 0)
+        || tau > eps
+        || !(delta >= 0.001)
+        || !(batch > 0)
+        || dbscanRounds < 0) {
+      throw new UsageException(
+          "coflow bench identify: need --eps > 0, 0 <= --tau <= --eps, --delta >= 0.001, "
+              + "--batch-interval > 0, --dbscan-rounds >= 0");
     }
-    Path tracePath = a.has("trace") ? Path.of(a.get("trace", "")) : home.resolve(SimCommand.DEFAULT_TRACE);
+    Path tracePath =
+        a.has("trace") ? Path.of(a.get("trace", "")) : home.resolve(SimCommand.DEFAULT_TRACE);
     if (!java.nio.file.Files.isRegularFile(tracePath)) {
       throw new UsageException("coflow bench identify: --trace " + tracePath + " is not a file");
     }
@@ -129,41 +161,93 @@ final class IdentifyBenchCommand {
     }
     CodaMetric metric = metric(a, "coflow bench identify");
     if (!a.has("metric") && a.has("learn")) {
-      List<IdentifyWorkload.Flow> training = IdentifyWorkload.generate(trace, framework, arrivals, batch,
-          counts.get(0), 99);
+      List<IdentifyWorkload.Flow> training =
+          IdentifyWorkload.generate(trace, framework, arrivals, batch, counts.get(0), 99);
       org.coflow.master.identify.Communities com = new org.coflow.master.identify.Communities();
       training.forEach(f -> com.observe(f.src(), f.dst()));
       List<org.coflow.master.identify.MetricLearner.Labelled> labelled = new ArrayList<>();
       for (IdentifyWorkload.Flow f : training) {
-        labelled.add(new org.coflow.master.identify.MetricLearner.Labelled(new org.coflow.master.identify.FlowPoint(
-            f.id(), f.startSec(), f.src(), f.dst(), f.dstPort(), f.hadoop(), com.of(f.src())), f.coflow()));
+        labelled.add(
+            new org.coflow.master.identify.MetricLearner.Labelled(
+                new org.coflow.master.identify.FlowPoint(
+                    f.id(),
+                    f.startSec(),
+                    f.src(),
+                    f.dst(),
+                    f.dstPort(),
+                    f.hadoop(),
+                    com.of(f.src())),
+                f.coflow()));
       }
       metric = org.coflow.master.identify.MetricLearner.learn(labelled, 20_000, 5.0, 7);
-      metric.store(Path.of(a.get("learn", "")), "learned by bin/coflow bench identify from " + counts.get(0) + " "
-          + framework.name().toLowerCase(Locale.ROOT) + " flows (" + arrivals.name().toLowerCase(Locale.ROOT) + ")");
-      err.println("coflow bench identify: learned weights " + java.util.Arrays.toString(metric.weights())
-          + " (spark time/community/port, hadoop time/community/port) written to " + a.get("learn", ""));
+      metric.store(
+          Path.of(a.get("learn", "")),
+          "learned by bin/coflow bench identify from "
+              + counts.get(0)
+              + " "
+              + framework.name().toLowerCase(Locale.ROOT)
+              + " flows ("
+              + arrivals.name().toLowerCase(Locale.ROOT)
+              + ")");
+      err.println(
+          "coflow bench identify: learned weights "
+              + java.util.Arrays.toString(metric.weights())
+              + " (spark time/community/port, hadoop time/community/port) written to "
+              + a.get("learn", ""));
     }
     boolean json = a.has("json");
     if (!json) {
-      out.printf(Locale.ROOT, "%s flows, %s arrivals, eps %.2f, tau %.2f, rounds of %.0f ms%n",
-          framework.name().toLowerCase(Locale.ROOT), arrivals.name().toLowerCase(Locale.ROOT), eps, tau, delta * 1000);
-      out.printf(Locale.ROOT, "  %-9s %8s %10s %8s %10s %10s %7s %9s%n", "algorithm", "flows", "precision", "recall",
-          "round_ms", "max_ms", "rounds", "present");
+      out.printf(
+          Locale.ROOT,
+          "%s flows, %s arrivals, eps %.2f, tau %.2f, rounds of %.0f ms%n",
+          framework.name().toLowerCase(Locale.ROOT),
+          arrivals.name().toLowerCase(Locale.ROOT),
+          eps,
+          tau,
+          delta * 1000);
+      out.printf(
+          Locale.ROOT,
+          "  %-9s %8s %10s %8s %10s %10s %7s %9s%n",
+          "algorithm",
+          "flows",
+          "precision",
+          "recall",
+          "round_ms",
+          "max_ms",
+          "rounds",
+          "present");
     }
     for (int n : counts) {
-      List<IdentifyWorkload.Flow> flows = IdentifyWorkload.generate(trace, framework, arrivals, batch, n, 1);
-      for (IdentifyBench.Result r : IdentifyBench.run(flows, metric, eps, tau, delta,
-          dbscanRounds, dbscanRounds, a.has("depart"))) {
+      List<IdentifyWorkload.Flow> flows =
+          IdentifyWorkload.generate(trace, framework, arrivals, batch, n, 1);
+      for (IdentifyBench.Result r :
+          IdentifyBench.run(
+              flows, metric, eps, tau, delta, dbscanRounds, dbscanRounds, a.has("depart"))) {
         if (json) {
-          out.println(new Json().put("algorithm", r.algorithm()).put("flows", r.flows())
-              .put("framework", framework.name().toLowerCase(Locale.ROOT))
-              .put("workload", arrivals.name().toLowerCase(Locale.ROOT)).put("precision", r.precision())
-              .put("recall", r.recall()).put("round_ms", r.roundMs()).put("max_round_ms", r.maxRoundMs())
-              .put("rounds", r.rounds()).put("mean_present_flows", r.meanPresent()));
+          out.println(
+              new Json()
+                  .put("algorithm", r.algorithm())
+                  .put("flows", r.flows())
+                  .put("framework", framework.name().toLowerCase(Locale.ROOT))
+                  .put("workload", arrivals.name().toLowerCase(Locale.ROOT))
+                  .put("precision", r.precision())
+                  .put("recall", r.recall())
+                  .put("round_ms", r.roundMs())
+                  .put("max_round_ms", r.maxRoundMs())
+                  .put("rounds", r.rounds())
+                  .put("mean_present_flows", r.meanPresent()));
         } else {
-          out.printf(Locale.ROOT, "  %-9s %8d %10.4f %8.4f %10.3f %10.3f %7d %9d%n", r.algorithm(), r.flows(),
-              r.precision(), r.recall(), r.roundMs(), r.maxRoundMs(), r.rounds(), r.meanPresent());
+          out.printf(
+              Locale.ROOT,
+              "  %-9s %8d %10.4f %8.4f %10.3f %10.3f %7d %9d%n",
+              r.algorithm(),
+              r.flows(),
+              r.precision(),
+              r.recall(),
+              r.roundMs(),
+              r.maxRoundMs(),
+              r.rounds(),
+              r.meanPresent());
         }
         out.flush();
       }

@@ -1,7 +1,5 @@
 package org.coflow.bench.cli;
 
-import org.coflow.cli.Args;
-import org.coflow.cli.UsageException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -11,23 +9,35 @@ import java.util.Set;
 import org.coflow.api.config.ConfigType;
 import org.coflow.bench.load.MasterLoad;
 import org.coflow.bench.report.Json;
+import org.coflow.cli.Args;
+import org.coflow.cli.UsageException;
 import org.coflow.master.policy.Policies;
 
-/** {@code bin/coflow bench master}: the master's scale benchmark (see {@link BenchCommand#HELP}). */
+/**
+ * {@code bin/coflow bench master}: the master's scale benchmark (see {@link BenchCommand#HELP}).
+ */
 final class LoadCommand {
   private LoadCommand() {}
 
-  static int run(String[] argv, PrintStream out, PrintStream err) throws UsageException, IOException {
-    Args a = Args.parse("coflow bench master", argv,
-        Set.of("flows", "agents", "policy", "interval", "seconds", "bandwidth", "http-port"), Set.of("json", "help"));
+  static int run(String[] argv, PrintStream out, PrintStream err)
+      throws UsageException, IOException {
+    Args a =
+        Args.parse(
+            "coflow bench master",
+            argv,
+            Set.of("flows", "agents", "policy", "interval", "seconds", "bandwidth", "http-port"),
+            Set.of("json", "help"));
     if (a.has("help")) {
       out.print(BenchCommand.HELP);
       return 0;
     }
     String policy = a.get("policy", "aalo");
     if (!Policies.NAMES.contains(policy)) {
-      throw new UsageException("coflow bench master: unknown policy '" + policy + "'; valid: "
-          + String.join(", ", Policies.NAMES));
+      throw new UsageException(
+          "coflow bench master: unknown policy '"
+              + policy
+              + "'; valid: "
+              + String.join(", ", Policies.NAMES));
     }
     long interval = positive(a, "interval", "100");
     double seconds = positive(a, "seconds", "10");
@@ -52,16 +62,31 @@ final class LoadCommand {
     System.setProperty("org.slf4j.simpleLogger.log.org.coflow.master.service", "warn");
     PrintStream progress = json ? null : err;
     if (!json) {
-      out.printf(Locale.ROOT, "%-7s %7s %8s %10s %10s %10s %10s %10s %10s %10s %9s %9s %s%n", "policy",
-          "agents", "flows", "dec_p50ms", "dec_p99ms", "cpu_p99ms", "rnd_p50ms", "rnd_p99ms", "merge_p99", "push_p99",
-          "behindms", "overruns", "kept_up");
+      out.printf(
+          Locale.ROOT,
+          "%-7s %7s %8s %10s %10s %10s %10s %10s %10s %10s %9s %9s %s%n",
+          "policy",
+          "agents",
+          "flows",
+          "dec_p50ms",
+          "dec_p99ms",
+          "cpu_p99ms",
+          "rnd_p50ms",
+          "rnd_p99ms",
+          "merge_p99",
+          "push_p99",
+          "behindms",
+          "overruns",
+          "kept_up");
     }
     for (int agents : agentCounts) {
       int n = flows != null ? flows : 100 * agents;
       MasterLoad.Result r;
       try {
-        r = new MasterLoad(policy, agents, n, interval, seconds, bandwidth)
-            .httpPort(a.has("http-port") ? (int) positive(a, "http-port", "0") : -1).run(progress);
+        r =
+            new MasterLoad(policy, agents, n, interval, seconds, bandwidth)
+                .httpPort(a.has("http-port") ? (int) positive(a, "http-port", "0") : -1)
+                .run(progress);
       } catch (IllegalArgumentException e) {
         throw new UsageException("coflow bench master: " + e.getMessage());
       } catch (IOException e) {
@@ -71,21 +96,46 @@ final class LoadCommand {
         return 1;
       }
       if (json) {
-        out.println(new Json().put("policy", r.policy()).put("agents", r.agents()).put("flows", r.flows())
-            .put("interval_ms", r.intervalMs()).put("seconds", r.seconds()).put("rounds", r.rounds())
-            .put("decision_p50_ms", r.decisionP50Ms()).put("decision_p99_ms", r.decisionP99Ms())
-            .put("decision_cpu_p50_ms", r.decisionCpuP50Ms()).put("decision_cpu_p99_ms", r.decisionCpuP99Ms())
-            .put("round_p50_ms", r.roundP50Ms()).put("round_p99_ms", r.roundP99Ms())
-            .put("merge_p99_ms", r.mergeP99Ms()).put("push_p99_ms", r.pushP99Ms())
-            .put("behind_start_ms", r.behindStartMs()).put("behind_end_ms", r.behindEndMs())
-            .put("overruns", r.overruns()).put("updates_pushed", r.updatesPushed())
-            .put("entries_pushed", r.entriesPushed())
-            .put("flows_ended", r.flowsEnded()).put("kept_up", r.keptUp()));
+        out.println(
+            new Json()
+                .put("policy", r.policy())
+                .put("agents", r.agents())
+                .put("flows", r.flows())
+                .put("interval_ms", r.intervalMs())
+                .put("seconds", r.seconds())
+                .put("rounds", r.rounds())
+                .put("decision_p50_ms", r.decisionP50Ms())
+                .put("decision_p99_ms", r.decisionP99Ms())
+                .put("decision_cpu_p50_ms", r.decisionCpuP50Ms())
+                .put("decision_cpu_p99_ms", r.decisionCpuP99Ms())
+                .put("round_p50_ms", r.roundP50Ms())
+                .put("round_p99_ms", r.roundP99Ms())
+                .put("merge_p99_ms", r.mergeP99Ms())
+                .put("push_p99_ms", r.pushP99Ms())
+                .put("behind_start_ms", r.behindStartMs())
+                .put("behind_end_ms", r.behindEndMs())
+                .put("overruns", r.overruns())
+                .put("updates_pushed", r.updatesPushed())
+                .put("entries_pushed", r.entriesPushed())
+                .put("flows_ended", r.flowsEnded())
+                .put("kept_up", r.keptUp()));
       } else {
-        out.printf(Locale.ROOT, "%-7s %7d %8d %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %9.1f %9d %s%n",
-            r.policy(), r.agents(), r.flows(), r.decisionP50Ms(), r.decisionP99Ms(),
-            r.decisionCpuP99Ms(), r.roundP50Ms(),
-            r.roundP99Ms(), r.mergeP99Ms(), r.pushP99Ms(), r.behindEndMs(), r.overruns(), r.keptUp() ? "yes" : "no");
+        out.printf(
+            Locale.ROOT,
+            "%-7s %7d %8d %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %9.1f %9d %s%n",
+            r.policy(),
+            r.agents(),
+            r.flows(),
+            r.decisionP50Ms(),
+            r.decisionP99Ms(),
+            r.decisionCpuP99Ms(),
+            r.roundP50Ms(),
+            r.roundP99Ms(),
+            r.mergeP99Ms(),
+            r.pushP99Ms(),
+            r.behindEndMs(),
+            r.overruns(),
+            r.keptUp() ? "yes" : "no");
       }
       out.flush();
     }
@@ -105,6 +155,7 @@ final class LoadCommand {
     } catch (NumberFormatException e) {
       // reported below
     }
-    throw new UsageException("coflow bench master: --" + name + " must be a positive integer, got '" + text + "'");
+    throw new UsageException(
+        "coflow bench master: --" + name + " must be a positive integer, got '" + text + "'");
   }
 }

@@ -1,14 +1,14 @@
 package org.coflow.bench.cli;
 
-import org.coflow.cli.UsageException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.Arrays;
+import org.coflow.cli.UsageException;
 
 /**
- * Entry point of {@code bin/coflow} for the simulator and the benchmarks ({@code sim}, {@code demo},
- * {@code bench}); every other command ({@code master}, {@code agent}, {@code docs}) is the
+ * Entry point of {@code bin/coflow} for the simulator and the benchmarks ({@code sim}, {@code
+ * demo}, {@code bench}); every other command ({@code master}, {@code agent}, {@code docs}) is the
  * {@code cli} module's, where {@code bin/coflow} starts it on a class path without Spark. The
  * launcher sets {@code COFLOW_HOME} to the project directory, where the shipped data and docs live.
  */

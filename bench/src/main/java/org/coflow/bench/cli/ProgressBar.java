@@ -31,8 +31,16 @@ final class ProgressBar implements ProgressListener {
     double frac = total == 0 ? 1 : (double) finished / total;
     int width = 30;
     int filled = (int) Math.round(frac * width);
-    err.printf(Locale.ROOT, "\r%-18s [%s%s] t=%.0fs (arrivals end %.0fs) %d/%d coflows done ",
-        label, "#".repeat(filled), ".".repeat(width - filled), now, lastArrival, finished, total);
+    err.printf(
+        Locale.ROOT,
+        "\r%-18s [%s%s] t=%.0fs (arrivals end %.0fs) %d/%d coflows done ",
+        label,
+        "#".repeat(filled),
+        ".".repeat(width - filled),
+        now,
+        lastArrival,
+        finished,
+        total);
     err.flush();
   }
 

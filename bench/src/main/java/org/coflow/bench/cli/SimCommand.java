@@ -1,7 +1,5 @@
 package org.coflow.bench.cli;
 
-import org.coflow.cli.Args;
-import org.coflow.cli.UsageException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -29,6 +27,8 @@ import org.coflow.bench.sim.Simulator;
 import org.coflow.bench.trace.Trace;
 import org.coflow.bench.trace.TraceFormatException;
 import org.coflow.bench.trace.TraceParser;
+import org.coflow.cli.Args;
+import org.coflow.cli.UsageException;
 import org.coflow.courier.merge.CourierConfig;
 import org.coflow.master.policy.Policies;
 import org.coflow.master.policy.PolicyConfig;
@@ -39,7 +39,8 @@ final class SimCommand {
   /** The shipped Facebook coflow trace (bench/data/coflow-benchmark/README.md). */
   static final String DEFAULT_TRACE = "bench/data/coflow-benchmark/FB2010-1Hr-150-0.txt";
 
-  static final String HELP = """
+  static final String HELP =
+      """
       Usage: coflow sim [--trace FILE] [--policy LIST] [--courier] [--bandwidth RATE]
                         [--out DIR] [--json] [--coflows N] [--check]
                         [--coalesce W]
@@ -97,16 +98,35 @@ final class SimCommand {
       Example:
         coflow sim --policy fair,aalo,varys --out /tmp/sim
         coflow sim --identify stretched --framework hadoop --coflows 200
-      """.formatted(String.join(",", Policies.NAMES), Simulator.DEFAULT_COALESCE);
+      """
+          .formatted(String.join(",", Policies.NAMES), Simulator.DEFAULT_COALESCE);
 
   private SimCommand() {}
 
   static int run(String[] argv, Path home, PrintStream out, PrintStream err)
       throws UsageException, IOException {
-    Args a = Args.parse("coflow sim", argv,
-        Set.of("trace", "policy", "bandwidth", "out", "coflows", "config", "conf", "coalesce",
-            "identify", "framework", "batch-interval", "round", "eps", "tau", "metric", "runs"),
-        Set.of("courier", "json", "check", "help"));
+    Args a =
+        Args.parse(
+            "coflow sim",
+            argv,
+            Set.of(
+                "trace",
+                "policy",
+                "bandwidth",
+                "out",
+                "coflows",
+                "config",
+                "conf",
+                "coalesce",
+                "identify",
+                "framework",
+                "batch-interval",
+                "round",
+                "eps",
+                "tau",
+                "metric",
+                "runs"),
+            Set.of("courier", "json", "check", "help"));
     if (a.has("help")) {
       out.print(HELP);
       return 0;
@@ -129,16 +149,22 @@ final class SimCommand {
       Files.createDirectories(o.out);
       Reports.writeCsv(o.out.resolve("coflows.csv"), results);
       Reports.writeSummary(o.out.resolve("summary.json"), summaries, o.bandwidthText);
-      CdfPlot.write(o.out.resolve("cct-cdf.png"), results,
-          "CCT CDF: " + o.trace.source().replaceAll(".*/", "") + ", " + o.bandwidthText + "bit/s ports");
+      CdfPlot.write(
+          o.out.resolve("cct-cdf.png"),
+          results,
+          "CCT CDF: "
+              + o.trace.source().replaceAll(".*/", "")
+              + ", "
+              + o.bandwidthText
+              + "bit/s ports");
       err.println("wrote " + o.out.resolve("coflows.csv") + ", summary.json, cct-cdf.png");
     }
     return 0;
   }
 
   /**
-   * Runs the baseline (fair) first and then every requested policy, printing each table as soon
-   * as its run ends when {@code table} is not null.
+   * Runs the baseline (fair) first and then every requested policy, printing each table as soon as
+   * its run ends when {@code table} is not null.
    */
   static List<SimResult> simulate(Options o, PrintStream err, PrintStream table) {
     Simulator sim = new Simulator(o.trace, o.bandwidth, o.coalesce);
@@ -155,8 +181,9 @@ final class SimCommand {
       boolean wrap = i > 0 && o.courier;
       SchedulingPolicy policy = Policies.create(name, o.config);
       if (wrap) {
-        policy = new CourierPolicy(policy, o.config.get(CourierConfig.MAX_NUM),
-            o.config.get(CourierConfig.MIN_SIZE));
+        policy =
+            new CourierPolicy(
+                policy, o.config.get(CourierConfig.MAX_NUM), o.config.get(CourierConfig.MIN_SIZE));
       }
       InvariantChecker checker = o.check ? new InvariantChecker(!wrap) : null;
       ProgressBar bar = ProgressBar.forTerminal(err, (wrap ? name + "+courier" : name));
@@ -188,10 +215,10 @@ final class SimCommand {
 
     static Options from(Args a, Path home) throws UsageException, IOException {
       Options o = new Options();
-      Path tracePath = a.has("trace") ? Path.of(a.get("trace", null))
-          : home.resolve(DEFAULT_TRACE);
+      Path tracePath = a.has("trace") ? Path.of(a.get("trace", null)) : home.resolve(DEFAULT_TRACE);
       if (!Files.isRegularFile(tracePath)) {
-        throw new UsageException("coflow sim: trace file '" + tracePath + "' does not exist or is not a file");
+        throw new UsageException(
+            "coflow sim: trace file '" + tracePath + "' does not exist or is not a file");
       }
       try {
         o.trace = TraceParser.parse(tracePath);
@@ -207,15 +234,19 @@ final class SimCommand {
           }
           o.trace = o.trace.first(k);
         } catch (NumberFormatException e) {
-          throw new UsageException("coflow sim: --coflows must be a positive whole number, got '" + n + "'");
+          throw new UsageException(
+              "coflow sim: --coflows must be a positive whole number, got '" + n + "'");
         }
       }
       LinkedHashSet<String> names = new LinkedHashSet<>();
       for (String p : a.get("policy", String.join(",", Policies.NAMES)).split(",")) {
         String name = p.trim().toLowerCase(Locale.ROOT);
         if (!Policies.NAMES.contains(name)) {
-          throw new UsageException("coflow sim: unknown policy '" + p.trim() + "'; valid policies: "
-              + String.join(", ", Policies.NAMES));
+          throw new UsageException(
+              "coflow sim: unknown policy '"
+                  + p.trim()
+                  + "'; valid policies: "
+                  + String.join(", ", Policies.NAMES));
         }
         names.add(name);
       }
@@ -225,7 +256,8 @@ final class SimCommand {
       try {
         o.bandwidth = ConfigType.BIT_RATE.parse(o.bandwidthText);
       } catch (IllegalArgumentException e) {
-        throw new UsageException("coflow sim: invalid --bandwidth '" + o.bandwidthText + "': " + e.getMessage());
+        throw new UsageException(
+            "coflow sim: invalid --bandwidth '" + o.bandwidthText + "': " + e.getMessage());
       }
       o.bandwidthText = Units.formatBitRate(o.bandwidth);
       o.out = a.has("out") ? Path.of(a.get("out", null)) : null;
@@ -238,7 +270,8 @@ final class SimCommand {
           throw new NumberFormatException();
         }
       } catch (NumberFormatException e) {
-        throw new UsageException("coflow sim: --coalesce must be a number in [0, 1), got '" + w + "'");
+        throw new UsageException(
+            "coflow sim: --coalesce must be a number in [0, 1), got '" + w + "'");
       }
       o.config = config(a);
       return o;

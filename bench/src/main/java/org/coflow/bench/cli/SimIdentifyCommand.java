@@ -1,7 +1,5 @@
 package org.coflow.bench.cli;
 
-import org.coflow.cli.Args;
-import org.coflow.cli.UsageException;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -19,6 +17,8 @@ import org.coflow.bench.sim.IdentifiedSimulator;
 import org.coflow.bench.sim.IdentifiedSimulator.Grouping;
 import org.coflow.bench.sim.ProgressListener;
 import org.coflow.bench.sim.SimResult;
+import org.coflow.cli.Args;
+import org.coflow.cli.UsageException;
 import org.coflow.master.identify.Accuracy;
 import org.coflow.master.identify.CodaMetric;
 import org.coflow.master.policy.Policies;
@@ -27,11 +27,10 @@ import org.coflow.master.policy.SchedulingPolicy;
 
 /**
  * {@code bin/coflow sim --identify W}: CODA in the simulator (seed 002 §6.4). Every flow of the
- * trace starts at its own time under one of CODA's start-time models, and six runs compare what
- * the scheduler is told: per-flow fair sharing, Aalo with the true coflows, CODA with the coflows
- * it identifies online (late binding and intra-coflow prioritisation on), CODA without late
- * binding, CODA without intra-coflow prioritisation, and without both (Aalo on the identified
- * coflows).
+ * trace starts at its own time under one of CODA's start-time models, and six runs compare what the
+ * scheduler is told: per-flow fair sharing, Aalo with the true coflows, CODA with the coflows it
+ * identifies online (late binding and intra-coflow prioritisation on), CODA without late binding,
+ * CODA without intra-coflow prioritisation, and without both (Aalo on the identified coflows).
  */
 final class SimIdentifyCommand {
   /** One run: its label, what it groups by, and its policy. */
@@ -39,32 +38,48 @@ final class SimIdentifyCommand {
 
   private SimIdentifyCommand() {}
 
-  static int run(Args a, SimCommand.Options o, PrintStream out, PrintStream err) throws UsageException {
-    IdentifyWorkload.Arrivals arrivals = parseEnum(IdentifyWorkload.Arrivals.class, "--identify",
-        a.get("identify", ""), "normal, batch or stretched");
-    IdentifyWorkload.Framework framework = parseEnum(IdentifyWorkload.Framework.class, "--framework",
-        a.get("framework", "spark"), "spark, hadoop or mixed");
+  static int run(Args a, SimCommand.Options o, PrintStream out, PrintStream err)
+      throws UsageException {
+    IdentifyWorkload.Arrivals arrivals =
+        parseEnum(
+            IdentifyWorkload.Arrivals.class,
+            "--identify",
+            a.get("identify", ""),
+            "normal, batch or stretched");
+    IdentifyWorkload.Framework framework =
+        parseEnum(
+            IdentifyWorkload.Framework.class,
+            "--framework",
+            a.get("framework", "spark"),
+            "spark, hadoop or mixed");
     double batch = number(a, "batch-interval", "10");
     double round = number(a, "round", "0.1");
     double eps = number(a, "eps", "1.0");
     double tau = number(a, "tau", "0.5");
-    if (!(batch > 0) || !(round >= 0.001 && round <= 10) || !(eps > 0) || !(tau >= 0) || tau > eps) {
-      throw new UsageException("coflow sim: need --batch-interval > 0, --round between 0.001 and 10 s, --eps > 0 "
-          + "and 0 <= --tau <= --eps");
+    if (!(batch > 0)
+        || !(round >= 0.001 && round <= 10)
+        || !(eps > 0)
+        || !(tau >= 0)
+        || tau > eps) {
+      throw new UsageException(
+          "coflow sim: need --batch-interval > 0, --round between 0.001 and 10 s, --eps > 0 "
+              + "and 0 <= --tau <= --eps");
     }
     CodaMetric metric = IdentifyBenchCommand.metric(a, "coflow sim");
-    List<IdentifyWorkload.Flow> flows = IdentifyWorkload.generate(o.trace, framework, arrivals, batch,
-        Integer.MAX_VALUE, 1);
-    IdentifiedSimulator sim = new IdentifiedSimulator(o.trace, flows, o.bandwidth, round, metric, eps, tau);
+    List<IdentifyWorkload.Flow> flows =
+        IdentifyWorkload.generate(o.trace, framework, arrivals, batch, Integer.MAX_VALUE, 1);
+    IdentifiedSimulator sim =
+        new IdentifiedSimulator(o.trace, flows, o.bandwidth, round, metric, eps, tau);
     Config noLateBinding = o.config.with(PolicyConfig.CODA_LATE_BINDING, 0.0);
     Config noIntra = o.config.with(PolicyConfig.CODA_FLOW_QUEUES, 1);
-    List<Variant> variants = List.of(
-        new Variant("fair", Grouping.TRUE, "fair", o.config),
-        new Variant("aalo", Grouping.TRUE, "aalo", o.config),
-        new Variant("coda", Grouping.IDENTIFIED, "coda", o.config),
-        new Variant("coda-no-late-binding", Grouping.IDENTIFIED, "coda", noLateBinding),
-        new Variant("coda-no-intra", Grouping.IDENTIFIED, "coda", noIntra),
-        new Variant("coda-no-both", Grouping.IDENTIFIED, "aalo", o.config));
+    List<Variant> variants =
+        List.of(
+            new Variant("fair", Grouping.TRUE, "fair", o.config),
+            new Variant("aalo", Grouping.TRUE, "aalo", o.config),
+            new Variant("coda", Grouping.IDENTIFIED, "coda", o.config),
+            new Variant("coda-no-late-binding", Grouping.IDENTIFIED, "coda", noLateBinding),
+            new Variant("coda-no-intra", Grouping.IDENTIFIED, "coda", noIntra),
+            new Variant("coda-no-both", Grouping.IDENTIFIED, "aalo", o.config));
     if (a.has("runs")) {
       java.util.Set<String> wanted = new java.util.LinkedHashSet<>(List.of("fair", "aalo"));
       java.util.Set<String> known = new java.util.HashSet<>();
@@ -72,18 +87,30 @@ final class SimIdentifyCommand {
       for (String r : a.get("runs", "").split(",")) {
         String name = r.trim().toLowerCase(Locale.ROOT);
         if (!known.contains(name)) {
-          throw new UsageException("coflow sim: unknown run '" + r.trim() + "' in --runs; runs are "
-              + String.join(", ", known.stream().sorted().toList()));
+          throw new UsageException(
+              "coflow sim: unknown run '"
+                  + r.trim()
+                  + "' in --runs; runs are "
+                  + String.join(", ", known.stream().sorted().toList()));
         }
         wanted.add(name);
       }
       variants = variants.stream().filter(v -> wanted.contains(v.label)).toList();
     }
-    String what = String.format(Locale.ROOT, "%s, %d coflows, %d flows, %s, %s arrivals%s, %sbit/s ports, rounds of %.0f ms",
-        o.trace.source().replaceAll(".*/", ""), o.trace.coflows().size(), flows.size(),
-        framework.name().toLowerCase(Locale.ROOT), arrivals.name().toLowerCase(Locale.ROOT),
-        arrivals == IdentifyWorkload.Arrivals.BATCH ? " (every " + a.get("batch-interval", "10") + " s)" : "",
-        o.bandwidthText, round * 1000);
+    String what =
+        String.format(
+            Locale.ROOT,
+            "%s, %d coflows, %d flows, %s, %s arrivals%s, %sbit/s ports, rounds of %.0f ms",
+            o.trace.source().replaceAll(".*/", ""),
+            o.trace.coflows().size(),
+            flows.size(),
+            framework.name().toLowerCase(Locale.ROOT),
+            arrivals.name().toLowerCase(Locale.ROOT),
+            arrivals == IdentifyWorkload.Arrivals.BATCH
+                ? " (every " + a.get("batch-interval", "10") + " s)"
+                : "",
+            o.bandwidthText,
+            round * 1000);
     if (!o.json) {
       out.println("CODA in the simulator: " + what);
     }
@@ -113,33 +140,64 @@ final class SimIdentifyCommand {
     if (o.json) {
       for (SimResult r : results) {
         RunSummary s = by.get(r.policy());
-        out.println(new Json().put("run", r.policy()).put("framework", framework.name().toLowerCase(Locale.ROOT))
-            .put("workload", arrivals.name().toLowerCase(Locale.ROOT)).put("coflows", r.coflows())
-            .put("flows", flows.size()).put("avg_cct_s", s.overall().avg()).put("p95_cct_s", s.overall().p95())
-            .put("avg_vs_fair", s.vsBaseline(Bin.ALL, Stats::avg)).put("avg_vs_aalo", ratio(s, aalo, Bin.ALL))
-            .put("short_narrow_avg_vs_aalo", ratio(s, aalo, Bin.SHORT_NARROW))
-            .put("precision", accuracy == null ? Double.NaN : accuracy.precision())
-            .put("recall", accuracy == null ? Double.NaN : accuracy.recall()));
+        out.println(
+            new Json()
+                .put("run", r.policy())
+                .put("framework", framework.name().toLowerCase(Locale.ROOT))
+                .put("workload", arrivals.name().toLowerCase(Locale.ROOT))
+                .put("coflows", r.coflows())
+                .put("flows", flows.size())
+                .put("avg_cct_s", s.overall().avg())
+                .put("p95_cct_s", s.overall().p95())
+                .put("avg_vs_fair", s.vsBaseline(Bin.ALL, Stats::avg))
+                .put("avg_vs_aalo", ratio(s, aalo, Bin.ALL))
+                .put("short_narrow_avg_vs_aalo", ratio(s, aalo, Bin.SHORT_NARROW))
+                .put("precision", accuracy == null ? Double.NaN : accuracy.precision())
+                .put("recall", accuracy == null ? Double.NaN : accuracy.recall()));
       }
       return 0;
     }
     out.printf(Locale.ROOT, "%nCODA summary: %s%n", what);
     if (accuracy != null) {
-      out.printf(Locale.ROOT, "  identification (online, each flow's coflow when admitted): precision %.3f, recall %.3f%n",
-          accuracy.precision(), accuracy.recall());
+      out.printf(
+          Locale.ROOT,
+          "  identification (online, each flow's coflow when admitted): precision %.3f, recall %.3f%n",
+          accuracy.precision(),
+          accuracy.recall());
     }
-    out.printf(Locale.ROOT, "  %-22s %10s %10s %10s %12s%n", "run", "avg_s", "avg/aalo", "avg/fair", "SN avg/aalo");
+    out.printf(
+        Locale.ROOT,
+        "  %-22s %10s %10s %10s %12s%n",
+        "run",
+        "avg_s",
+        "avg/aalo",
+        "avg/fair",
+        "SN avg/aalo");
     for (SimResult r : results) {
       RunSummary s = by.get(r.policy());
-      out.printf(Locale.ROOT, "  %-22s %10.3f %10.3f %10.3f %12.3f%n", r.policy(), s.overall().avg(),
-          ratio(s, aalo, Bin.ALL), s.vsBaseline(Bin.ALL, Stats::avg), ratio(s, aalo, Bin.SHORT_NARROW));
+      out.printf(
+          Locale.ROOT,
+          "  %-22s %10.3f %10.3f %10.3f %12.3f%n",
+          r.policy(),
+          s.overall().avg(),
+          ratio(s, aalo, Bin.ALL),
+          s.vsBaseline(Bin.ALL, Stats::avg),
+          ratio(s, aalo, Bin.SHORT_NARROW));
     }
-    String[][] gains = {{"coda-no-late-binding", "late binding"}, {"coda-no-intra", "intra-coflow prioritisation"},
-        {"coda-no-both", "both"}};
+    String[][] gains = {
+      {"coda-no-late-binding", "late binding"},
+      {"coda-no-intra", "intra-coflow prioritisation"},
+      {"coda-no-both", "both"}
+    };
     for (String[] g : gains) {
       if (by.containsKey("coda") && by.containsKey(g[0])) {
-        out.printf(Locale.ROOT, "  gain from %s (%s/coda): %.3f overall, %.3f short-narrow%n", g[1],
-            g[0].substring("coda-".length()), gain(by, g[0], Bin.ALL), gain(by, g[0], Bin.SHORT_NARROW));
+        out.printf(
+            Locale.ROOT,
+            "  gain from %s (%s/coda): %.3f overall, %.3f short-narrow%n",
+            g[1],
+            g[0].substring("coda-".length()),
+            gain(by, g[0], Bin.ALL),
+            gain(by, g[0], Bin.SHORT_NARROW));
       }
     }
     return 0;
@@ -162,8 +220,8 @@ final class SimIdentifyCommand {
     }
   }
 
-  private static <E extends Enum<E>> E parseEnum(Class<E> type, String option, String value, String valid)
-      throws UsageException {
+  private static <E extends Enum<E>> E parseEnum(
+      Class<E> type, String option, String value, String valid) throws UsageException {
     try {
       return Enum.valueOf(type, value.trim().toUpperCase(Locale.ROOT));
     } catch (IllegalArgumentException e) {

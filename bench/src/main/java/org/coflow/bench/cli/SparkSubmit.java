@@ -26,11 +26,16 @@ final class SparkSubmit {
     this.jar = jar;
   }
 
-  /** Sets pyspark up (first use installs it) and finds the shaded jar; null (and a message) if absent. */
+  /**
+   * Sets pyspark up (first use installs it) and finds the shaded jar; null (and a message) if
+   * absent.
+   */
   static SparkSubmit prepare(Path home, String command, PrintStream err) throws IOException {
     Path jar = distJar(home);
     if (jar == null) {
-      err.println(command + ": no courier-shuffle/dist/target/courier-dist-*.jar; build it with: mvn -DskipTests package");
+      err.println(
+          command
+              + ": no courier-shuffle/dist/target/courier-dist-*.jar; build it with: mvn -DskipTests package");
       return null;
     }
     return new SparkSubmit(pysparkEnv(home), jar);
@@ -42,12 +47,19 @@ final class SparkSubmit {
 
   /** The command line up to the application: spark-submit, the cluster, our jar and manager. */
   List<String> command(String master) {
-    return new ArrayList<>(List.of(venv.resolve("bin/spark-submit").toString(),
-        "--master", master,
-        "--conf", "spark.shuffle.manager=" + MANAGER,
-        "--conf", "spark.driver.extraClassPath=" + jar,
-        "--conf", "spark.executor.extraClassPath=" + jar,
-        "--conf", "spark.ui.enabled=false"));
+    return new ArrayList<>(
+        List.of(
+            venv.resolve("bin/spark-submit").toString(),
+            "--master",
+            master,
+            "--conf",
+            "spark.shuffle.manager=" + MANAGER,
+            "--conf",
+            "spark.driver.extraClassPath=" + jar,
+            "--conf",
+            "spark.executor.extraClassPath=" + jar,
+            "--conf",
+            "spark.ui.enabled=false"));
   }
 
   /**
@@ -56,7 +68,8 @@ final class SparkSubmit {
    */
   boolean run(List<String> cmd, Path log, int minutes, String what, PrintStream err)
       throws IOException, InterruptedException {
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+    ProcessBuilder pb =
+        new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
     pb.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
     pb.environment().put("PYSPARK_PYTHON", python().toString());
     pb.environment().remove("SPARK_HOME");
@@ -85,18 +98,22 @@ final class SparkSubmit {
       return null;
     }
     try (Stream<Path> s = Files.list(dir)) {
-      return s.filter(p -> p.getFileName().toString().matches("courier-dist-.*\\.jar")).findFirst().orElse(null);
+      return s.filter(p -> p.getFileName().toString().matches("courier-dist-.*\\.jar"))
+          .findFirst()
+          .orElse(null);
     }
   }
 
   private static Path pysparkEnv(Path home) throws IOException {
-    ProcessBuilder pb = new ProcessBuilder("bash", home.resolve("bin/lib/pyspark-env.sh").toString())
-        .redirectError(ProcessBuilder.Redirect.INHERIT);
+    ProcessBuilder pb =
+        new ProcessBuilder("bash", home.resolve("bin/lib/pyspark-env.sh").toString())
+            .redirectError(ProcessBuilder.Redirect.INHERIT);
     Process p = pb.start();
     String outText = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
     try {
       if (p.waitFor() != 0 || outText.isEmpty()) {
-        throw new IOException("setting up pyspark failed (bin/lib/pyspark-env.sh exit " + p.exitValue() + ")");
+        throw new IOException(
+            "setting up pyspark failed (bin/lib/pyspark-env.sh exit " + p.exitValue() + ")");
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -1,7 +1,5 @@
 package org.coflow.bench.cli;
 
-import org.coflow.cli.Args;
-import org.coflow.cli.UsageException;
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -21,6 +19,8 @@ import org.coflow.api.config.Units;
 import org.coflow.bench.report.Json;
 import org.coflow.bench.report.Stats;
 import org.coflow.bench.swim.SwimPlan;
+import org.coflow.cli.Args;
+import org.coflow.cli.UsageException;
 import org.coflow.master.service.MasterConfig;
 import org.coflow.master.service.MasterServer;
 
@@ -31,7 +31,8 @@ import org.coflow.master.service.MasterServer;
  * times and their ratios.
  */
 final class SwimBenchCommand {
-  static final String HELP = """
+  static final String HELP =
+      """
       Usage: coflow bench swim [--trace FILE] [--jobs N] [--bytes-divisor D] [--gap-divisor G]
                                [--policy NAME] [--link-rate RATE] [--runs LIST] [--rm HOST:PORT] [--json]
 
@@ -58,17 +59,30 @@ final class SwimBenchCommand {
         --json              print one JSON object instead of the table
       Logs of each run go to target/bench-swim/.
       """;
-  static final String DEFAULT_TRACE = "bench/data/swim/FB-2009_samples_24_times_1hr_0_first50jobs.tsv";
+  static final String DEFAULT_TRACE =
+      "bench/data/swim/FB-2009_samples_24_times_1hr_0_first50jobs.tsv";
 
   private SwimBenchCommand() {}
 
   /** One job's outcome in one run. */
   record Result(String job, double seconds, boolean ok, long shuffleBytes) {}
 
-  static int run(String[] argv, Path home, PrintStream out, PrintStream err) throws UsageException, IOException {
-    Args a = Args.parse("coflow bench swim", argv,
-        Set.of("trace", "jobs", "bytes-divisor", "gap-divisor", "policy", "link-rate", "runs", "rm"),
-        Set.of("json", "help"));
+  static int run(String[] argv, Path home, PrintStream out, PrintStream err)
+      throws UsageException, IOException {
+    Args a =
+        Args.parse(
+            "coflow bench swim",
+            argv,
+            Set.of(
+                "trace",
+                "jobs",
+                "bytes-divisor",
+                "gap-divisor",
+                "policy",
+                "link-rate",
+                "runs",
+                "rm"),
+            Set.of("json", "help"));
     if (a.has("help")) {
       out.print(HELP);
       return 0;
@@ -82,25 +96,34 @@ final class SwimBenchCommand {
       bytesDivisor = Double.parseDouble(a.get("bytes-divisor", "600"));
       gapDivisor = Double.parseDouble(a.get("gap-divisor", "20"));
     } catch (NumberFormatException e) {
-      throw new UsageException("coflow bench swim: --jobs, --bytes-divisor and --gap-divisor take numbers ("
-          + e.getMessage() + ")");
+      throw new UsageException(
+          "coflow bench swim: --jobs, --bytes-divisor and --gap-divisor take numbers ("
+              + e.getMessage()
+              + ")");
     }
     try {
       linkRate = Units.parseBitRate(a.get("link-rate", "20m"));
     } catch (IllegalArgumentException e) {
-      throw new UsageException("coflow bench swim: --link-rate '" + a.get("link-rate", "") + "': " + e.getMessage());
+      throw new UsageException(
+          "coflow bench swim: --link-rate '" + a.get("link-rate", "") + "': " + e.getMessage());
     }
     if (!(bytesDivisor >= 1) || !(gapDivisor >= 1)) {
-      throw new UsageException("coflow bench swim: --bytes-divisor and --gap-divisor must be at least 1 (got "
-          + a.get("bytes-divisor", "600") + " and " + a.get("gap-divisor", "20") + ")");
+      throw new UsageException(
+          "coflow bench swim: --bytes-divisor and --gap-divisor must be at least 1 (got "
+              + a.get("bytes-divisor", "600")
+              + " and "
+              + a.get("gap-divisor", "20")
+              + ")");
     }
     if (jobs < 1 || jobs > 100_000) {
-      throw new UsageException("coflow bench swim: --jobs " + jobs + " is out of range; use 1 to 100000");
+      throw new UsageException(
+          "coflow bench swim: --jobs " + jobs + " is out of range; use 1 to 100000");
     }
     List<String> runs = List.of(a.get("runs", "stock,fair,policy").split(","));
     for (String r : runs) {
       if (!Set.of("stock", "fair", "policy").contains(r)) {
-        throw new UsageException("coflow bench swim: --runs: '" + r + "' is not a run; use stock, fair, policy");
+        throw new UsageException(
+            "coflow bench swim: --runs: '" + r + "' is not a run; use stock, fair, policy");
       }
     }
     Path trace = a.has("trace") ? Path.of(a.get("trace", "")) : home.resolve(DEFAULT_TRACE);
@@ -120,8 +143,12 @@ final class SwimBenchCommand {
     SwimPlan.write(plan, planFile);
     err.println("coflow bench swim: " + trace.getFileName() + ", " + SwimPlan.describe(plan));
     System.setProperty("org.slf4j.simpleLogger.log.org.coflow.master", "warn");
-    Config config = Config.defaults().with(MasterConfig.HOST, "127.0.0.1").with(MasterConfig.PORT, 0)
-        .with(MasterConfig.HTTP_PORT, -1).with(MasterConfig.POLICY, "fair");
+    Config config =
+        Config.defaults()
+            .with(MasterConfig.HOST, "127.0.0.1")
+            .with(MasterConfig.PORT, 0)
+            .with(MasterConfig.HTTP_PORT, -1)
+            .with(MasterConfig.POLICY, "fair");
     Map<String, List<Result>> results = new LinkedHashMap<>();
     try (MasterServer master = MasterServer.start(config, null)) {
       for (String r : runs) {
@@ -133,23 +160,44 @@ final class SwimBenchCommand {
             throw new UsageException("coflow bench swim: --policy: " + e.getMessage());
           }
         }
-        err.println("coflow bench swim: run " + r + (r.equals("stock") ? " (Hadoop's shuffle)"
-            : " (agents at " + Units.formatBitRate(linkRate) + ", " + p + ")") + "...");
+        err.println(
+            "coflow bench swim: run "
+                + r
+                + (r.equals("stock")
+                    ? " (Hadoop's shuffle)"
+                    : " (agents at " + Units.formatBitRate(linkRate) + ", " + p + ")")
+                + "...");
         err.flush();
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-Xmx1g", "--add-opens=java.base/java.lang=ALL-UNNAMED", "-cp", classpath,
-            "org.coflow.mr.swim.SwimReplay", planFile.toString(), work.resolve(r + ".tsv").toString(),
-            r.equals("stock") ? "stock" : "courier", work.resolve("jobs").toString(),
-            "--master", "127.0.0.1:" + master.port(), "--link-rate", Long.toString(Math.round(linkRate * 8))));
+        List<String> cmd =
+            new ArrayList<>(
+                List.of(
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-Xmx1g",
+                    "--add-opens=java.base/java.lang=ALL-UNNAMED",
+                    "-cp",
+                    classpath,
+                    "org.coflow.mr.swim.SwimReplay",
+                    planFile.toString(),
+                    work.resolve(r + ".tsv").toString(),
+                    r.equals("stock") ? "stock" : "courier",
+                    work.resolve("jobs").toString(),
+                    "--master",
+                    "127.0.0.1:" + master.port(),
+                    "--link-rate",
+                    Long.toString(Math.round(linkRate * 8))));
         if (a.has("rm")) {
           cmd.addAll(List.of("--rm", a.get("rm", "")));
         }
         Files.deleteIfExists(work.resolve(r + ".tsv"));
-        Process proc = new ProcessBuilder(cmd).redirectErrorStream(true)
-            .redirectOutput(work.resolve(r + ".log").toFile()).start();
+        Process proc =
+            new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(work.resolve(r + ".log").toFile())
+                .start();
         if (!proc.waitFor(3, TimeUnit.HOURS) || proc.exitValue() != 0) {
           proc.destroyForcibly();
-          err.println("coflow bench swim: the " + r + " run failed; see " + work.resolve(r + ".log"));
+          err.println(
+              "coflow bench swim: the " + r + " run failed; see " + work.resolve(r + ".log"));
           return 1;
         }
         results.put(r, parse(Files.readAllLines(work.resolve(r + ".tsv"), StandardCharsets.UTF_8)));
@@ -158,8 +206,15 @@ final class SwimBenchCommand {
       Thread.currentThread().interrupt();
       return 1;
     }
-    Report rep = new Report(trace.getFileName().toString(), plan.size(), bytesDivisor, gapDivisor, linkRate, policy,
-        results);
+    Report rep =
+        new Report(
+            trace.getFileName().toString(),
+            plan.size(),
+            bytesDivisor,
+            gapDivisor,
+            linkRate,
+            policy,
+            results);
     out.print(a.has("json") ? rep.json() + "\n" : rep.table());
     return rep.failures() == 0 ? 0 : 1;
   }
@@ -171,13 +226,20 @@ final class SwimBenchCommand {
     Path jar = null;
     if (Files.isDirectory(target)) {
       try (Stream<Path> s = Files.list(target)) {
-        jar = s.filter(p -> p.getFileName().toString().matches("coflow-mapreduce-it-.*\\.jar")
-            && !p.getFileName().toString().endsWith("-tests.jar")).findFirst().orElse(null);
+        jar =
+            s.filter(
+                    p ->
+                        p.getFileName().toString().matches("coflow-mapreduce-it-.*\\.jar")
+                            && !p.getFileName().toString().endsWith("-tests.jar"))
+                .findFirst()
+                .orElse(null);
       }
     }
     if (jar == null || !Files.isDirectory(lib)) {
-      throw new IOException("coflow bench swim needs the packaged mapreduce-it module (" + target
-          + "); build it with: mvn -DskipTests package");
+      throw new IOException(
+          "coflow bench swim needs the packaged mapreduce-it module ("
+              + target
+              + "); build it with: mvn -DskipTests package");
     }
     return jar + File.pathSeparator + lib + File.separator + "*";
   }
@@ -188,19 +250,33 @@ final class SwimBenchCommand {
     for (String line : lines) {
       String[] f = line.split("\t");
       if (f.length == 6) {
-        out.add(new Result(f[0], Long.parseLong(f[2]) / 1000.0, Boolean.parseBoolean(f[3]), Long.parseLong(f[4])));
+        out.add(
+            new Result(
+                f[0],
+                Long.parseLong(f[2]) / 1000.0,
+                Boolean.parseBoolean(f[3]),
+                Long.parseLong(f[4])));
       }
     }
     return out;
   }
 
   /** The figures of one invocation. */
-  record Report(String trace, int jobs, double bytesDivisor, double gapDivisor, double linkRate, String policy,
+  record Report(
+      String trace,
+      int jobs,
+      double bytesDivisor,
+      double gapDivisor,
+      double linkRate,
+      String policy,
       Map<String, List<Result>> results) {
 
     Stats stats(String run, boolean shuffleOnly) {
-      return Stats.of(results.get(run).stream().filter(r -> !shuffleOnly || r.shuffleBytes() > 0)
-          .mapToDouble(Result::seconds).toArray());
+      return Stats.of(
+          results.get(run).stream()
+              .filter(r -> !shuffleOnly || r.shuffleBytes() > 0)
+              .mapToDouble(Result::seconds)
+              .toArray());
     }
 
     long failures() {
@@ -218,17 +294,41 @@ final class SwimBenchCommand {
 
     String table() {
       StringBuilder sb = new StringBuilder();
-      sb.append(String.format(Locale.ROOT, "SWIM %s: %d jobs, bytes/%s, gaps/%s, agents at %s%n", trace, jobs,
-          fmt(bytesDivisor), fmt(gapDivisor), Units.formatBitRate(linkRate)));
-      sb.append(String.format(Locale.ROOT, "  %-8s %-6s %6s %9s %9s %12s %12s%n", "run", "policy", "failed", "avg_s",
-          "p95_s", "avg_s(shuf)", "p95_s(shuf)"));
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "SWIM %s: %d jobs, bytes/%s, gaps/%s, agents at %s%n",
+              trace,
+              jobs,
+              fmt(bytesDivisor),
+              fmt(gapDivisor),
+              Units.formatBitRate(linkRate)));
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "  %-8s %-6s %6s %9s %9s %12s %12s%n",
+              "run",
+              "policy",
+              "failed",
+              "avg_s",
+              "p95_s",
+              "avg_s(shuf)",
+              "p95_s(shuf)"));
       for (String r : results.keySet()) {
         Stats all = stats(r, false);
         Stats sh = stats(r, true);
         long failed = results.get(r).stream().filter(x -> !x.ok()).count();
-        sb.append(String.format(Locale.ROOT, "  %-8s %-6s %6d %9.2f %9.2f %12.2f %12.2f%n", r,
-            r.equals("stock") ? "-" : r.equals("policy") ? policy : "fair", failed, all.avg(), all.p95(), sh.avg(),
-            sh.p95()));
+        sb.append(
+            String.format(
+                Locale.ROOT,
+                "  %-8s %-6s %6d %9.2f %9.2f %12.2f %12.2f%n",
+                r,
+                r.equals("stock") ? "-" : r.equals("policy") ? policy : "fair",
+                failed,
+                all.avg(),
+                all.p95(),
+                sh.avg(),
+                sh.p95()));
       }
       line(sb, "policy/fair", ratio("policy", "fair", false), ratio("policy", "fair", true));
       line(sb, "fair/stock", ratio("fair", "stock", false), ratio("fair", "stock", true));
@@ -246,16 +346,23 @@ final class SwimBenchCommand {
     }
 
     String json() {
-      Json j = new Json().put("trace", trace).put("jobs", jobs).put("bytes_divisor", bytesDivisor)
-          .put("gap_divisor", gapDivisor).put("link_rate_bps", linkRate * 8).put("policy", policy)
-          .put("failed_jobs", failures());
+      Json j =
+          new Json()
+              .put("trace", trace)
+              .put("jobs", jobs)
+              .put("bytes_divisor", bytesDivisor)
+              .put("gap_divisor", gapDivisor)
+              .put("link_rate_bps", linkRate * 8)
+              .put("policy", policy)
+              .put("failed_jobs", failures());
       for (String r : results.keySet()) {
         Stats s = stats(r, false);
         j.put(r, new Json().put("avg_s", s.avg()).put("p95_s", s.p95()).put("jobs", s.count()));
       }
       Double pa = ratio("policy", "fair", false);
       if (pa != null) {
-        j.put("policy_over_fair_avg", pa).put("policy_over_fair_p95", ratio("policy", "fair", true));
+        j.put("policy_over_fair_avg", pa)
+            .put("policy_over_fair_p95", ratio("policy", "fair", true));
       }
       Double fa = ratio("fair", "stock", false);
       if (fa != null) {

@@ -1,7 +1,5 @@
 package org.coflow.bench.cli;
 
-import org.coflow.cli.Args;
-import org.coflow.cli.UsageException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URISyntaxException;
@@ -18,18 +16,21 @@ import org.coflow.api.config.Units;
 import org.coflow.bench.report.Json;
 import org.coflow.bench.tpcds.TpcdsBenchApp;
 import org.coflow.bench.tpcds.TpcdsGenerator;
+import org.coflow.cli.Args;
+import org.coflow.cli.UsageException;
 import org.coflow.master.service.MasterConfig;
 import org.coflow.master.service.MasterServer;
 
 /**
- * {@code bin/coflow bench tpcds}: queries derived from TPC-DS on a real {@code spark-submit}
- * {@code local-cluster} with the Courier shuffle manager. One application runs a single stream
- * with Spark's own fetch and through the agents side by side (time ratio ours/stock); then, with
- * the agents' link rate set, several concurrent streams run once under fair sharing and once
- * under a coflow policy (average query time ratio policy/fair).
+ * {@code bin/coflow bench tpcds}: queries derived from TPC-DS on a real {@code spark-submit} {@code
+ * local-cluster} with the Courier shuffle manager. One application runs a single stream with
+ * Spark's own fetch and through the agents side by side (time ratio ours/stock); then, with the
+ * agents' link rate set, several concurrent streams run once under fair sharing and once under a
+ * coflow policy (average query time ratio policy/fair).
  */
 final class TpcdsBenchCommand {
-  static final String HELP = """
+  static final String HELP =
+      """
       Usage: coflow bench tpcds [--scale SF] [--streams N] [--queries LIST] [--policy NAME]
                                 [--link-rate RATE] [--only single|streams] [--gap SECONDS]
                                 [--data DIR] [--http-port N] [--json]
@@ -81,9 +82,21 @@ final class TpcdsBenchCommand {
 
   static int run(String[] argv, Path home, PrintStream out, PrintStream err)
       throws UsageException, IOException {
-    Args a = Args.parse("coflow bench tpcds", argv,
-        Set.of("scale", "streams", "queries", "policy", "link-rate", "only", "data", "http-port",
-            "gap"), Set.of("json", "help"));
+    Args a =
+        Args.parse(
+            "coflow bench tpcds",
+            argv,
+            Set.of(
+                "scale",
+                "streams",
+                "queries",
+                "policy",
+                "link-rate",
+                "only",
+                "data",
+                "http-port",
+                "gap"),
+            Set.of("json", "help"));
     if (a.has("help")) {
       out.print(String.format(Locale.ROOT, HELP, DEFAULT_QUERIES));
       return 0;
@@ -100,20 +113,29 @@ final class TpcdsBenchCommand {
       httpPort = Integer.parseInt(a.get("http-port", "-1"));
       gap = Double.parseDouble(a.get("gap", "50"));
     } catch (NumberFormatException e) {
-      throw new UsageException("coflow bench tpcds: a number was expected (" + e.getMessage()
-          + "); see --help for each option's unit");
+      throw new UsageException(
+          "coflow bench tpcds: a number was expected ("
+              + e.getMessage()
+              + "); see --help for each option's unit");
     } catch (IllegalArgumentException e) {
       throw new UsageException("coflow bench tpcds: " + e.getMessage());
     }
     if (!(scale > 0) || scale > 100) {
-      throw new UsageException("coflow bench tpcds: --scale " + a.get("scale", "") + " is out of range; use 0 < SF <= 100");
+      throw new UsageException(
+          "coflow bench tpcds: --scale "
+              + a.get("scale", "")
+              + " is out of range; use 0 < SF <= 100");
     }
     if (streams < 1 || streams > 32) {
-      throw new UsageException("coflow bench tpcds: --streams " + streams + " is out of range; use 1 to 32");
+      throw new UsageException(
+          "coflow bench tpcds: --streams " + streams + " is out of range; use 1 to 32");
     }
     if (!(gap >= 0) || gap > 86400) {
-      throw new UsageException("coflow bench tpcds: --gap " + a.get("gap", "") + " is out of range; use 0 (back to back)"
-          + " or the seconds between a stream's submissions");
+      throw new UsageException(
+          "coflow bench tpcds: --gap "
+              + a.get("gap", "")
+              + " is out of range; use 0 (back to back)"
+              + " or the seconds between a stream's submissions");
     }
     String only = a.get("only", "");
     if (!only.isEmpty() && !only.equals("single") && !only.equals("streams")) {
@@ -133,13 +155,18 @@ final class TpcdsBenchCommand {
     Path dataRoot = a.has("data") ? Path.of(a.get("data", "")) : home.resolve("target/tpcds");
     boolean json = a.has("json");
     if (!Files.exists(TpcdsGenerator.dir(dataRoot, scale).resolve("_COMPLETE"))) {
-      err.printf(Locale.ROOT, "coflow bench tpcds: generating TPC-DS data at scale %s into %s (once)...%n", scale,
+      err.printf(
+          Locale.ROOT,
+          "coflow bench tpcds: generating TPC-DS data at scale %s into %s (once)...%n",
+          scale,
           TpcdsGenerator.dir(dataRoot, scale));
     }
     long t0 = System.nanoTime();
-    Path data = TpcdsGenerator.generate(dataRoot, scale, Runtime.getRuntime().availableProcessors());
+    Path data =
+        TpcdsGenerator.generate(dataRoot, scale, Runtime.getRuntime().availableProcessors());
     if ((System.nanoTime() - t0) > 1e9) {
-      err.printf(Locale.ROOT, "coflow bench tpcds: generated in %.0f s%n", (System.nanoTime() - t0) / 1e9);
+      err.printf(
+          Locale.ROOT, "coflow bench tpcds: generated in %.0f s%n", (System.nanoTime() - t0) / 1e9);
     }
     SparkSubmit submit = SparkSubmit.prepare(home, "coflow bench tpcds", err);
     if (submit == null) {
@@ -147,12 +174,19 @@ final class TpcdsBenchCommand {
     }
     Path appJar = appJar();
     System.setProperty("org.slf4j.simpleLogger.log.org.coflow.master", "warn");
-    Config config = Config.defaults().with(MasterConfig.HOST, "127.0.0.1").with(MasterConfig.PORT, 0)
-        .with(MasterConfig.HTTP_PORT, httpPort).with(MasterConfig.POLICY, "fair");
+    Config config =
+        Config.defaults()
+            .with(MasterConfig.HOST, "127.0.0.1")
+            .with(MasterConfig.PORT, 0)
+            .with(MasterConfig.HTTP_PORT, httpPort)
+            .with(MasterConfig.POLICY, "fair");
     Map<String, List<Run>> results = new LinkedHashMap<>();
     try (MasterServer master = MasterServer.start(config, null)) {
       if (master.httpPort() >= 0) {
-        err.println("coflow bench tpcds: the master's dashboard is at http://127.0.0.1:" + master.httpPort() + "/");
+        err.println(
+            "coflow bench tpcds: the master's dashboard is at http://127.0.0.1:"
+                + master.httpPort()
+                + "/");
       }
       List<String> common = List.of(data.toString(), queryDir.toString());
       if (!only.equals("streams")) {
@@ -171,10 +205,21 @@ final class TpcdsBenchCommand {
             throw new UsageException("coflow bench tpcds: --policy: " + e.getMessage());
           }
           progress(err, streams + " streams under " + p + " at " + Units.formatBitRate(linkRate));
-          List<Run> r = submit(submit, appJar, work, "streams-" + p, common, streams, gap, queries, List.of(
-              "--conf", "spark.shuffle.courier.master=127.0.0.1:" + master.port(),
-              "--conf", "spark.shuffle.courier.linkRate=" + Math.round(linkRate * 8),
-              "--conf", "spark.scheduler.mode=FAIR"), err);
+          List<Run> r =
+              submit(
+                  submit,
+                  appJar,
+                  work,
+                  "streams-" + p,
+                  common,
+                  streams,
+                  gap,
+                  queries,
+                  List.of(
+                      "--conf", "spark.shuffle.courier.master=127.0.0.1:" + master.port(),
+                      "--conf", "spark.shuffle.courier.linkRate=" + Math.round(linkRate * 8),
+                      "--conf", "spark.scheduler.mode=FAIR"),
+                  err);
           if (r == null) {
             return 1;
           }
@@ -195,26 +240,52 @@ final class TpcdsBenchCommand {
     err.flush();
   }
 
-  private static List<Run> submit(SparkSubmit submit, Path appJar, Path work, String name, List<String> common,
-      int streams, double gap, List<String> queries, List<String> conf, PrintStream err)
+  private static List<Run> submit(
+      SparkSubmit submit,
+      Path appJar,
+      Path work,
+      String name,
+      List<String> common,
+      int streams,
+      double gap,
+      List<String> queries,
+      List<String> conf,
+      PrintStream err)
       throws IOException, InterruptedException {
     Path out = work.resolve(name + ".tsv");
     Files.deleteIfExists(out);
     List<String> cmd = submit.command(CLUSTER);
-    cmd.addAll(List.of("--driver-memory", "2g",
-        "--conf", "spark.sql.autoBroadcastJoinThreshold=-1",
-        "--conf", "spark.sql.adaptive.enabled=true"));
+    cmd.addAll(
+        List.of(
+            "--driver-memory",
+            "2g",
+            "--conf",
+            "spark.sql.autoBroadcastJoinThreshold=-1",
+            "--conf",
+            "spark.sql.adaptive.enabled=true"));
     cmd.addAll(conf);
-    cmd.addAll(List.of("--class", TpcdsBenchApp.class.getName(), appJar.toString(),
-        name.startsWith("single") ? "single" : "streams", common.get(0), common.get(1), out.toString(),
-        Integer.toString(streams), String.join(",", queries), Double.toString(gap)));
-    if (!submit.run(cmd, work.resolve(name + ".log"), 120, "coflow bench tpcds: the " + name + " run", err)) {
+    cmd.addAll(
+        List.of(
+            "--class",
+            TpcdsBenchApp.class.getName(),
+            appJar.toString(),
+            name.startsWith("single") ? "single" : "streams",
+            common.get(0),
+            common.get(1),
+            out.toString(),
+            Integer.toString(streams),
+            String.join(",", queries),
+            Double.toString(gap)));
+    if (!submit.run(
+        cmd, work.resolve(name + ".log"), 120, "coflow bench tpcds: the " + name + " run", err)) {
       return null;
     }
     return parse(Files.readAllLines(out));
   }
 
-  /** The result lines of {@link TpcdsBenchApp}; {@code way} is stock/courier, or the stream number. */
+  /**
+   * The result lines of {@link TpcdsBenchApp}; {@code way} is stock/courier, or the stream number.
+   */
   static List<Run> parse(List<String> lines) {
     List<Run> runs = new ArrayList<>();
     for (String line : lines) {
@@ -230,10 +301,13 @@ final class TpcdsBenchCommand {
 
   private static Path appJar() throws IOException {
     try {
-      Path p = Path.of(TpcdsBenchApp.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+      Path p =
+          Path.of(TpcdsBenchApp.class.getProtectionDomain().getCodeSource().getLocation().toURI());
       if (!Files.isRegularFile(p)) {
-        throw new IOException("coflow bench tpcds runs from the packaged bench jar (found " + p
-            + "); build it with: mvn -DskipTests package");
+        throw new IOException(
+            "coflow bench tpcds runs from the packaged bench jar (found "
+                + p
+                + "); build it with: mvn -DskipTests package");
       }
       return p;
     } catch (URISyntaxException e) {
@@ -242,12 +316,20 @@ final class TpcdsBenchCommand {
   }
 
   /** The figures of one invocation. */
-  record Report(double scale, int streams, double gap, double linkRate, String policy, List<String> queries,
+  record Report(
+      double scale,
+      int streams,
+      double gap,
+      double linkRate,
+      String policy,
+      List<String> queries,
       Map<String, List<Run>> results) {
 
     private double total(String part, String way) {
-      return results.get(part).stream().filter(r -> way == null || r.way().equals(way))
-          .mapToDouble(Run::seconds).sum();
+      return results.get(part).stream()
+          .filter(r -> way == null || r.way().equals(way))
+          .mapToDouble(Run::seconds)
+          .sum();
     }
 
     private double mean(String part) {
@@ -269,7 +351,9 @@ final class TpcdsBenchCommand {
     }
 
     Double singleRatio() {
-      return results.containsKey("single") ? total("single", "courier") / total("single", "stock") : null;
+      return results.containsKey("single")
+          ? total("single", "courier") / total("single", "stock")
+          : null;
     }
 
     Double streamsRatio() {
@@ -277,59 +361,117 @@ final class TpcdsBenchCommand {
     }
 
     String json() {
-      Json j = new Json().put("scale", scale).put("cluster", CLUSTER).put("queries", String.join(",", queries))
-          .put("rows_equal", digestsAgree());
+      Json j =
+          new Json()
+              .put("scale", scale)
+              .put("cluster", CLUSTER)
+              .put("queries", String.join(",", queries))
+              .put("rows_equal", digestsAgree());
       if (results.containsKey("single")) {
         Json per = new Json();
         for (String q : queries) {
-          per.put(q, new Json().put("stock_s", seconds("single", q, "stock")).put("courier_s",
-              seconds("single", q, "courier")));
+          per.put(
+              q,
+              new Json()
+                  .put("stock_s", seconds("single", q, "stock"))
+                  .put("courier_s", seconds("single", q, "courier")));
         }
-        j.put("single_stock_s", total("single", "stock")).put("single_courier_s", total("single", "courier"))
-            .put("single_time_ratio", singleRatio()).put("single_per_query", per);
+        j.put("single_stock_s", total("single", "stock"))
+            .put("single_courier_s", total("single", "courier"))
+            .put("single_time_ratio", singleRatio())
+            .put("single_per_query", per);
       }
       if (results.containsKey("fair")) {
-        j.put("streams", streams).put("arrival_gap_s", gap).put("link_rate_bps", linkRate * 8).put("policy", policy)
-            .put("streams_fair_mean_query_s", mean("fair")).put("streams_policy_mean_query_s", mean("policy"))
+        j.put("streams", streams)
+            .put("arrival_gap_s", gap)
+            .put("link_rate_bps", linkRate * 8)
+            .put("policy", policy)
+            .put("streams_fair_mean_query_s", mean("fair"))
+            .put("streams_policy_mean_query_s", mean("policy"))
             .put("streams_mean_query_ratio", streamsRatio());
       }
       return j.toString();
     }
 
     private double seconds(String part, String query, String way) {
-      return results.get(part).stream().filter(r -> r.query().equals(query) && r.way().equals(way))
-          .mapToDouble(Run::seconds).sum();
+      return results.get(part).stream()
+          .filter(r -> r.query().equals(query) && r.way().equals(way))
+          .mapToDouble(Run::seconds)
+          .sum();
     }
 
     String table() {
       StringBuilder sb = new StringBuilder();
-      sb.append(String.format(Locale.ROOT, "%nTPC-DS-derived queries, scale %s, %s, broadcast joins off%n", scale,
-          CLUSTER));
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "%nTPC-DS-derived queries, scale %s, %s, broadcast joins off%n",
+              scale,
+              CLUSTER));
       if (results.containsKey("single")) {
-        sb.append(String.format(Locale.ROOT, "%nsingle stream%n%-8s %10s %10s %8s%n", "query", "stock s", "courier s",
-            "ratio"));
+        sb.append(
+            String.format(
+                Locale.ROOT,
+                "%nsingle stream%n%-8s %10s %10s %8s%n",
+                "query",
+                "stock s",
+                "courier s",
+                "ratio"));
         for (String q : queries) {
           double s = seconds("single", q, "stock");
           double c = seconds("single", q, "courier");
           sb.append(String.format(Locale.ROOT, "%-8s %10.2f %10.2f %8.2f%n", q, s, c, c / s));
         }
-        sb.append(String.format(Locale.ROOT, "%-8s %10.2f %10.2f %8.2f%n", "total", total("single", "stock"),
-            total("single", "courier"), singleRatio()));
-        sb.append(String.format(Locale.ROOT, "time ratio ours/stock = %.3f (goal <= 1.05)%n", singleRatio()));
+        sb.append(
+            String.format(
+                Locale.ROOT,
+                "%-8s %10.2f %10.2f %8.2f%n",
+                "total",
+                total("single", "stock"),
+                total("single", "courier"),
+                singleRatio()));
+        sb.append(
+            String.format(
+                Locale.ROOT, "time ratio ours/stock = %.3f (goal <= 1.05)%n", singleRatio()));
       }
       if (results.containsKey("fair")) {
-        sb.append(String.format(Locale.ROOT, "%n%d concurrent streams%s, agents capped at %s%n%-24s %10s %10s%n",
-            streams, gap > 0 ? String.format(Locale.ROOT, " (a query every %.0f s each, open loop)", gap)
-                : " (back to back)", Units.formatBitRate(linkRate), "", "fair", policy));
-        sb.append(String.format(Locale.ROOT, "%-24s %10.2f %10.2f%n", "mean query time (s)", mean("fair"),
-            mean("policy")));
-        sb.append(String.format(Locale.ROOT, "%-24s %10.2f %10.2f%n", "sum of query times (s)", total("fair", null),
-            total("policy", null)));
-        sb.append(String.format(Locale.ROOT, "mean query time %s/fair = %.3f (lower is better)%n", policy,
-            streamsRatio()));
+        sb.append(
+            String.format(
+                Locale.ROOT,
+                "%n%d concurrent streams%s, agents capped at %s%n%-24s %10s %10s%n",
+                streams,
+                gap > 0
+                    ? String.format(Locale.ROOT, " (a query every %.0f s each, open loop)", gap)
+                    : " (back to back)",
+                Units.formatBitRate(linkRate),
+                "",
+                "fair",
+                policy));
+        sb.append(
+            String.format(
+                Locale.ROOT,
+                "%-24s %10.2f %10.2f%n",
+                "mean query time (s)",
+                mean("fair"),
+                mean("policy")));
+        sb.append(
+            String.format(
+                Locale.ROOT,
+                "%-24s %10.2f %10.2f%n",
+                "sum of query times (s)",
+                total("fair", null),
+                total("policy", null)));
+        sb.append(
+            String.format(
+                Locale.ROOT,
+                "mean query time %s/fair = %.3f (lower is better)%n",
+                policy,
+                streamsRatio()));
       }
-      sb.append(digestsAgree() ? "every run of a query returned the same rows\n"
-          : "ROWS DIFFER between runs of a query: see target/bench-tpcds/*.tsv\n");
+      sb.append(
+          digestsAgree()
+              ? "every run of a query returned the same rows\n"
+              : "ROWS DIFFER between runs of a query: see target/bench-tpcds/*.tsv\n");
       return sb.toString();
     }
   }

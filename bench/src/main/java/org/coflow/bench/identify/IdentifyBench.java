@@ -17,25 +17,40 @@ import org.coflow.master.identify.RoughDbscan;
  * Replays a labelled workload round by round (every Δ of trace time: the flows that started join,
  * the flows that ended leave) through CODA's incremental Rough-DBSCAN, timing each round with
  * arrivals (departure-only rounds' cost carried into the next) and scoring its clusters of the
- * flows present against the truth. The baselines (Rough-DBSCAN rebuilt from scratch, plain
- * DBSCAN) run on a capped number of those rounds, spread evenly over the replay, and CODA's figures
- * on exactly those rounds are reported next to theirs. Precision and recall are flow-weighted.
+ * flows present against the truth. The baselines (Rough-DBSCAN rebuilt from scratch, plain DBSCAN)
+ * run on a capped number of those rounds, spread evenly over the replay, and CODA's figures on
+ * exactly those rounds are reported next to theirs. Precision and recall are flow-weighted.
  */
 public final class IdentifyBench {
   /** One algorithm's figures. */
-  public record Result(String algorithm, int flows, double precision, double recall, double roundMs,
-      double maxRoundMs, int rounds, int meanPresent) {}
+  public record Result(
+      String algorithm,
+      int flows,
+      double precision,
+      double recall,
+      double roundMs,
+      double maxRoundMs,
+      int rounds,
+      int meanPresent) {}
 
   private IdentifyBench() {}
 
   /**
-   * @param departure when each flow leaves the identifier (its coflow's end, see {@link #departures})
+   * @param departure when each flow leaves the identifier (its coflow's end, see {@link
+   *     #departures})
    * @param dbscanRounds how many rounds plain DBSCAN runs (spread over the replay); 0 skips it
-   * @param depart whether flows leave when their coflow ends ({@link #departures}); without,
-   *     the identifier holds every flow seen so far (the heaviest case: n grows to all flows)
+   * @param depart whether flows leave when their coflow ends ({@link #departures}); without, the
+   *     identifier holds every flow seen so far (the heaviest case: n grows to all flows)
    */
-  public static List<Result> run(List<IdentifyWorkload.Flow> flows, CodaMetric metric, double eps, double tau,
-      double deltaSec, int dbscanRounds, int rdbscanRounds, boolean depart) {
+  public static List<Result> run(
+      List<IdentifyWorkload.Flow> flows,
+      CodaMetric metric,
+      double eps,
+      double tau,
+      double deltaSec,
+      int dbscanRounds,
+      int rdbscanRounds,
+      boolean depart) {
     Map<Long, String> truth = new HashMap<>();
     Map<Long, Double> leave = departures(flows);
     Communities communities = new Communities();
@@ -79,8 +94,15 @@ public final class IdentifyBench {
       int added = 0;
       while (next < flows.size() && flows.get(next).startSec() <= t) {
         IdentifyWorkload.Flow f = flows.get(next++);
-        FlowPoint p = new FlowPoint(f.id(), f.startSec(), f.src(), f.dst(), f.dstPort(), f.hadoop(),
-            communities.of(f.src()));
+        FlowPoint p =
+            new FlowPoint(
+                f.id(),
+                f.startSec(),
+                f.src(),
+                f.dst(),
+                f.dstPort(),
+                f.hadoop(),
+                communities.of(f.src()));
         present.put(f.id(), p);
         coda.add(p);
         if (depart) {
@@ -143,15 +165,17 @@ public final class IdentifyBench {
   }
 
   /**
-   * When each flow leaves: its coflow ends when its last flow has started and its largest flow
-   * has moved at 100 Mbit/s (a 1 Gbit/s port shared ten ways); a coflow's flows leave together,
-   * so a coflow is whole while it is present.
+   * When each flow leaves: its coflow ends when its last flow has started and its largest flow has
+   * moved at 100 Mbit/s (a 1 Gbit/s port shared ten ways); a coflow's flows leave together, so a
+   * coflow is whole while it is present.
    */
   static Map<Long, Double> departures(List<IdentifyWorkload.Flow> flows) {
     Map<String, double[]> span = new HashMap<>();
     for (IdentifyWorkload.Flow f : flows) {
       double bytesTime = (f.endSec() - f.startSec()) * 10;
-      span.merge(f.coflow(), new double[] {f.startSec(), bytesTime},
+      span.merge(
+          f.coflow(),
+          new double[] {f.startSec(), bytesTime},
           (a, b) -> new double[] {Math.max(a[0], b[0]), Math.max(a[1], b[1])});
     }
     Map<Long, Double> out = new HashMap<>();
@@ -182,8 +206,15 @@ public final class IdentifyBench {
     }
 
     Result result(String name, int flows) {
-      return new Result(name, flows, weight == 0 ? 1 : precision / weight, weight == 0 ? 1 : recall / weight,
-          rounds == 0 ? 0 : nanos / rounds / 1e6, maxNanos / 1e6, rounds, rounds == 0 ? 0 : (int) (presentSum / rounds));
+      return new Result(
+          name,
+          flows,
+          weight == 0 ? 1 : precision / weight,
+          weight == 0 ? 1 : recall / weight,
+          rounds == 0 ? 0 : nanos / rounds / 1e6,
+          maxNanos / 1e6,
+          rounds,
+          rounds == 0 ? 0 : (int) (presentSum / rounds));
     }
   }
 }

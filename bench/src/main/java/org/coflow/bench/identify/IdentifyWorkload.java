@@ -8,8 +8,8 @@ import org.coflow.bench.trace.Trace;
 import org.coflow.bench.trace.TraceCoflow;
 
 /**
- * Labelled flow records made from the Facebook coflow trace with CODA's start-time models (seed
- * 002 §6.1, §6.3): each coflow's mapper × reducer flows, each with a start time, hosts (the trace's
+ * Labelled flow records made from the Facebook coflow trace with CODA's start-time models (seed 002
+ * §6.1, §6.3): each coflow's mapper × reducer flows, each with a start time, hosts (the trace's
  * ports), ports as the framework uses them, a lifetime, and its true coflow.
  *
  * <ul>
@@ -19,18 +19,36 @@ import org.coflow.bench.trace.TraceCoflow;
  *       coflows arriving within one B-second window all arrive within 100 to 300 ms of its start.
  *   <li>Ports: Spark flows go to the reducer executor's port (one per coflow and reducer host, in
  *       the ephemeral range) from an ephemeral port; Hadoop flows come from the shuffle port 13562
- *       and go to an ephemeral port. <em>Mixed</em>: each coflow is Spark or Hadoop with equal odds.
+ *       and go to an ephemeral port. <em>Mixed</em>: each coflow is Spark or Hadoop with equal
+ *       odds.
  *   <li>Lifetime: the flow's bytes at 1 Gbit/s, at least 10 ms (when it leaves the identifier).
  * </ul>
  */
 public final class IdentifyWorkload {
-  public enum Framework { SPARK, HADOOP, MIXED }
+  public enum Framework {
+    SPARK,
+    HADOOP,
+    MIXED
+  }
 
-  public enum Arrivals { NORMAL, BATCH, STRETCHED }
+  public enum Arrivals {
+    NORMAL,
+    BATCH,
+    STRETCHED
+  }
 
   /** One flow: its attributes, its size and its true coflow. */
-  public record Flow(long id, double startSec, double endSec, int src, int dst, int srcPort, int dstPort,
-      boolean hadoop, String coflow, double bytes) {}
+  public record Flow(
+      long id,
+      double startSec,
+      double endSec,
+      int src,
+      int dst,
+      int srcPort,
+      int dstPort,
+      boolean hadoop,
+      String coflow,
+      double bytes) {}
 
   private IdentifyWorkload() {}
 
@@ -39,13 +57,19 @@ public final class IdentifyWorkload {
    *
    * @param batchSeconds the batch interval for {@link Arrivals#BATCH}
    */
-  public static List<Flow> generate(Trace trace, Framework framework, Arrivals arrivals, double batchSeconds,
-      int maxFlows, long seed) {
+  public static List<Flow> generate(
+      Trace trace,
+      Framework framework,
+      Arrivals arrivals,
+      double batchSeconds,
+      int maxFlows,
+      long seed) {
     Random r = new Random(seed);
     List<Flow> flows = new ArrayList<>();
     long id = 0;
     for (TraceCoflow c : trace.coflows()) {
-      boolean hadoop = framework == Framework.HADOOP || framework == Framework.MIXED && r.nextBoolean();
+      boolean hadoop =
+          framework == Framework.HADOOP || framework == Framework.MIXED && r.nextBoolean();
       double arrival = c.arrivalMs() / 1000.0;
       if (arrivals == Arrivals.BATCH) {
         double batch = Math.floor(arrival / batchSeconds) * batchSeconds;
@@ -68,8 +92,18 @@ public final class IdentifyWorkload {
           double life = Math.max(0.01, bytes * 8 / 1e9);
           int srcPort = hadoop ? 13562 : 32768 + r.nextInt(28000);
           int dstPort = hadoop ? 32768 + r.nextInt(28000) : executorPort[j];
-          flows.add(new Flow(id++, start, start + life, m, c.reducers()[j], srcPort, dstPort, hadoop,
-              Integer.toString(c.id()), bytes));
+          flows.add(
+              new Flow(
+                  id++,
+                  start,
+                  start + life,
+                  m,
+                  c.reducers()[j],
+                  srcPort,
+                  dstPort,
+                  hadoop,
+                  Integer.toString(c.id()),
+                  bytes));
         }
       }
     }

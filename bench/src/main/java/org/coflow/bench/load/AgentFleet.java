@@ -27,36 +27,51 @@ public final class AgentFleet implements AutoCloseable {
 
   private final int agents;
   private final long intervalMs;
-  private final ScheduledExecutorService shared = Executors.newScheduledThreadPool(2, r -> {
-    Thread t = new Thread(r, "fleet");
-    t.setDaemon(true);
-    return t;
-  });
+  private final ScheduledExecutorService shared =
+      Executors.newScheduledThreadPool(
+          2,
+          r -> {
+            Thread t = new Thread(r, "fleet");
+            t.setDaemon(true);
+            return t;
+          });
   private final List<SimAgent> sims = new ArrayList<>();
 
   /**
    * @param target the master as host:port
    * @param capacity every host's link capacity in bytes/s
    */
-  public AgentFleet(String target, int agents, int flows, long intervalMs, double capacity, long seed) {
+  public AgentFleet(
+      String target, int agents, int flows, long intervalMs, double capacity, long seed) {
     checkSize(agents, flows);
     this.agents = agents;
     this.intervalMs = intervalMs;
     int coflows = Math.max(1, flows / FLOWS_PER_COFLOW);
     SplittableRandom random = new SplittableRandom(seed);
     for (int i = 0; i < agents; i++) {
-      MasterClient client = new MasterClient(new MasterClientOptions(target, "host-" + i)
-          .capacity(capacity, capacity).scheduler(shared).callTimeout(30_000), u -> {});
+      MasterClient client =
+          new MasterClient(
+              new MasterClientOptions(target, "host-" + i)
+                  .capacity(capacity, capacity)
+                  .scheduler(shared)
+                  .callTimeout(30_000),
+              u -> {});
       int mine = flows / agents + (i < flows % agents ? 1 : 0);
       sims.add(new SimAgent(i, client, mine, coflows, random.split()));
     }
   }
 
-  /** @throws IllegalArgumentException unless there is an agent and at least a flow per agent */
+  /**
+   * @throws IllegalArgumentException unless there is an agent and at least a flow per agent
+   */
   static void checkSize(int agents, int flows) {
     if (agents < 1 || flows < agents) {
-      throw new IllegalArgumentException("need at least one agent and one flow per agent, got "
-          + agents + " agents and " + flows + " flows");
+      throw new IllegalArgumentException(
+          "need at least one agent and one flow per agent, got "
+              + agents
+              + " agents and "
+              + flows
+              + " flows");
     }
   }
 
@@ -65,11 +80,15 @@ public final class AgentFleet implements AutoCloseable {
       a.client.start();
       a.startFlows();
     }
-    shared.scheduleAtFixedRate(() -> {
-      for (SimAgent a : sims) {
-        a.advance(intervalMs / 1000.0);
-      }
-    }, intervalMs, intervalMs, TimeUnit.MILLISECONDS);
+    shared.scheduleAtFixedRate(
+        () -> {
+          for (SimAgent a : sims) {
+            a.advance(intervalMs / 1000.0);
+          }
+        },
+        intervalMs,
+        intervalMs,
+        TimeUnit.MILLISECONDS);
   }
 
   @Override
@@ -111,13 +130,18 @@ public final class AgentFleet implements AutoCloseable {
 
     private void replace(int j) {
       ids[j] = nextId++;
-      double logSize = Math.log(MIN_SIZE) + random.nextDouble() * (Math.log(MAX_SIZE) - Math.log(MIN_SIZE));
+      double logSize =
+          Math.log(MIN_SIZE) + random.nextDouble() * (Math.log(MAX_SIZE) - Math.log(MIN_SIZE));
       size[j] = (long) Math.exp(logSize);
       sent[j] = 0;
       int dst = agents == 1 ? 0 : (index + 1 + random.nextInt(agents - 1)) % agents;
-      spec[j] = FlowSpec.newBuilder().setCoflowId("coflow-" + random.nextInt(coflows))
-          .setSrcHost("host-" + index).setDstHost(agents == 1 ? "sink" : "host-" + dst)
-          .setStartTimeMs(System.currentTimeMillis()).build();
+      spec[j] =
+          FlowSpec.newBuilder()
+              .setCoflowId("coflow-" + random.nextInt(coflows))
+              .setSrcHost("host-" + index)
+              .setDstHost(agents == 1 ? "sink" : "host-" + dst)
+              .setStartTimeMs(System.currentTimeMillis())
+              .build();
       client.updateFlow(ids[j], spec[j], 0, size[j]);
     }
 

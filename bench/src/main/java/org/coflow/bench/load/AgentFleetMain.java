@@ -9,7 +9,8 @@ import java.io.IOException;
  * started and stops when its standard input closes (the parent went away or is done).
  */
 public final class AgentFleetMain {
-  private static final java.util.logging.Logger GRPC_LOG = java.util.logging.Logger.getLogger("io.grpc");
+  private static final java.util.logging.Logger GRPC_LOG =
+      java.util.logging.Logger.getLogger("io.grpc");
 
   private AgentFleetMain() {}
 
@@ -19,9 +20,14 @@ public final class AgentFleetMain {
       System.err.println("usage: AgentFleetMain target agents flows intervalMs capacity seed");
       System.exit(2);
     }
-    try (AgentFleet fleet = new AgentFleet(args[0], Integer.parseInt(args[1]),
-        Integer.parseInt(args[2]), Long.parseLong(args[3]), Double.parseDouble(args[4]),
-        Long.parseLong(args[5]))) {
+    try (AgentFleet fleet =
+        new AgentFleet(
+            args[0],
+            Integer.parseInt(args[1]),
+            Integer.parseInt(args[2]),
+            Long.parseLong(args[3]),
+            Double.parseDouble(args[4]),
+            Long.parseLong(args[5]))) {
       fleet.start();
       System.out.println("ready");
       System.out.flush();

@@ -23,11 +23,27 @@ import org.coflow.master.service.MasterService;
  */
 public final class MasterLoad {
   /** What one run measured. */
-  public record Result(String policy, int agents, int flows, long intervalMs, double seconds,
-      long rounds, double decisionP50Ms, double decisionP99Ms, double decisionCpuP50Ms,
-      double decisionCpuP99Ms, double roundP50Ms, double roundP99Ms, double mergeP99Ms,
-      double pushP99Ms, double behindStartMs, double behindEndMs, long overruns,
-      long updatesPushed, long entriesPushed, long flowsEnded) {
+  public record Result(
+      String policy,
+      int agents,
+      int flows,
+      long intervalMs,
+      double seconds,
+      long rounds,
+      double decisionP50Ms,
+      double decisionP99Ms,
+      double decisionCpuP50Ms,
+      double decisionCpuP99Ms,
+      double roundP50Ms,
+      double roundP99Ms,
+      double mergeP99Ms,
+      double pushP99Ms,
+      double behindStartMs,
+      double behindEndMs,
+      long overruns,
+      long updatesPushed,
+      long entriesPushed,
+      long flowsEnded) {
 
     /** The master kept up: 99% of rounds within the interval, and no growing delay. */
     public boolean keptUp() {
@@ -46,7 +62,8 @@ public final class MasterLoad {
   /**
    * @param capacity every host's link capacity in bytes/s
    */
-  public MasterLoad(String policy, int agents, int flows, long intervalMs, double seconds, double capacity) {
+  public MasterLoad(
+      String policy, int agents, int flows, long intervalMs, double seconds, double capacity) {
     AgentFleet.checkSize(agents, flows);
     this.policy = policy;
     this.agents = agents;
@@ -63,10 +80,17 @@ public final class MasterLoad {
   }
 
   public Result run(java.io.PrintStream progress) throws Exception {
-    Config config = Config.defaults().with(MasterConfig.PORT, 0).with(MasterConfig.HTTP_PORT, httpPort)
-        .with(MasterConfig.HOST, "127.0.0.1").with(MasterConfig.POLICY, policy)
-        .with(PolicyConfig.DELTA_MS, intervalMs).with(MasterConfig.SESSION_TIMEOUT_MS, 60_000L)
-        .with(MasterConfig.MAX_HOSTS, Math.max(MasterConfig.MAX_HOSTS.defaultValue(), agents + 1));
+    Config config =
+        Config.defaults()
+            .with(MasterConfig.PORT, 0)
+            .with(MasterConfig.HTTP_PORT, httpPort)
+            .with(MasterConfig.HOST, "127.0.0.1")
+            .with(MasterConfig.POLICY, policy)
+            .with(PolicyConfig.DELTA_MS, intervalMs)
+            .with(MasterConfig.SESSION_TIMEOUT_MS, 60_000L)
+            .with(
+                MasterConfig.MAX_HOSTS,
+                Math.max(MasterConfig.MAX_HOSTS.defaultValue(), agents + 1));
     try (MasterServer server = MasterServer.start(config, null)) {
       MasterService master = server.service();
       if (progress != null && server.httpPort() >= 0) {
@@ -77,12 +101,18 @@ public final class MasterLoad {
         long warmupDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
         while (master.activeFlows() < flows * 0.99) {
           if (!fleet.isAlive()) {
-            throw new IllegalStateException("the simulated agents exited with status "
-                + fleet.exitValue() + " before reporting their flows");
+            throw new IllegalStateException(
+                "the simulated agents exited with status "
+                    + fleet.exitValue()
+                    + " before reporting their flows");
           }
           if (System.nanoTime() > warmupDeadline) {
-            throw new IllegalStateException("the master holds " + master.activeFlows() + " of "
-                + flows + " flows after 120 s: it cannot take this load");
+            throw new IllegalStateException(
+                "the master holds "
+                    + master.activeFlows()
+                    + " of "
+                    + flows
+                    + " flows after 120 s: it cannot take this load");
           }
           Thread.sleep(50);
         }
@@ -95,16 +125,30 @@ public final class MasterLoad {
         long entries0 = counter(master, "coflow_master_pushed_entries_total");
         long ended0 = counter(master, "coflow_master_flows_ended_total");
         if (progress != null) {
-          progress.printf("  %d agents, %d flows active; measuring %.0f s...%n", agents,
-              master.activeFlows(), seconds);
+          progress.printf(
+              "  %d agents, %d flows active; measuring %.0f s...%n",
+              agents, master.activeFlows(), seconds);
         }
         Thread.sleep((long) (seconds * 1000));
-        return new Result(policy, agents, master.activeFlows(), intervalMs, seconds,
-            master.round() - rounds0, master.decisionQuantileMs(0.5), master.decisionQuantileMs(0.99),
-            master.decisionCpuQuantileMs(0.5), master.decisionCpuQuantileMs(0.99),
-            master.roundQuantileMs(0.5), master.roundQuantileMs(0.99), master.mergeQuantileMs(0.99),
-            master.pushQuantileMs(0.99), behindStart, master.behindMs(),
-            master.overruns() - overruns0, counter(master, "coflow_master_pushed_updates_total") - pushed0,
+        return new Result(
+            policy,
+            agents,
+            master.activeFlows(),
+            intervalMs,
+            seconds,
+            master.round() - rounds0,
+            master.decisionQuantileMs(0.5),
+            master.decisionQuantileMs(0.99),
+            master.decisionCpuQuantileMs(0.5),
+            master.decisionCpuQuantileMs(0.99),
+            master.roundQuantileMs(0.5),
+            master.roundQuantileMs(0.99),
+            master.mergeQuantileMs(0.99),
+            master.pushQuantileMs(0.99),
+            behindStart,
+            master.behindMs(),
+            master.overruns() - overruns0,
+            counter(master, "coflow_master_pushed_updates_total") - pushed0,
             counter(master, "coflow_master_pushed_entries_total") - entries0,
             counter(master, "coflow_master_flows_ended_total") - ended0);
       } finally {
@@ -125,10 +169,19 @@ public final class MasterLoad {
     if (Files.isExecutable(Path.of("/usr/bin/nice"))) {
       cmd.addAll(List.of("/usr/bin/nice", "-n", "10"));
     }
-    cmd.addAll(JavaCommand.of("-Xmx4g", AgentFleetMain.class.getName(), target, Integer.toString(agents),
-        Integer.toString(flows), Long.toString(intervalMs), Double.toString(capacity), "42"));
+    cmd.addAll(
+        JavaCommand.of(
+            "-Xmx4g",
+            AgentFleetMain.class.getName(),
+            target,
+            Integer.toString(agents),
+            Integer.toString(flows),
+            Long.toString(intervalMs),
+            Double.toString(capacity),
+            "42"));
     Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-    BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+    BufferedReader out =
+        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
     String line = out.readLine();
     if (!"ready".equals(line)) {
       p.destroyForcibly();

@@ -18,9 +18,10 @@ import org.coflow.bench.sim.SimResult;
 /** A PNG of the CCT CDFs of several runs, log-scaled time axis, drawn with Java2D (headless). */
 public final class CdfPlot {
   private static final Color[] PALETTE = {
-      new Color(0x1f77b4), new Color(0xff7f0e), new Color(0x2ca02c), new Color(0xd62728),
-      new Color(0x9467bd), new Color(0x8c564b), new Color(0xe377c2), new Color(0x7f7f7f),
-      new Color(0xbcbd22), new Color(0x17becf)};
+    new Color(0x1f77b4), new Color(0xff7f0e), new Color(0x2ca02c), new Color(0xd62728),
+    new Color(0x9467bd), new Color(0x8c564b), new Color(0xe377c2), new Color(0x7f7f7f),
+    new Color(0xbcbd22), new Color(0x17becf)
+  };
 
   private CdfPlot() {}
 
@@ -71,8 +72,10 @@ public final class CdfPlot {
     g.drawRect(left, top, pw, ph);
     for (double d = lo; d <= hi; d++) {
       int x = left + (int) Math.round((d - lo) / (hi - lo) * pw);
-      String label = d >= 0 ? String.format(Locale.ROOT, "%.0f", Math.pow(10, d))
-          : String.format(Locale.ROOT, "%s", Math.pow(10, d));
+      String label =
+          d >= 0
+              ? String.format(Locale.ROOT, "%.0f", Math.pow(10, d))
+              : String.format(Locale.ROOT, "%s", Math.pow(10, d));
       g.drawString(label, x - g.getFontMetrics().stringWidth(label) / 2, top + ph + 18);
     }
     for (int k = 0; k <= 10; k += 2) {

@@ -6,14 +6,17 @@ import java.util.function.ToDoubleFunction;
 import org.coflow.bench.sim.SimResult;
 
 /**
- * One run's CCT statistics overall and per bin, normalised to a baseline run (fair sharing) of
- * the same trace and to the isolated lower bound (each coflow alone on the fabric).
+ * One run's CCT statistics overall and per bin, normalised to a baseline run (fair sharing) of the
+ * same trace and to the isolated lower bound (each coflow alone on the fabric).
  */
-public record RunSummary(SimResult run, Map<Bin, Stats> cct, Map<Bin, Stats> lowerBound,
-    Map<Bin, Stats> baseline) {
+public record RunSummary(
+    SimResult run, Map<Bin, Stats> cct, Map<Bin, Stats> lowerBound, Map<Bin, Stats> baseline) {
 
   public static RunSummary of(SimResult run, SimResult baseline) {
-    return new RunSummary(run, byBin(run, run.cct()), byBin(run, run.lowerBound()),
+    return new RunSummary(
+        run,
+        byBin(run, run.cct()),
+        byBin(run, run.lowerBound()),
         baseline == null ? null : byBin(baseline, baseline.cct()));
   }
 
@@ -42,11 +45,14 @@ public record RunSummary(SimResult run, Map<Bin, Stats> cct, Map<Bin, Stats> low
 
   /** This run's statistic over the baseline's (below 1 = faster than fair sharing), or NaN. */
   public double vsBaseline(Bin bin, ToDoubleFunction<Stats> stat) {
-    return baseline == null ? Double.NaN
+    return baseline == null
+        ? Double.NaN
         : stat.applyAsDouble(cct.get(bin)) / stat.applyAsDouble(baseline.get(bin));
   }
 
-  /** This run's statistic over the same statistic of the isolated lower bounds (at least 1 for avg). */
+  /**
+   * This run's statistic over the same statistic of the isolated lower bounds (at least 1 for avg).
+   */
   public double vsLowerBound(Bin bin, ToDoubleFunction<Stats> stat) {
     return stat.applyAsDouble(cct.get(bin)) / stat.applyAsDouble(lowerBound.get(bin));
   }

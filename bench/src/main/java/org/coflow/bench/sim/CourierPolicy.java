@@ -19,8 +19,8 @@ import org.coflow.master.policy.SchedulingPolicy;
 /**
  * Any policy with Courier's merging in front of the fabric (seed 003, Alg. 1-3), as the agents
  * apply it: each receiving host's agent (the fetching side opens connections) merges the flows it
- * fetches into one unified flow per source host, and holds at most {@code maxNum} connections,
- * the most important unified flows first.
+ * fetches into one unified flow per source host, and holds at most {@code maxNum} connections, the
+ * most important unified flows first.
  *
  * <p>In a fluid big-switch model, merging itself changes nothing for RATE policies (a unified flow
  * carries the sum of its flows' rates and demultiplexes in proportion) and splitting changes
@@ -75,8 +75,9 @@ public final class CourierPolicy implements SchedulingPolicy {
     for (int i : order) {
       Flow f = flows.get(i);
       double size = f.sizeKnown() ? f.remaining() : 0;
-      byReceiver.get(f.dst()).add(new FlowDemand<>(f, f.src(), f.dst(), size,
-          decided.rate(i), decided.priority(i)));
+      byReceiver
+          .get(f.dst())
+          .add(new FlowDemand<>(f, f.src(), f.dst(), size, decided.rate(i), decided.priority(i)));
     }
     boolean[] connected = new boolean[flows.size()];
     for (List<FlowDemand<Flow>> demands : byReceiver) {
@@ -99,9 +100,10 @@ public final class CourierPolicy implements SchedulingPolicy {
         continue;
       }
       Flow f = flows.get(i);
-      double r = inner.type() == PolicyType.RATE
-          ? Math.min(decided.rate(i), budget.available(f.src(), f.dst()))
-          : budget.available(f.src(), f.dst());
+      double r =
+          inner.type() == PolicyType.RATE
+              ? Math.min(decided.rate(i), budget.available(f.src(), f.dst()))
+              : budget.available(f.src(), f.dst());
       if (r > 0) {
         out.setRate(i, r);
         budget.take(f.src(), f.dst(), r);

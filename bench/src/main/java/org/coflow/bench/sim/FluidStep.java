@@ -6,8 +6,8 @@ import org.coflow.api.model.Flow;
 import org.coflow.master.policy.Schedule;
 
 /**
- * One event of a fluid simulation, shared by {@link Simulator} and {@link IdentifiedSimulator}:
- * how long until the next event, and moving every served flow for that long.
+ * One event of a fluid simulation, shared by {@link Simulator} and {@link IdentifiedSimulator}: how
+ * long until the next event, and moving every served flow for that long.
  */
 final class FluidStep {
   /** Flows that would finish within this many seconds of each other finish in the same event. */
@@ -46,7 +46,8 @@ final class FluidStep {
   }
 
   /** Moves every served flow for {@code dt}; the flows that finish within it go to {@code done}. */
-  static void advance(ClusterState state, List<Flow> active, Schedule schedule, double dt, List<Flow> done) {
+  static void advance(
+      ClusterState state, List<Flow> active, Schedule schedule, double dt, List<Flow> done) {
     done.clear();
     int[] served = schedule.served();
     for (int k = 0, n = schedule.servedSize(); k < n; k++) {

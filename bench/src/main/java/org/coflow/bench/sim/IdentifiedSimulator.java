@@ -21,10 +21,10 @@ import org.coflow.master.policy.SchedulingPolicy;
 
 /**
  * The simulator for coflows in the dark (seed 002 §6.4): like {@link Simulator} (big switch, fluid
- * flows, events at arrivals, completions and the policy's decision times), but every flow starts
- * at its own time from a labelled workload ({@link IdentifyWorkload}: CODA's start-time models),
- * and the scheduler sees either the true coflows or the coflows CODA's online identification
- * finds ({@link CodaIdentifier}, the same code the master runs).
+ * flows, events at arrivals, completions and the policy's decision times), but every flow starts at
+ * its own time from a labelled workload ({@link IdentifyWorkload}: CODA's start-time models), and
+ * the scheduler sees either the true coflows or the coflows CODA's online identification finds
+ * ({@link CodaIdentifier}, the same code the master runs).
  *
  * <p>Arrivals are taken in rounds of {@code round} seconds, as the master takes reports: a flow
  * that starts in a round is admitted (and, with identification, clustered) at the round's end.
@@ -40,7 +40,10 @@ public final class IdentifiedSimulator {
   private static final double EPS_TIME = 1e-9;
 
   /** What the scheduler is told a flow's coflow is. */
-  public enum Grouping { TRUE, IDENTIFIED }
+  public enum Grouping {
+    TRUE,
+    IDENTIFIED
+  }
 
   private final Trace trace;
   private final List<IdentifyWorkload.Flow> flows;
@@ -51,8 +54,14 @@ public final class IdentifiedSimulator {
   private final double tau;
   private Map<Long, Long> assigned = new HashMap<>();
 
-  public IdentifiedSimulator(Trace trace, List<IdentifyWorkload.Flow> flows, double bandwidth, double round,
-      CodaMetric metric, double eps, double tau) {
+  public IdentifiedSimulator(
+      Trace trace,
+      List<IdentifyWorkload.Flow> flows,
+      double bandwidth,
+      double round,
+      CodaMetric metric,
+      double eps,
+      double tau) {
     if (!(round > 0)) {
       throw new IllegalArgumentException("the arrival round must be positive, got " + round);
     }
@@ -71,8 +80,8 @@ public final class IdentifiedSimulator {
   }
 
   /**
-   * How well the last run with {@link Grouping#IDENTIFIED} identified: each flow's coflow as it
-   * was admitted, against the truth (flow-weighted precision and recall).
+   * How well the last run with {@link Grouping#IDENTIFIED} identified: each flow's coflow as it was
+   * admitted, against the truth (flow-weighted precision and recall).
    */
   public Accuracy lastAccuracy() {
     Map<Long, String> truth = new HashMap<>();
@@ -82,7 +91,8 @@ public final class IdentifiedSimulator {
     return Accuracy.of(assigned, truth);
   }
 
-  public SimResult run(String label, SchedulingPolicy policy, Grouping grouping, ProgressListener progress) {
+  public SimResult run(
+      String label, SchedulingPolicy policy, Grouping grouping, ProgressListener progress) {
     long wallStart = System.nanoTime();
     List<TraceCoflow> coflows = trace.coflows();
     int n = coflows.size();
@@ -119,15 +129,19 @@ public final class IdentifiedSimulator {
         arrival[i] = at;
       }
     }
-    CodaIdentifier identifier = grouping == Grouping.IDENTIFIED ? new CodaIdentifier(metric, eps, tau) : null;
+    CodaIdentifier identifier =
+        grouping == Grouping.IDENTIFIED ? new CodaIdentifier(metric, eps, tau) : null;
     if (identifier != null) {
       assigned = new HashMap<>();
     }
     // Model flow id (ClusterState numbers them 0, 1, ...) -> workload flow position.
     int[] workloadOf = new int[flows.size()];
     if (policy instanceof Coda coda) {
-      coda.lateBinding(identifier == null ? null
-          : (state, d) -> identifier.extend(state, f -> flows.get(workloadOf[(int) f.id()]).id(), d));
+      coda.lateBinding(
+          identifier == null
+              ? null
+              : (state, d) ->
+                  identifier.extend(state, f -> flows.get(workloadOf[(int) f.id()]).id(), d));
     }
     ClusterState state = new ClusterState(Fabric.uniform(trace.ports(), bandwidth));
     Map<String, Coflow> live = new HashMap<>();
@@ -182,8 +196,13 @@ public final class IdentifiedSimulator {
       }
       dt = step.next(active, schedule, dt, Simulator.DEFAULT_COALESCE);
       if (dt == Double.POSITIVE_INFINITY) {
-        throw new IllegalStateException(label + " stalled at t=" + now + "s: " + active.size()
-            + " flows are active but none has a rate and no event is pending");
+        throw new IllegalStateException(
+            label
+                + " stalled at t="
+                + now
+                + "s: "
+                + active.size()
+                + " flows are active but none has a rate and no event is pending");
       }
       FluidStep.advance(state, active, schedule, dt, done);
       now += dt;
@@ -203,7 +222,18 @@ public final class IdentifiedSimulator {
       progress.progress(now, lastArrival, finished, n);
     }
     double wall = (System.nanoTime() - wallStart) / 1e9;
-    return new SimResult(label, false, ids, arrival, cct, lowerBound, bytes, delivered, flowCount, longest,
-        events, wall);
+    return new SimResult(
+        label,
+        false,
+        ids,
+        arrival,
+        cct,
+        lowerBound,
+        bytes,
+        delivered,
+        flowCount,
+        longest,
+        events,
+        wall);
   }
 }

@@ -16,7 +16,8 @@ public final class InvariantChecker {
   private final boolean checkWorkConservation;
 
   /**
-   * @param checkWorkConservation false for Courier-wrapped runs, where MaxNum delays flows by design
+   * @param checkWorkConservation false for Courier-wrapped runs, where MaxNum delays flows by
+   *     design
    */
   public InvariantChecker(boolean checkWorkConservation) {
     this.checkWorkConservation = checkWorkConservation;
@@ -40,12 +41,28 @@ public final class InvariantChecker {
     }
     for (int p = 0; p < ports; p++) {
       if (up[p] > fabric.uplink(p) * (1 + 1e-9) + 1e-3) {
-        throw new AssertionError(policy + " at t=" + now + ": uplink of port " + p + " at " + up[p]
-            + " B/s, capacity " + fabric.uplink(p));
+        throw new AssertionError(
+            policy
+                + " at t="
+                + now
+                + ": uplink of port "
+                + p
+                + " at "
+                + up[p]
+                + " B/s, capacity "
+                + fabric.uplink(p));
       }
       if (down[p] > fabric.downlink(p) * (1 + 1e-9) + 1e-3) {
-        throw new AssertionError(policy + " at t=" + now + ": downlink of port " + p + " at " + down[p]
-            + " B/s, capacity " + fabric.downlink(p));
+        throw new AssertionError(
+            policy
+                + " at t="
+                + now
+                + ": downlink of port "
+                + p
+                + " at "
+                + down[p]
+                + " B/s, capacity "
+                + fabric.downlink(p));
       }
     }
     if (!checkWorkConservation) {
@@ -59,10 +76,21 @@ public final class InvariantChecker {
       for (int d = 0; d < ports; d++) {
         double spareDown = fabric.downlink(d) - down[d];
         if (spareDown > 1e-6 * fabric.downlink(d) && state.activeFlows(u, d) > 0) {
-          throw new AssertionError(policy + " at t=" + now + ": not work-conserving: "
-              + state.activeFlows(u, d) + " flow(s) from port " + u + " to port " + d
-              + " while the uplink has " + spareUp + " B/s and the downlink " + spareDown
-              + " B/s spare");
+          throw new AssertionError(
+              policy
+                  + " at t="
+                  + now
+                  + ": not work-conserving: "
+                  + state.activeFlows(u, d)
+                  + " flow(s) from port "
+                  + u
+                  + " to port "
+                  + d
+                  + " while the uplink has "
+                  + spareUp
+                  + " B/s and the downlink "
+                  + spareDown
+                  + " B/s spare");
         }
       }
     }

@@ -1,8 +1,8 @@
 package org.coflow.bench.sim;
 
 /**
- * The outcome of one simulated run: per coflow (in trace order) its completion time, isolated
- * lower bound, shape and the bytes actually delivered, plus the run's cost.
+ * The outcome of one simulated run: per coflow (in trace order) its completion time, isolated lower
+ * bound, shape and the bytes actually delivered, plus the run's cost.
  */
 public record SimResult(
     String policy,

@@ -40,8 +40,8 @@ public final class Simulator {
    * @param coalesce relative completion window w: when the next flow completion is dt away, every
    *     flow that completes within dt * (1 + w) completes in the same event, at its end. Flows that
    *     finish earlier in the window idle for at most w * dt, so no port ever exceeds its capacity
-   *     and no coflow finishes early; CCTs can only grow, by at most a fraction w of the gaps between
-   *     events. 0 is exact (one event per distinct completion time).
+   *     and no coflow finishes early; CCTs can only grow, by at most a fraction w of the gaps
+   *     between events. 0 is exact (one event per distinct completion time).
    */
   public Simulator(Trace trace, double bandwidth, double coalesce) {
     if (!(coalesce >= 0)) {
@@ -52,7 +52,10 @@ public final class Simulator {
     this.coalesce = coalesce;
   }
 
-  public SimResult run(SchedulingPolicy policy, boolean courier, InvariantChecker checker,
+  public SimResult run(
+      SchedulingPolicy policy,
+      boolean courier,
+      InvariantChecker checker,
       ProgressListener progress) {
     long wallStart = System.nanoTime();
     List<TraceCoflow> coflows = trace.coflows();
@@ -106,15 +109,27 @@ public final class Simulator {
       }
       dt = step.next(flows, schedule, dt, coalesce);
       if (dt == Double.POSITIVE_INFINITY) {
-        throw new IllegalStateException(policy.name() + " stalled at t=" + now + "s: "
-            + flows.size() + " flows are active but none has a rate and no event is pending");
+        throw new IllegalStateException(
+            policy.name()
+                + " stalled at t="
+                + now
+                + "s: "
+                + flows.size()
+                + " flows are active but none has a rate and no event is pending");
       }
       FluidStep.advance(state, flows, schedule, dt, done);
       now += dt;
       for (Flow f : done) {
         if (Math.abs(f.sent() - f.size()) > 1e-6 * f.size()) {
-          throw new IllegalStateException(policy.name() + ": " + f + " finished having sent "
-              + f.sent() + " of " + f.size() + " bytes");
+          throw new IllegalStateException(
+              policy.name()
+                  + ": "
+                  + f
+                  + " finished having sent "
+                  + f.sent()
+                  + " of "
+                  + f.size()
+                  + " bytes");
         }
         if (state.finishFlow(f, now)) {
           int i = (int) f.coflow().seq();
@@ -126,8 +141,19 @@ public final class Simulator {
       progress.progress(now, lastArrival, finished, n);
     }
     double wall = (System.nanoTime() - wallStart) / 1e9;
-    return new SimResult(policy.name(), courier, ids, arrival, cct, lowerBound, bytes, delivered, flowCount,
-        longest, events, wall);
+    return new SimResult(
+        policy.name(),
+        courier,
+        ids,
+        arrival,
+        cct,
+        lowerBound,
+        bytes,
+        delivered,
+        flowCount,
+        longest,
+        events,
+        wall);
   }
 
   private static Coflow admit(ClusterState state, TraceCoflow tc, int seq, double now) {

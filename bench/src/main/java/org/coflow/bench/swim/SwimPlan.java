@@ -10,23 +10,32 @@ import java.util.Locale;
 
 /**
  * A SWIM workload (tab-separated: job id, submit second, gap, input bytes, shuffle bytes, output
- * bytes; see bench/data/swim/README.md) turned into the jobs a replay submits: bytes divided by
- * one factor, gaps by another, and each job's shape chosen as SWIM's generator does in spirit
- * (at least a little shuffle and output for a job that has a reduce stage, reducers by bytes).
+ * bytes; see bench/data/swim/README.md) turned into the jobs a replay submits: bytes divided by one
+ * factor, gaps by another, and each job's shape chosen as SWIM's generator does in spirit (at least
+ * a little shuffle and output for a job that has a reduce stage, reducers by bytes).
  */
 public final class SwimPlan {
   /** Bytes of map input per map task, after scaling (at least 2 maps, at most 8). */
   static final long INPUT_PER_MAP = 4L << 20;
+
   /** Bytes of shuffle per reduce task (at least 1 reducer, at most 4). */
   static final long SHUFFLE_PER_REDUCE = 4L << 20;
+
   /** SWIM raises any non-zero shuffle and output to at least this. */
   static final long MIN_BYTES = 1024;
 
   /** One job to submit: when (ms from the start), its tasks and bytes; reducers 0 = map-only. */
-  public record Job(String name, long submitMillis, int maps, int reducers, long shuffleBytes, long outputBytes) {
+  public record Job(
+      String name, long submitMillis, int maps, int reducers, long shuffleBytes, long outputBytes) {
     String line() {
-      return String.join("\t", name, Long.toString(submitMillis), Integer.toString(maps), Integer.toString(reducers),
-          Long.toString(shuffleBytes), Long.toString(outputBytes));
+      return String.join(
+          "\t",
+          name,
+          Long.toString(submitMillis),
+          Integer.toString(maps),
+          Integer.toString(reducers),
+          Long.toString(shuffleBytes),
+          Long.toString(outputBytes));
     }
   }
 
@@ -37,10 +46,15 @@ public final class SwimPlan {
    *
    * @throws IllegalArgumentException naming the file, line and value of anything malformed
    */
-  public static List<Job> plan(Path trace, int limit, double bytesDivisor, double gapDivisor) throws IOException {
+  public static List<Job> plan(Path trace, int limit, double bytesDivisor, double gapDivisor)
+      throws IOException {
     if (!(bytesDivisor >= 1) || !(gapDivisor >= 1)) {
-      throw new IllegalArgumentException("the byte and gap divisors must be at least 1 (got " + bytesDivisor
-          + " and " + gapDivisor + ")");
+      throw new IllegalArgumentException(
+          "the byte and gap divisors must be at least 1 (got "
+              + bytesDivisor
+              + " and "
+              + gapDivisor
+              + ")");
     }
     List<Job> jobs = new ArrayList<>();
     List<String> lines = Files.readAllLines(trace, StandardCharsets.UTF_8);
@@ -53,8 +67,12 @@ public final class SwimPlan {
       String where = trace + " line " + (i + 1);
       String[] f = line.split("\t", -1);
       if (f.length < 6) {
-        throw new IllegalArgumentException(where + ": " + f.length + " tab-separated fields, a SWIM workload has "
-            + "6 (job, submit s, gap s, input, shuffle, output bytes): is this a SWIM .tsv file?");
+        throw new IllegalArgumentException(
+            where
+                + ": "
+                + f.length
+                + " tab-separated fields, a SWIM workload has "
+                + "6 (job, submit s, gap s, input, shuffle, output bytes): is this a SWIM .tsv file?");
       }
       long gap = number(f[2], where, "gap");
       long input = number(f[3], where, "input bytes");
@@ -65,7 +83,10 @@ public final class SwimPlan {
       long sh = shuffle == 0 ? 0 : Math.max(MIN_BYTES, Math.round(shuffle / bytesDivisor));
       long out = Math.max(MIN_BYTES, Math.round(output / bytesDivisor));
       int maps = (int) Math.max(2, Math.min(8, (in + INPUT_PER_MAP - 1) / INPUT_PER_MAP));
-      int reducers = sh == 0 ? 0 : (int) Math.max(1, Math.min(4, (sh + SHUFFLE_PER_REDUCE - 1) / SHUFFLE_PER_REDUCE));
+      int reducers =
+          sh == 0
+              ? 0
+              : (int) Math.max(1, Math.min(4, (sh + SHUFFLE_PER_REDUCE - 1) / SHUFFLE_PER_REDUCE));
       String name = f[0].trim();
       if (!name.matches("[A-Za-z0-9_.-]{1,64}")) {
         throw new IllegalArgumentException(where + ": job id '" + name + "' is not a plain name");
@@ -86,7 +107,8 @@ public final class SwimPlan {
       }
       return v;
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(where + ": " + what + " '" + s + "' is not a non-negative whole number");
+      throw new IllegalArgumentException(
+          where + ": " + what + " '" + s + "' is not a non-negative whole number");
     }
   }
 
@@ -107,7 +129,12 @@ public final class SwimPlan {
   /** One line about the plan: jobs, map-only jobs, span, shuffle. */
   public static String describe(List<Job> jobs) {
     long maponly = jobs.stream().filter(j -> j.reducers() == 0).count();
-    return String.format(Locale.ROOT, "%d jobs (%d map-only) over %.1f s, %.1f MB of shuffle", jobs.size(), maponly,
-        jobs.get(jobs.size() - 1).submitMillis() / 1000.0, shuffleBytes(jobs) / 1e6);
+    return String.format(
+        Locale.ROOT,
+        "%d jobs (%d map-only) over %.1f s, %.1f MB of shuffle",
+        jobs.size(),
+        maponly,
+        jobs.get(jobs.size() - 1).submitMillis() / 1000.0,
+        shuffleBytes(jobs) / 1e6);
   }
 }

@@ -29,13 +29,13 @@ import org.apache.spark.sql.SparkSession;
  *
  * <p>{@code single}: one stream; every query runs with Spark's own fetch and through the Courier
  * agents (job-local {@code spark.shuffle.courier.enabled}), alternating which goes first, after an
- * untimed run of the same query. {@code streams}: STREAMS threads, each in its own fair
- * scheduler pool, run the query list (each from a different starting point) at once, all through
- * the agents; with GAP_SECONDS above 0 they run open loop instead: each stream submits its next
- * query every GAP_SECONDS whether or not its last one ended (the streams' submissions interleaved
- * evenly), each query in a fair scheduler pool of its own, and a query's time counts from its
- * submission. Writes one tab-separated line per query run to OUT: {@code single q way seconds rows
- * digest} or {@code stream s q seconds rows digest}, then {@code wall seconds}.
+ * untimed run of the same query. {@code streams}: STREAMS threads, each in its own fair scheduler
+ * pool, run the query list (each from a different starting point) at once, all through the agents;
+ * with GAP_SECONDS above 0 they run open loop instead: each stream submits its next query every
+ * GAP_SECONDS whether or not its last one ended (the streams' submissions interleaved evenly), each
+ * query in a fair scheduler pool of its own, and a query's time counts from its submission. Writes
+ * one tab-separated line per query run to OUT: {@code single q way seconds rows digest} or {@code
+ * stream s q seconds rows digest}, then {@code wall seconds}.
  */
 public final class TpcdsBenchApp {
   private static final String COURIER = "spark.shuffle.courier.enabled";
@@ -43,7 +43,9 @@ public final class TpcdsBenchApp {
   private TpcdsBenchApp() {}
 
   public static void main(String[] args) throws Exception {
-    if (args.length < 6 || args.length > 7 || !(args[0].equals("single") || args[0].equals("streams"))) {
+    if (args.length < 6
+        || args.length > 7
+        || !(args[0].equals("single") || args[0].equals("streams"))) {
       throw new IllegalArgumentException(
           "usage: TpcdsBenchApp single|streams DATA_DIR QUERY_DIR OUT STREAMS Q1,Q2,... [GAP_SECONDS]");
     }
@@ -76,7 +78,8 @@ public final class TpcdsBenchApp {
     }
   }
 
-  private static void single(SparkSession spark, List<String> names, List<String> sql, List<String> lines) {
+  private static void single(
+      SparkSession spark, List<String> names, List<String> sql, List<String> lines) {
     SparkContext sc = spark.sparkContext();
     for (int i = 0; i < names.size(); i++) {
       // One untimed run first, so neither timed run pays for the query's planning and code
@@ -90,37 +93,61 @@ public final class TpcdsBenchApp {
         sc.setJobGroup(names.get(i) + "-" + way, names.get(i) + " " + way, false);
         long t0 = System.nanoTime();
         Result r = run(spark, sql.get(i));
-        lines.add(String.join("\t", "single", names.get(i), way, seconds(t0), Integer.toString(r.rows), r.digest));
+        lines.add(
+            String.join(
+                "\t",
+                "single",
+                names.get(i),
+                way,
+                seconds(t0),
+                Integer.toString(r.rows),
+                r.digest));
       }
-      lines.add(String.join("\t", "single", names.get(i), "warmup", "0", Integer.toString(warm.rows), warm.digest));
+      lines.add(
+          String.join(
+              "\t",
+              "single",
+              names.get(i),
+              "warmup",
+              "0",
+              Integer.toString(warm.rows),
+              warm.digest));
     }
     sc.setLocalProperty(COURIER, null);
   }
 
-  private static void streams(SparkSession spark, List<String> names, List<String> sql, int n, List<String> lines)
+  private static void streams(
+      SparkSession spark, List<String> names, List<String> sql, int n, List<String> lines)
       throws Exception {
     List<Callable<Void>> work = new ArrayList<>();
     for (int s = 0; s < n; s++) {
       int stream = s;
-      work.add(() -> {
-        spark.sparkContext().setLocalProperty("spark.scheduler.pool", "stream" + stream);
-        int first = stream * names.size() / n; // each stream starts at a different query
-        for (int k = 0; k < names.size(); k++) {
-          int i = (first + k) % names.size();
-          timed(spark, stream, names.get(i), sql.get(i), lines);
-        }
-        return null;
-      });
+      work.add(
+          () -> {
+            spark.sparkContext().setLocalProperty("spark.scheduler.pool", "stream" + stream);
+            int first = stream * names.size() / n; // each stream starts at a different query
+            for (int k = 0; k < names.size(); k++) {
+              int i = (first + k) % names.size();
+              timed(spark, stream, names.get(i), sql.get(i), lines);
+            }
+            return null;
+          });
     }
     runAll(work);
   }
 
   /**
-   * Stream s submits its k-th query (from its own starting point in the list) at
-   * (k + s / n) * gap seconds, whether or not the ones before it ended.
+   * Stream s submits its k-th query (from its own starting point in the list) at (k + s / n) * gap
+   * seconds, whether or not the ones before it ended.
    */
-  private static void openLoop(SparkSession spark, List<String> names, List<String> sql, int n, double gap,
-      List<String> lines) throws Exception {
+  private static void openLoop(
+      SparkSession spark,
+      List<String> names,
+      List<String> sql,
+      int n,
+      double gap,
+      List<String> lines)
+      throws Exception {
     long start = System.nanoTime();
     List<Callable<Void>> work = new ArrayList<>();
     for (int s = 0; s < n; s++) {
@@ -129,27 +156,41 @@ public final class TpcdsBenchApp {
         int stream = s;
         int i = (first + k) % names.size();
         long at = start + (long) ((k + (double) s / n) * gap * 1e9);
-        work.add(() -> {
-          long wait = at - System.nanoTime();
-          if (wait > 0) {
-            Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
-          }
-          spark.sparkContext().setLocalProperty("spark.scheduler.pool", "stream" + stream + "-" + names.get(i));
-          timed(spark, stream, names.get(i), sql.get(i), lines);
-          return null;
-        });
+        work.add(
+            () -> {
+              long wait = at - System.nanoTime();
+              if (wait > 0) {
+                Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+              }
+              spark
+                  .sparkContext()
+                  .setLocalProperty("spark.scheduler.pool", "stream" + stream + "-" + names.get(i));
+              timed(spark, stream, names.get(i), sql.get(i), lines);
+              return null;
+            });
       }
     }
     runAll(work);
   }
 
-  /** Runs {@code name} as one of stream {@code stream}'s queries and records its time, rows and digest. */
-  private static void timed(SparkSession spark, int stream, String name, String sql, List<String> lines) {
+  /**
+   * Runs {@code name} as one of stream {@code stream}'s queries and records its time, rows and
+   * digest.
+   */
+  private static void timed(
+      SparkSession spark, int stream, String name, String sql, List<String> lines) {
     spark.sparkContext().setJobGroup("stream" + stream + "-" + name, name, false);
     long t0 = System.nanoTime();
     Result r = run(spark, sql);
-    lines.add(String.join("\t", "stream", Integer.toString(stream), name, seconds(t0), Integer.toString(r.rows),
-        r.digest));
+    lines.add(
+        String.join(
+            "\t",
+            "stream",
+            Integer.toString(stream),
+            name,
+            seconds(t0),
+            Integer.toString(r.rows),
+            r.digest));
   }
 
   /** Runs each task on a thread of its own and waits for them all; a failed one fails the run. */

@@ -31,6 +31,7 @@ import java.util.stream.Collectors;
 public final class TpcdsGenerator {
   /** Written last: a directory without it is a generation that did not finish. */
   static final String COMPLETE = "_COMPLETE";
+
   static final String SCHEMA = "schema.txt";
 
   private TpcdsGenerator() {}
@@ -47,7 +48,8 @@ public final class TpcdsGenerator {
    */
   public static Path generate(Path root, double scale, int chunks) throws IOException {
     if (!(scale > 0) || scale > 1000) {
-      throw new IllegalArgumentException("TPC-DS scale factor " + scale + " is out of range; use 0 < SF <= 1000");
+      throw new IllegalArgumentException(
+          "TPC-DS scale factor " + scale + " is out of range; use 0 < SF <= 1000");
     }
     Path dir = dir(root, scale);
     if (Files.exists(dir.resolve(COMPLETE))) {
@@ -67,28 +69,40 @@ public final class TpcdsGenerator {
         // Small tables in one part: dsdgen does not split them.
         int n = t.getScalingInfo().getRowCountForScale(scale) > 100_000 ? parts : 1;
         for (int c = 1; c <= n; c++) {
-          Session s = Session.getDefaultSession().withScale(scale).withParallelism(n).withChunkNumber(c)
-              .withNoSexism(false);
+          Session s =
+              Session.getDefaultSession()
+                  .withScale(scale)
+                  .withParallelism(n)
+                  .withChunkNumber(c)
+                  .withNoSexism(false);
           int chunk = c;
-          work.add(pool.submit(() -> {
-            writeTable(t, s, text, chunk);
-            return null;
-          }));
+          work.add(
+              pool.submit(
+                  () -> {
+                    writeTable(t, s, text, chunk);
+                    return null;
+                  }));
         }
       }
       for (Future<?> f : work) {
         f.get();
       }
     } catch (ExecutionException e) {
-      throw e.getCause() instanceof IOException io ? io : new IOException("generating TPC-DS data failed", e.getCause());
+      throw e.getCause() instanceof IOException io
+          ? io
+          : new IOException("generating TPC-DS data failed", e.getCause());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IOException("interrupted while generating TPC-DS data");
     } finally {
       pool.shutdownNow();
     }
-    Files.writeString(dir.resolve(SCHEMA), Table.getBaseTables().stream().filter(t -> t != Table.DBGEN_VERSION)
-        .map(t -> t.getName() + "\t" + ddl(t)).collect(Collectors.joining("\n", "", "\n")));
+    Files.writeString(
+        dir.resolve(SCHEMA),
+        Table.getBaseTables().stream()
+            .filter(t -> t != Table.DBGEN_VERSION)
+            .map(t -> t.getName() + "\t" + ddl(t))
+            .collect(Collectors.joining("\n", "", "\n")));
     Files.writeString(dir.resolve(COMPLETE), "scale " + scale + "\n");
     return dir;
   }
@@ -96,10 +110,15 @@ public final class TpcdsGenerator {
   private static void writeTable(Table t, Session s, Path text, int chunk) throws IOException {
     String part = "part-" + chunk + ".dat";
     Path main = Files.createDirectories(text.resolve(t.getName())).resolve(part);
-    Path childFile = t.hasChild() ? Files.createDirectories(text.resolve(t.getChild().getName())).resolve(part) : null;
+    Path childFile =
+        t.hasChild()
+            ? Files.createDirectories(text.resolve(t.getChild().getName())).resolve(part)
+            : null;
     try (BufferedWriter w = Files.newBufferedWriter(main, StandardCharsets.UTF_8);
-        BufferedWriter child = childFile == null ? null : Files.newBufferedWriter(childFile, StandardCharsets.UTF_8)) {
-      for (List<List<String>> rows : Results.constructResults(t, s)) { // parent row, then child row if any
+        BufferedWriter child =
+            childFile == null ? null : Files.newBufferedWriter(childFile, StandardCharsets.UTF_8)) {
+      for (List<List<String>> rows :
+          Results.constructResults(t, s)) { // parent row, then child row if any
         write(w, rows.get(0));
         if (child != null && rows.size() > 1 && rows.get(1) != null) {
           write(child, rows.get(1));
@@ -147,12 +166,19 @@ public final class TpcdsGenerator {
   /** The text of query {@code name} (e.g. q72) from Spark's tests jar on this class path. */
   public static String query(String name) throws IOException {
     if (!name.matches("q[0-9]{1,2}[ab]?")) {
-      throw new IllegalArgumentException("no TPC-DS query named '" + name + "'; names look like q4, q14a, q72");
+      throw new IllegalArgumentException(
+          "no TPC-DS query named '" + name + "'; names look like q4, q14a, q72");
     }
-    try (InputStream in = TpcdsGenerator.class.getClassLoader().getResourceAsStream("tpcds/" + name + ".sql")) {
+    try (InputStream in =
+        TpcdsGenerator.class.getClassLoader().getResourceAsStream("tpcds/" + name + ".sql")) {
       if (in == null) {
-        throw new IllegalArgumentException("tpcds/" + name + ".sql is not in Spark's spark-sql tests jar on the "
-            + "class path: no TPC-DS query named '" + name + "'");
+        throw new IllegalArgumentException(
+            "tpcds/"
+                + name
+                + ".sql is not in Spark's spark-sql tests jar on the "
+                + "class path: no TPC-DS query named '"
+                + name
+                + "'");
       }
       return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     }
@@ -163,13 +189,15 @@ public final class TpcdsGenerator {
       return;
     }
     try (var s = Files.walk(p)) {
-      s.sorted(java.util.Comparator.reverseOrder()).forEach(f -> {
-        try {
-          Files.delete(f);
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-      });
+      s.sorted(java.util.Comparator.reverseOrder())
+          .forEach(
+              f -> {
+                try {
+                  Files.delete(f);
+                } catch (IOException e) {
+                  throw new UncheckedIOException(e);
+                }
+              });
     } catch (UncheckedIOException e) {
       throw e.getCause();
     }

@@ -9,8 +9,8 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * The Spark side of {@link TpcdsGenerator}'s data: converts its text to Parquet once (in
- * {@code parquet/} next to it) and registers every table as a temporary view. Needs only Spark.
+ * The Spark side of {@link TpcdsGenerator}'s data: converts its text to Parquet once (in {@code
+ * parquet/} next to it) and registers every table as a temporary view. Needs only Spark.
  */
 public final class TpcdsTables {
   private TpcdsTables() {}
@@ -18,7 +18,8 @@ public final class TpcdsTables {
   /** Registers every table of the generated directory {@code dir} as a view of {@code spark}. */
   public static void register(SparkSession spark, Path dir) throws IOException {
     if (!Files.exists(dir.resolve(TpcdsGenerator.COMPLETE))) {
-      throw new IOException("no complete TPC-DS data in " + dir + " (generate it first: TpcdsGenerator.generate)");
+      throw new IOException(
+          "no complete TPC-DS data in " + dir + " (generate it first: TpcdsGenerator.generate)");
     }
     Map<String, String> schemas = new LinkedHashMap<>();
     for (String line : Files.readAllLines(dir.resolve(TpcdsGenerator.SCHEMA))) {
@@ -32,9 +33,15 @@ public final class TpcdsTables {
     if (!Files.exists(done)) {
       for (Map.Entry<String, String> t : schemas.entrySet()) {
         Path text = dir.resolve("text").resolve(t.getKey());
-        spark.read().option("sep", "|").option("mode", "FAILFAST").schema(StructType.fromDDL(t.getValue()))
+        spark
+            .read()
+            .option("sep", "|")
+            .option("mode", "FAILFAST")
+            .schema(StructType.fromDDL(t.getValue()))
             .csv(text.toString())
-            .write().mode("overwrite").parquet(parquet.resolve(t.getKey()).toString());
+            .write()
+            .mode("overwrite")
+            .parquet(parquet.resolve(t.getKey()).toString());
       }
       Files.writeString(done, "from " + dir.resolve("text") + "\n");
     }

@@ -6,7 +6,8 @@ package org.coflow.bench.trace;
  *
  * @param line the 1-based line of the trace file it came from
  */
-public record TraceCoflow(int id, long arrivalMs, int[] mappers, int[] reducers, double[] reducerMb, int line) {
+public record TraceCoflow(
+    int id, long arrivalMs, int[] mappers, int[] reducers, double[] reducerMb, int line) {
 
   /** Bytes of the flow from any mapper to reducer {@code r}. */
   public double flowBytes(int r) {

@@ -18,9 +18,9 @@ import java.util.List;
  * id arrival_ms M mapper_port x M  R reducer_port:MB x R
  * </pre>
  *
- * Everything is checked: counts, port ranges, positive finite sizes, arrival order, duplicate
- * ports within a coflow, trailing tokens. The first problem stops the parse with the file, line
- * and offending value.
+ * Everything is checked: counts, port ranges, positive finite sizes, arrival order, duplicate ports
+ * within a coflow, trailing tokens. The first problem stops the parse with the file, line and
+ * offending value.
  */
 public final class TraceParser {
   private final String file;
@@ -60,15 +60,21 @@ public final class TraceParser {
       }
       TraceCoflow c = coflow(line, ports);
       if (c.arrivalMs() < lastArrival) {
-        throw error("arrival " + c.arrivalMs() + " ms of coflow " + c.id()
-            + " is earlier than the previous coflow's " + lastArrival + " ms; coflows must be in arrival order");
+        throw error(
+            "arrival "
+                + c.arrivalMs()
+                + " ms of coflow "
+                + c.id()
+                + " is earlier than the previous coflow's "
+                + lastArrival
+                + " ms; coflows must be in arrival order");
       }
       lastArrival = c.arrivalMs();
       coflows.add(c);
     }
     if (coflows.size() != count) {
-      throw new TraceFormatException(file, 1,
-          "header announces " + count + " coflows but the file has " + coflows.size());
+      throw new TraceFormatException(
+          file, 1, "header announces " + count + " coflows but the file has " + coflows.size());
     }
     return new Trace(file, ports, List.copyOf(coflows));
   }
@@ -126,7 +132,15 @@ public final class TraceParser {
   private int port(String s, int ports, String what) throws TraceFormatException {
     int p = nonNegativeInt(s, what);
     if (p >= ports) {
-      throw error(what + " " + p + " is outside the fabric of " + ports + " ports (0.." + (ports - 1) + ")");
+      throw error(
+          what
+              + " "
+              + p
+              + " is outside the fabric of "
+              + ports
+              + " ports (0.."
+              + (ports - 1)
+              + ")");
     }
     return p;
   }

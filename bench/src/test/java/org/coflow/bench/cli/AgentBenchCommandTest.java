@@ -9,19 +9,40 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code bin/coflow bench agent} on a small file: both paths really move and verify the bytes
- * (a failed fetch makes the command fail), and the JSON carries the documented figures. The
- * figures themselves are not asserted: this machine is too noisy for a timed test.
+ * {@code bin/coflow bench agent} on a small file: both paths really move and verify the bytes (a
+ * failed fetch makes the command fail), and the JSON carries the documented figures. The figures
+ * themselves are not asserted: this machine is too noisy for a timed test.
  */
 class AgentBenchCommandTest extends CliHarness {
   @Test
   void jsonHasTheRatiosAndTheMeasurementsTheyComeFrom() {
-    assertEquals(0, run("bench", "agent", "--size", "32m", "--blocks", "8", "--clients", "2", "--runs", "1",
-        "--json"), err());
+    assertEquals(
+        0,
+        run(
+            "bench",
+            "agent",
+            "--size",
+            "32m",
+            "--blocks",
+            "8",
+            "--clients",
+            "2",
+            "--runs",
+            "1",
+            "--json"),
+        err());
     String json = out().trim();
-    for (String field : List.of("throughput_ratio", "cpu_per_gb_ratio", "cpu_per_gb_ratio_with_jit",
-        "courier_seconds", "baseline_seconds", "courier_cpu_seconds", "baseline_cpu_seconds",
-        "courier_jit_cpu_seconds", "warmup_rounds")) {
+    for (String field :
+        List.of(
+            "throughput_ratio",
+            "cpu_per_gb_ratio",
+            "cpu_per_gb_ratio_with_jit",
+            "courier_seconds",
+            "baseline_seconds",
+            "courier_cpu_seconds",
+            "baseline_cpu_seconds",
+            "courier_jit_cpu_seconds",
+            "warmup_rounds")) {
       assertTrue(number(json, field) >= 0, field + " in " + json);
     }
     assertEquals(32 << 20, number(json, "bytes"));
@@ -32,8 +53,10 @@ class AgentBenchCommandTest extends CliHarness {
       assertTrue(r > 0 && r < 100, ratio + " in " + json);
     }
     // One round: the median of the rounds' ratios is that round's ratio, the ratio of the medians.
-    assertEquals(number(json, "throughput_ratio_of_medians"), number(json, "throughput_ratio"), 1e-6, json);
-    assertEquals(number(json, "cpu_per_gb_ratio_of_medians"), number(json, "cpu_per_gb_ratio"), 1e-6, json);
+    assertEquals(
+        number(json, "throughput_ratio_of_medians"), number(json, "throughput_ratio"), 1e-6, json);
+    assertEquals(
+        number(json, "cpu_per_gb_ratio_of_medians"), number(json, "cpu_per_gb_ratio"), 1e-6, json);
     double warmup = number(json, "warmup_rounds");
     assertTrue(warmup >= 3 && warmup <= 12, json);
   }

@@ -10,7 +10,9 @@ abstract class CliHarness {
   final ByteArrayOutputStream err = new ByteArrayOutputStream();
 
   int run(String... args) {
-    return Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+    return Main.run(
+        args,
+        new PrintStream(out, true, StandardCharsets.UTF_8),
         new PrintStream(err, true, StandardCharsets.UTF_8));
   }
 

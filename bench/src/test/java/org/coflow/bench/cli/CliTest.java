@@ -16,17 +16,40 @@ class CliTest extends CliHarness {
 
   @Test
   void jsonPrintsOneObjectPerPolicyWithTheDocumentedFields(@TempDir Path dir) throws Exception {
-    assertEquals(0, run("sim", "--trace", TRACE, "--coflows", "20", "--policy", "aalo,varys",
-        "--json", "--out", dir.toString()));
+    assertEquals(
+        0,
+        run(
+            "sim",
+            "--trace",
+            TRACE,
+            "--coflows",
+            "20",
+            "--policy",
+            "aalo,varys",
+            "--json",
+            "--out",
+            dir.toString()));
     List<String> lines = out().lines().toList();
     assertEquals(3, lines.size(), out()); // fair (baseline), aalo, varys
-    for (String field : List.of("\"policy\":", "\"coflows\":20", "\"avg_cct_s\":", "\"p50_cct_s\":",
-        "\"p95_cct_s\":", "\"p99_cct_s\":", "\"lower_bound_avg_cct_s\":", "\"wall_s\":")) {
+    for (String field :
+        List.of(
+            "\"policy\":",
+            "\"coflows\":20",
+            "\"avg_cct_s\":",
+            "\"p50_cct_s\":",
+            "\"p95_cct_s\":",
+            "\"p99_cct_s\":",
+            "\"lower_bound_avg_cct_s\":",
+            "\"wall_s\":")) {
       for (String line : lines) {
-        assertTrue(line.startsWith("{") && line.endsWith("}") && line.contains(field), field + " in " + line);
+        assertTrue(
+            line.startsWith("{") && line.endsWith("}") && line.contains(field),
+            field + " in " + line);
       }
     }
-    assertTrue(lines.get(0).contains("\"policy\":\"fair\"") && lines.get(0).contains("\"avg_vs_fair\":1,"));
+    assertTrue(
+        lines.get(0).contains("\"policy\":\"fair\"")
+            && lines.get(0).contains("\"avg_vs_fair\":1,"));
     List<String> csv = Files.readAllLines(dir.resolve("coflows.csv"));
     assertEquals(1 + 3 * 20, csv.size());
     assertTrue(csv.get(0).startsWith("policy,coflow,arrival_s,cct_s,lower_bound_s"));
@@ -36,17 +59,24 @@ class CliTest extends CliHarness {
 
   @Test
   void tablePrintsEveryBinNormalised() {
-    assertEquals(0, run("sim", "--trace", TRACE, "--coflows", "10", "--policy", "varys", "--courier"));
+    assertEquals(
+        0, run("sim", "--trace", TRACE, "--coflows", "10", "--policy", "varys", "--courier"));
     String text = out();
     assertTrue(text.contains("varys+courier"), text);
-    assertTrue(text.contains("avg/fair") && text.contains("avg/LB") && text.contains("short-narrow"), text);
+    assertTrue(
+        text.contains("avg/fair") && text.contains("avg/LB") && text.contains("short-narrow"),
+        text);
   }
 
   @Test
   void unknownPolicyListsTheValidNames() {
     assertEquals(2, run("sim", "--trace", TRACE, "--policy", "fair,sjf"));
-    assertTrue(err().contains("unknown policy 'sjf'; valid policies: fair, aalo, varys, sincronia, "
-        + "graviton, baraat, creek, coda"), err());
+    assertTrue(
+        err()
+            .contains(
+                "unknown policy 'sjf'; valid policies: fair, aalo, varys, sincronia, "
+                    + "graviton, baraat, creek, coda"),
+        err());
   }
 
   @Test
@@ -54,7 +84,9 @@ class CliTest extends CliHarness {
     Path bad = dir.resolve("bad.txt");
     Files.writeString(bad, "150 1\n1 0 1 3 1 4:-2.0\n");
     assertEquals(2, run("sim", "--trace", bad.toString()));
-    assertTrue(err().contains(bad + ":2: reducer size '-2.0' of coflow 1 must be a positive number"), err());
+    assertTrue(
+        err().contains(bad + ":2: reducer size '-2.0' of coflow 1 must be a positive number"),
+        err());
     assertEquals(2, run("sim", "--trace", dir.resolve("missing.txt").toString()));
     assertTrue(err().contains("does not exist"), err());
   }
@@ -64,7 +96,8 @@ class CliTest extends CliHarness {
     assertEquals(2, run("sim", "--trace", TRACE, "--bandwidth", "fast"));
     assertTrue(err().contains("invalid --bandwidth 'fast'"), err());
     assertEquals(2, run("sim", "--trace", TRACE, "--conf", "coflow.policy.dclas.queues=0"));
-    assertTrue(err().contains("coflow.policy.dclas.queues") && err().contains("between 1 and 64"), err());
+    assertTrue(
+        err().contains("coflow.policy.dclas.queues") && err().contains("between 1 and 64"), err());
     assertEquals(2, run("sim", "--trace", TRACE, "--conf", "coflow.policy.delat=5ms"));
     assertTrue(err().contains("unknown configuration key 'coflow.policy.delat'"), err());
     assertEquals(2, run("sim", "--frobnicate"));
@@ -75,7 +108,8 @@ class CliTest extends CliHarness {
 
   @Test
   void everyCommandHasHelp() {
-    for (String[] cmd : new String[][] {{"--help"}, {"sim", "--help"}, {"bench", "--help"}, {"docs", "--help"}}) {
+    for (String[] cmd :
+        new String[][] {{"--help"}, {"sim", "--help"}, {"bench", "--help"}, {"docs", "--help"}}) {
       out.reset();
       assertEquals(0, run(cmd), String.join(" ", cmd));
       assertTrue(out().startsWith("Usage: coflow"), out());

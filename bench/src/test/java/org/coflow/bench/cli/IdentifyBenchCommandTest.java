@@ -21,12 +21,29 @@ class IdentifyBenchCommandTest extends CliHarness {
 
   @Test
   void printsOneJsonObjectPerAlgorithm() {
-    assertEquals(0, run("bench", "identify", "--flows", "2000", "--framework", "mixed", "--dbscan-rounds", "1",
-        "--json", "--trace", "data/coflow-benchmark/FB2010-1Hr-150-0.txt"));
+    assertEquals(
+        0,
+        run(
+            "bench",
+            "identify",
+            "--flows",
+            "2000",
+            "--framework",
+            "mixed",
+            "--dbscan-rounds",
+            "1",
+            "--json",
+            "--trace",
+            "data/coflow-benchmark/FB2010-1Hr-150-0.txt"));
     String[] lines = out().trim().split("\n");
     assertEquals(5, lines.length, out());
     assertTrue(lines[0].startsWith("{\"algorithm\":\"coda\",\"flows\":2000"), lines[0]);
-    assertTrue(out().contains("\"algorithm\":\"dbscan\"") && out().contains("\"algorithm\":\"r-dbscan\""), out());
-    assertTrue(lines[0].contains("\"precision\":") && lines[0].contains("\"recall\":") && lines[0].contains("\"round_ms\":"));
+    assertTrue(
+        out().contains("\"algorithm\":\"dbscan\"") && out().contains("\"algorithm\":\"r-dbscan\""),
+        out());
+    assertTrue(
+        lines[0].contains("\"precision\":")
+            && lines[0].contains("\"recall\":")
+            && lines[0].contains("\"round_ms\":"));
   }
 }

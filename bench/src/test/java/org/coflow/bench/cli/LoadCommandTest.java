@@ -17,11 +17,31 @@ class LoadCommandTest extends CliHarness {
 
   @Test
   void loadGeneratorReportsTheDocumentedFields() {
-    assertEquals(0, run("bench", "master", "--agents", "3", "--flows", "300", "--seconds", "1",
-        "--interval", "50", "--json"));
+    assertEquals(
+        0,
+        run(
+            "bench",
+            "master",
+            "--agents",
+            "3",
+            "--flows",
+            "300",
+            "--seconds",
+            "1",
+            "--interval",
+            "50",
+            "--json"));
     String line = out().trim();
-    for (String field : new String[] {"\"flows\":300", "\"agents\":3", "\"decision_p50_ms\":",
-        "\"decision_p99_ms\":", "\"round_p99_ms\":", "\"kept_up\":", "\"interval_ms\":50"}) {
+    for (String field :
+        new String[] {
+          "\"flows\":300",
+          "\"agents\":3",
+          "\"decision_p50_ms\":",
+          "\"decision_p99_ms\":",
+          "\"round_p99_ms\":",
+          "\"kept_up\":",
+          "\"interval_ms\":50"
+        }) {
       assertTrue(line.contains(field), "missing " + field + " in " + line);
     }
     Matcher rounds = Pattern.compile("\"rounds\":(\\d+)").matcher(line);

@@ -19,7 +19,16 @@ class SimIdentifyCommandTest extends CliHarness {
     assertTrue(err().contains("'flink'"), err());
     assertEquals(2, run("sim", "--identify", "normal", "--round", "0", "--trace", TRACE));
     assertTrue(err().contains("--round between"), err());
-    assertEquals(2, run("sim", "--identify", "normal", "--metric", "/nonexistent.properties", "--trace", TRACE));
+    assertEquals(
+        2,
+        run(
+            "sim",
+            "--identify",
+            "normal",
+            "--metric",
+            "/nonexistent.properties",
+            "--trace",
+            TRACE));
     assertTrue(err().contains("/nonexistent.properties"), err());
     assertEquals(2, run("sim", "--identify", "normal", "--runs", "coda,magic", "--trace", TRACE));
     assertTrue(err().contains("unknown run 'magic'"), err());
@@ -27,20 +36,48 @@ class SimIdentifyCommandTest extends CliHarness {
 
   @Test
   void runsCanBeChosenAndTheNormalisersAlwaysRun() {
-    assertEquals(0, run("sim", "--identify", "batch", "--runs", "coda", "--coflows", "5", "--json", "--trace", TRACE));
+    assertEquals(
+        0,
+        run(
+            "sim",
+            "--identify",
+            "batch",
+            "--runs",
+            "coda",
+            "--coflows",
+            "5",
+            "--json",
+            "--trace",
+            TRACE));
     String[] lines = out().trim().split("\n");
     assertEquals(3, lines.length, out());
-    assertTrue(lines[0].startsWith("{\"run\":\"fair\"") && lines[1].startsWith("{\"run\":\"aalo\"")
-        && lines[2].startsWith("{\"run\":\"coda\""), out());
+    assertTrue(
+        lines[0].startsWith("{\"run\":\"fair\"")
+            && lines[1].startsWith("{\"run\":\"aalo\"")
+            && lines[2].startsWith("{\"run\":\"coda\""),
+        out());
   }
 
   @Test
   void printsOneJsonObjectPerRun() {
-    assertEquals(0, run("sim", "--identify", "normal", "--framework", "hadoop", "--coflows", "8", "--json",
-        "--trace", TRACE));
+    assertEquals(
+        0,
+        run(
+            "sim",
+            "--identify",
+            "normal",
+            "--framework",
+            "hadoop",
+            "--coflows",
+            "8",
+            "--json",
+            "--trace",
+            TRACE));
     String[] lines = out().trim().split("\n");
     assertEquals(6, lines.length, out());
-    String[] runs = {"fair", "aalo", "coda", "coda-no-late-binding", "coda-no-intra", "coda-no-both"};
+    String[] runs = {
+      "fair", "aalo", "coda", "coda-no-late-binding", "coda-no-intra", "coda-no-both"
+    };
     for (int i = 0; i < runs.length; i++) {
       assertTrue(lines[i].startsWith("{\"run\":\"" + runs[i] + "\""), lines[i]);
       assertTrue(lines[i].contains("\"coflows\":8"), lines[i]);

@@ -36,10 +36,20 @@ class SwimBenchCommandTest extends CliHarness {
   @Test
   void ratiosComeFromTheReplaysLines() {
     Map<String, List<SwimBenchCommand.Result>> results = new LinkedHashMap<>();
-    results.put("stock", SwimBenchCommand.parse(List.of("job0\t0\t10000\ttrue\t100\t1", "job1\t5\t20000\ttrue\t0\t0")));
-    results.put("fair", SwimBenchCommand.parse(List.of("job0\t0\t12000\ttrue\t100\t1", "job1\t5\t18000\ttrue\t0\t0")));
-    results.put("policy", SwimBenchCommand.parse(List.of("job0\t0\t6000\ttrue\t100\t1", "job1\t5\t18000\tfalse\t0\t0")));
-    SwimBenchCommand.Report r = new SwimBenchCommand.Report("t.tsv", 2, 600, 100, 2.5e6, "aalo", results);
+    results.put(
+        "stock",
+        SwimBenchCommand.parse(
+            List.of("job0\t0\t10000\ttrue\t100\t1", "job1\t5\t20000\ttrue\t0\t0")));
+    results.put(
+        "fair",
+        SwimBenchCommand.parse(
+            List.of("job0\t0\t12000\ttrue\t100\t1", "job1\t5\t18000\ttrue\t0\t0")));
+    results.put(
+        "policy",
+        SwimBenchCommand.parse(
+            List.of("job0\t0\t6000\ttrue\t100\t1", "job1\t5\t18000\tfalse\t0\t0")));
+    SwimBenchCommand.Report r =
+        new SwimBenchCommand.Report("t.tsv", 2, 600, 100, 2.5e6, "aalo", results);
     assertEquals(12.0 / 15.0, r.ratio("policy", "fair", false), 1e-9);
     assertEquals(15.0 / 15.0, r.ratio("fair", "stock", false), 1e-9);
     assertEquals(1, r.failures());

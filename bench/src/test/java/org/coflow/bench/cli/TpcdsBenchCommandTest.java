@@ -40,20 +40,28 @@ class TpcdsBenchCommandTest extends CliHarness {
 
   @Test
   void figuresComeFromTheAppsLines() {
-    List<TpcdsBenchCommand.Run> single = TpcdsBenchCommand.parse(List.of(
-        "single\tq4\tstock\t2.000\t100\taa", "single\tq4\tcourier\t2.200\t100\taa",
-        "single\tq4\twarmup\t0\t100\taa",
-        "single\tq17\tcourier\t1.000\t1\tbb", "single\tq17\tstock\t2.000\t1\tbb", "wall\t9.1"));
+    List<TpcdsBenchCommand.Run> single =
+        TpcdsBenchCommand.parse(
+            List.of(
+                "single\tq4\tstock\t2.000\t100\taa",
+                "single\tq4\tcourier\t2.200\t100\taa",
+                "single\tq4\twarmup\t0\t100\taa",
+                "single\tq17\tcourier\t1.000\t1\tbb",
+                "single\tq17\tstock\t2.000\t1\tbb",
+                "wall\t9.1"));
     assertEquals(5, single.size());
-    List<TpcdsBenchCommand.Run> fair = TpcdsBenchCommand.parse(List.of(
-        "stream\t0\tq4\t4.000\t100\taa", "stream\t1\tq17\t6.000\t1\tbb"));
-    List<TpcdsBenchCommand.Run> policy = TpcdsBenchCommand.parse(List.of(
-        "stream\t1\tq4\t3.000\t100\taa", "stream\t0\tq17\t2.000\t1\tbb"));
+    List<TpcdsBenchCommand.Run> fair =
+        TpcdsBenchCommand.parse(
+            List.of("stream\t0\tq4\t4.000\t100\taa", "stream\t1\tq17\t6.000\t1\tbb"));
+    List<TpcdsBenchCommand.Run> policy =
+        TpcdsBenchCommand.parse(
+            List.of("stream\t1\tq4\t3.000\t100\taa", "stream\t0\tq17\t2.000\t1\tbb"));
     Map<String, List<TpcdsBenchCommand.Run>> results = new LinkedHashMap<>();
     results.put("single", single);
     results.put("fair", fair);
     results.put("policy", policy);
-    TpcdsBenchCommand.Report r = new TpcdsBenchCommand.Report(1, 2, 0, 25e6, "aalo", List.of("q4", "q17"), results);
+    TpcdsBenchCommand.Report r =
+        new TpcdsBenchCommand.Report(1, 2, 0, 25e6, "aalo", List.of("q4", "q17"), results);
     assertEquals(3.2 / 4.0, r.singleRatio(), 1e-9);
     assertEquals(2.5 / 5.0, r.streamsRatio(), 1e-9);
     assertTrue(r.digestsAgree());

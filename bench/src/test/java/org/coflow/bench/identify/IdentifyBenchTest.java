@@ -22,13 +22,16 @@ class IdentifyBenchTest {
   @Test
   void workloadFollowsTheStartTimeModels() throws Exception {
     Trace t = trace();
-    for (IdentifyWorkload.Framework fw : List.of(IdentifyWorkload.Framework.SPARK, IdentifyWorkload.Framework.HADOOP)) {
-      List<IdentifyWorkload.Flow> flows = IdentifyWorkload.generate(t, fw, IdentifyWorkload.Arrivals.NORMAL, 10,
-          5000, 3);
+    for (IdentifyWorkload.Framework fw :
+        List.of(IdentifyWorkload.Framework.SPARK, IdentifyWorkload.Framework.HADOOP)) {
+      List<IdentifyWorkload.Flow> flows =
+          IdentifyWorkload.generate(t, fw, IdentifyWorkload.Arrivals.NORMAL, 10, 5000, 3);
       assertEquals(5000, flows.size());
       Map<String, double[]> span = new HashMap<>();
       for (IdentifyWorkload.Flow f : flows) {
-        span.merge(f.coflow(), new double[] {f.startSec(), f.startSec()},
+        span.merge(
+            f.coflow(),
+            new double[] {f.startSec(), f.startSec()},
             (a, b) -> new double[] {Math.min(a[0], b[0]), Math.max(a[1], b[1])});
         assertEquals(fw == IdentifyWorkload.Framework.HADOOP, f.hadoop());
         if (f.hadoop()) {
@@ -40,12 +43,14 @@ class IdentifyBenchTest {
       if (fw == IdentifyWorkload.Framework.SPARK) {
         assertTrue(widest <= 0.1, "Spark flows of a coflow start within 100 ms: " + widest);
       } else {
-        assertTrue(widest > 0.5 && widest < 3, "Hadoop: within 1 s plus an exponential delay: " + widest);
+        assertTrue(
+            widest > 0.5 && widest < 3, "Hadoop: within 1 s plus an exponential delay: " + widest);
       }
     }
     // Spark flows to one reducer share its executor port.
-    List<IdentifyWorkload.Flow> spark = IdentifyWorkload.generate(t, IdentifyWorkload.Framework.SPARK,
-        IdentifyWorkload.Arrivals.NORMAL, 10, 2000, 3);
+    List<IdentifyWorkload.Flow> spark =
+        IdentifyWorkload.generate(
+            t, IdentifyWorkload.Framework.SPARK, IdentifyWorkload.Arrivals.NORMAL, 10, 2000, 3);
     Map<String, Set<Integer>> ports = new HashMap<>();
     for (IdentifyWorkload.Flow f : spark) {
       ports.computeIfAbsent(f.coflow() + "/" + f.dst(), k -> new HashSet<>()).add(f.dstPort());
@@ -55,10 +60,18 @@ class IdentifyBenchTest {
 
   @Test
   void codaIsAccurateOnNormalSparkAndBaselinesRunOnSampledRounds() throws Exception {
-    List<IdentifyWorkload.Flow> flows = IdentifyWorkload.generate(trace(), IdentifyWorkload.Framework.SPARK,
-        IdentifyWorkload.Arrivals.NORMAL, 10, 3000, 1);
-    List<IdentifyBench.Result> r = IdentifyBench.run(flows, CodaMetric.PAPER_SPARK_HADOOP, 1.0, 0.5, 0.1, 2, 2, true);
-    assertEquals(List.of("coda", "r-dbscan", "coda@r-dbscan-rounds", "dbscan", "coda@dbscan-rounds"),
+    List<IdentifyWorkload.Flow> flows =
+        IdentifyWorkload.generate(
+            trace(),
+            IdentifyWorkload.Framework.SPARK,
+            IdentifyWorkload.Arrivals.NORMAL,
+            10,
+            3000,
+            1);
+    List<IdentifyBench.Result> r =
+        IdentifyBench.run(flows, CodaMetric.PAPER_SPARK_HADOOP, 1.0, 0.5, 0.1, 2, 2, true);
+    assertEquals(
+        List.of("coda", "r-dbscan", "coda@r-dbscan-rounds", "dbscan", "coda@dbscan-rounds"),
         r.stream().map(IdentifyBench.Result::algorithm).toList());
     IdentifyBench.Result coda = r.get(0);
     assertTrue(coda.precision() > 0.9 && coda.recall() > 0.9, coda.toString());

@@ -25,29 +25,33 @@ class HandComputedCctTest {
 
   static double[] run(String policy, Config config, String text) throws Exception {
     Simulator sim = new Simulator(trace(text), MBPS, 0);
-    SimResult r = sim.run(Policies.create(policy, config), false, new InvariantChecker(true),
-        ProgressListener.NONE);
+    SimResult r =
+        sim.run(
+            Policies.create(policy, config),
+            false,
+            new InvariantChecker(true),
+            ProgressListener.NONE);
     return r.cct();
   }
 
   @ParameterizedTest(name = "{0}: A={1}s B={2}s")
   @CsvSource({
-      // Both at 0.5 MB/s until B ends at 2 s; A's last 9 MB at full rate: 2 + 9 = 11.
-      "fair, 11, 2",
-      // SEBF: B's bottleneck (1 s) is smaller, B first: 1 s; A after it: 1 + 10 = 11.
-      "varys, 11, 1",
-      // BSSI puts the larger coflow last on the shared port: B, then A.
-      "sincronia, 11, 1",
-      // One queue (A never exceeds 10 MiB); FIFO: A 10 s, then B: 11 s.
-      "aalo, 10, 11",
-      // Same queue and width, ties by arrival: as Aalo.
-      "graviton, 10, 11",
-      // Neither is heavy (initial H = 100 MiB): FIFO, A then B.
-      "baraat, 10, 11",
-      // One level for both, fair within it: as fair sharing.
-      "creek, 11, 2",
-      // D-CLAS as Aalo; one flow per coflow, so the intra-coflow queues change nothing.
-      "coda, 10, 11",
+    // Both at 0.5 MB/s until B ends at 2 s; A's last 9 MB at full rate: 2 + 9 = 11.
+    "fair, 11, 2",
+    // SEBF: B's bottleneck (1 s) is smaller, B first: 1 s; A after it: 1 + 10 = 11.
+    "varys, 11, 1",
+    // BSSI puts the larger coflow last on the shared port: B, then A.
+    "sincronia, 11, 1",
+    // One queue (A never exceeds 10 MiB); FIFO: A 10 s, then B: 11 s.
+    "aalo, 10, 11",
+    // Same queue and width, ties by arrival: as Aalo.
+    "graviton, 10, 11",
+    // Neither is heavy (initial H = 100 MiB): FIFO, A then B.
+    "baraat, 10, 11",
+    // One level for both, fair within it: as fair sharing.
+    "creek, 11, 2",
+    // D-CLAS as Aalo; one flow per coflow, so the intra-coflow queues change nothing.
+    "coda, 10, 11",
   })
   void defaults(String policy, double a, double b) throws Exception {
     assertArrayEquals(new double[] {a, b}, run(policy, Config.defaults(), TWO), 1e-6);
@@ -55,18 +59,20 @@ class HandComputedCctTest {
 
   @ParameterizedTest(name = "{0} with a 1 MiB threshold, Δ={1}: A={2}s B={3}s")
   @CsvSource({
-      // Δ = 0: A leaves queue 0 right after its first MB (t = 1); B runs 1..2; A ends at 11.
-      "aalo, 0, 11, 2",
-      // Δ = 100 ms: at t = 1.0 A has sent exactly 1 MiB (not more), so the master sees it leave
-      // at the next tick, 1.1; B runs 1.1..2.1.
-      "aalo, 100, 11, 2.1",
-      "coda, 0, 11, 2",
-      // Graviton's queues: same thresholds, so the same demotion.
-      "graviton, 0, 11, 2",
+    // Δ = 0: A leaves queue 0 right after its first MB (t = 1); B runs 1..2; A ends at 11.
+    "aalo, 0, 11, 2",
+    // Δ = 100 ms: at t = 1.0 A has sent exactly 1 MiB (not more), so the master sees it leave
+    // at the next tick, 1.1; B runs 1.1..2.1.
+    "aalo, 100, 11, 2.1",
+    "coda, 0, 11, 2",
+    // Graviton's queues: same thresholds, so the same demotion.
+    "graviton, 0, 11, 2",
   })
   void demotion(String policy, long deltaMs, double a, double b) throws Exception {
-    Config c = Config.defaults().with(PolicyConfig.DCLAS_FIRST, 1L << 20)
-        .with(PolicyConfig.DELTA_MS, deltaMs);
+    Config c =
+        Config.defaults()
+            .with(PolicyConfig.DCLAS_FIRST, 1L << 20)
+            .with(PolicyConfig.DELTA_MS, deltaMs);
     assertArrayEquals(new double[] {a, b}, run(policy, c, TWO), 1e-6);
   }
 
@@ -77,8 +83,12 @@ class HandComputedCctTest {
     // 10 queues: B gets 10/19 MB/s and ends at 1 + 1.9 = 2.9 (CCT 1.9); strict priority would
     // give B the whole port (CCT 1). A ends at 11 either way.
     String text = "2 2\n1 0 1 0 1 1:10.0\n2 1000 1 0 1 1:1.0\n";
-    Config c = Config.defaults().with(PolicyConfig.DCLAS_FIRST, 1L << 20).with(PolicyConfig.DELTA_MS, 0L);
-    assertArrayEquals(new double[] {11, 1.9}, run("aalo", c.with(PolicyConfig.AALO_INTER_QUEUE, "weighted"), text), 1e-6);
+    Config c =
+        Config.defaults().with(PolicyConfig.DCLAS_FIRST, 1L << 20).with(PolicyConfig.DELTA_MS, 0L);
+    assertArrayEquals(
+        new double[] {11, 1.9},
+        run("aalo", c.with(PolicyConfig.AALO_INTER_QUEUE, "weighted"), text),
+        1e-6);
     assertArrayEquals(new double[] {11, 1}, run("aalo", c, text), 1e-6);
   }
 
@@ -96,8 +106,11 @@ class HandComputedCctTest {
     // 1 s (1 MB received, not more), then A passes 1 MiB and drops a level, so B gets the port:
     // B ends at 2 (CCT 1); A ends at 11. Fair sharing would give B 2 s.
     String text = "2 2\n1 0 1 0 1 1:10.0\n2 1000 1 0 1 1:1.0\n";
-    Config c = Config.defaults().with(PolicyConfig.CREEK_FIRST, 1L << 20)
-        .with(PolicyConfig.DELTA_MS, 0L).with(PolicyConfig.CREEK_STARVATION_MS, 0L);
+    Config c =
+        Config.defaults()
+            .with(PolicyConfig.CREEK_FIRST, 1L << 20)
+            .with(PolicyConfig.DELTA_MS, 0L)
+            .with(PolicyConfig.CREEK_STARVATION_MS, 0L);
     assertArrayEquals(new double[] {11, 1}, run("creek", c, text), 1e-6);
     assertArrayEquals(new double[] {11, 2}, run("fair", Config.defaults(), text), 1e-6);
     // With the 200 ms starvation timer, A (no bandwidth since 1.0) is raised back to B's level at

@@ -25,7 +25,9 @@ class InvariantCheckerTest {
   void idleFlowWithSpareCapacityIsNotWorkConserving() {
     Schedule s = Schedule.empty(state);
     s.appendCoflow(flow.coflow(), 0);
-    AssertionError e = assertThrows(AssertionError.class, () -> new InvariantChecker(true).check(state, s, 0, "t"));
+    AssertionError e =
+        assertThrows(
+            AssertionError.class, () -> new InvariantChecker(true).check(state, s, 0, "t"));
     assertTrue(e.getMessage().contains("not work-conserving"), e.getMessage());
     new InvariantChecker(false).check(state, s, 0, "t"); // exempt (Courier)
   }
@@ -35,7 +37,9 @@ class InvariantCheckerTest {
     Schedule s = Schedule.empty(state);
     s.appendCoflow(flow.coflow(), 0);
     s.setRate(flow.index(), 11);
-    AssertionError e = assertThrows(AssertionError.class, () -> new InvariantChecker(true).check(state, s, 0, "t"));
+    AssertionError e =
+        assertThrows(
+            AssertionError.class, () -> new InvariantChecker(true).check(state, s, 0, "t"));
     assertTrue(e.getMessage().contains("uplink of port 0"), e.getMessage());
   }
 

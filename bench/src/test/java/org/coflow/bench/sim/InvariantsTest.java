@@ -62,20 +62,31 @@ class InvariantsTest {
   static void check(Trace trace, String name, boolean courier, double coalesce) {
     SchedulingPolicy policy = Policies.create(name, Config.defaults());
     if (courier) {
-      policy = new CourierPolicy(policy, CourierConfig.MAX_NUM.defaultValue(),
-          CourierConfig.MIN_SIZE.defaultValue());
+      policy =
+          new CourierPolicy(
+              policy, CourierConfig.MAX_NUM.defaultValue(), CourierConfig.MIN_SIZE.defaultValue());
     }
     // Every schedule checked.
-    SimResult r = new Simulator(trace, GBPS, coalesce).run(policy, courier, new InvariantChecker(!courier),
-        ProgressListener.NONE);
+    SimResult r =
+        new Simulator(trace, GBPS, coalesce)
+            .run(policy, courier, new InvariantChecker(!courier), ProgressListener.NONE);
     assertEquals(trace.coflows().size(), r.coflows());
     for (int i = 0; i < r.coflows(); i++) {
       assertTrue(r.cct()[i] > 0, name + ": coflow " + r.ids()[i] + " never finished");
-      assertEquals(r.bytes()[i], r.delivered()[i], 1e-6 * r.bytes()[i],
+      assertEquals(
+          r.bytes()[i],
+          r.delivered()[i],
+          1e-6 * r.bytes()[i],
           name + ": coflow " + r.ids()[i] + " delivered a different number of bytes than it has");
-      assertTrue(r.cct()[i] >= r.lowerBound()[i] * (1 - 1e-9),
-          name + ": coflow " + r.ids()[i] + " finished in " + r.cct()[i]
-              + " s, below its isolated lower bound " + r.lowerBound()[i]);
+      assertTrue(
+          r.cct()[i] >= r.lowerBound()[i] * (1 - 1e-9),
+          name
+              + ": coflow "
+              + r.ids()[i]
+              + " finished in "
+              + r.cct()[i]
+              + " s, below its isolated lower bound "
+              + r.lowerBound()[i]);
     }
   }
 }

@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class SwimPlanTest {
-  private static final Path FIRST50 = Path.of("data/swim/FB-2009_samples_24_times_1hr_0_first50jobs.tsv");
+  private static final Path FIRST50 =
+      Path.of("data/swim/FB-2009_samples_24_times_1hr_0_first50jobs.tsv");
 
   @Test
   void scalesBytesAndGapsAndShapesJobs() throws Exception {
@@ -33,7 +34,9 @@ class SwimPlanTest {
     assertEquals(4870, jobs.get(9).submitMillis());
     // Big jobs get more tasks, within bounds.
     List<SwimPlan.Job> big = SwimPlan.plan(FIRST50, 50, 10, 1);
-    assertTrue(big.stream().anyMatch(j -> j.reducers() == 4 && j.maps() == 8), "the largest jobs use 8 maps, 4 reducers");
+    assertTrue(
+        big.stream().anyMatch(j -> j.reducers() == 4 && j.maps() == 8),
+        "the largest jobs use 8 maps, 4 reducers");
     assertTrue(big.stream().allMatch(j -> j.maps() >= 2 && j.maps() <= 8 && j.reducers() <= 4));
   }
 
@@ -41,8 +44,11 @@ class SwimPlanTest {
   void malformedTracesAreNamed(@TempDir Path tmp) throws Exception {
     Path bad = tmp.resolve("bad.tsv");
     Files.writeString(bad, "job0\t1\t1\t100\t200\t300\njob1\t2\t1\t100\tlots\t300\n");
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> SwimPlan.plan(bad, 50, 1, 1));
-    assertTrue(e.getMessage().contains("line 2") && e.getMessage().contains("shuffle bytes 'lots'"), e.getMessage());
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> SwimPlan.plan(bad, 50, 1, 1));
+    assertTrue(
+        e.getMessage().contains("line 2") && e.getMessage().contains("shuffle bytes 'lots'"),
+        e.getMessage());
     Files.writeString(bad, "a,b,c\n");
     e = assertThrows(IllegalArgumentException.class, () -> SwimPlan.plan(bad, 50, 1, 1));
     assertTrue(e.getMessage().contains("SWIM"), e.getMessage());

@@ -30,22 +30,26 @@ class TraceParserTest {
   }
 
   @ParameterizedTest(name = "{1}")
-  @CsvSource(delimiter = '|', value = {
-      "2 1\\n1 0 1 0 1 1:-4.0|hand:2: reducer size '-4.0' of coflow 1 must be a positive number of MB",
-      "2 1\\n1 0 1 0 1 1:abc|hand:2: reducer size 'abc' of coflow 1 is not a number of MB",
-      "2 1\\n1 0 1 7 1 1:4.0|hand:2: mapper port 7 is outside the fabric of 2 ports (0..1)",
-      "2 1\\n1 0 1 0 1 1|hand:2: reducer '1' of coflow 1 must be 'port:MB'",
-      "2 1\\n1 0 2 0|hand:2: line ends where the mapper port should be",
-      "2 1\\n1 0 1 0 1 1:4.0 9|hand:2: unexpected '9' after the 1 reducers of coflow 1",
-      "2 2\\n1 5 1 0 1 1:4.0\\n2 3 1 0 1 1:4.0|hand:3: arrival 3 ms of coflow 2 is earlier",
-      "2 2\\n1 0 1 0 1 1:4.0|hand:1: header announces 2 coflows but the file has 1",
-      "two 1|hand:1: number of ports must be a whole number, got 'two'",
-      "2 1\\n1 -5 1 0 1 1:4.0|hand:2: arrival time (ms) must not be negative, got '-5'",
-      "2 1\\n1 0 2 0 0 1 1:4.0|hand:2: coflow 1 lists mapper port 0 twice",
-  })
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "2 1\\n1 0 1 0 1 1:-4.0|hand:2: reducer size '-4.0' of coflow 1 must be a positive number of MB",
+        "2 1\\n1 0 1 0 1 1:abc|hand:2: reducer size 'abc' of coflow 1 is not a number of MB",
+        "2 1\\n1 0 1 7 1 1:4.0|hand:2: mapper port 7 is outside the fabric of 2 ports (0..1)",
+        "2 1\\n1 0 1 0 1 1|hand:2: reducer '1' of coflow 1 must be 'port:MB'",
+        "2 1\\n1 0 2 0|hand:2: line ends where the mapper port should be",
+        "2 1\\n1 0 1 0 1 1:4.0 9|hand:2: unexpected '9' after the 1 reducers of coflow 1",
+        "2 2\\n1 5 1 0 1 1:4.0\\n2 3 1 0 1 1:4.0|hand:3: arrival 3 ms of coflow 2 is earlier",
+        "2 2\\n1 0 1 0 1 1:4.0|hand:1: header announces 2 coflows but the file has 1",
+        "two 1|hand:1: number of ports must be a whole number, got 'two'",
+        "2 1\\n1 -5 1 0 1 1:4.0|hand:2: arrival time (ms) must not be negative, got '-5'",
+        "2 1\\n1 0 2 0 0 1 1:4.0|hand:2: coflow 1 lists mapper port 0 twice",
+      })
   void malformedInputNamesFileLineAndValue(String text, String message) {
-    TraceFormatException e = assertThrows(TraceFormatException.class,
-        () -> TraceParser.parse("hand", new StringReader(text.replace("\\n", "\n"))));
+    TraceFormatException e =
+        assertThrows(
+            TraceFormatException.class,
+            () -> TraceParser.parse("hand", new StringReader(text.replace("\\n", "\n"))));
     assertTrue(e.getMessage().startsWith(message), e.getMessage());
   }
 }

@@ -17,9 +17,9 @@ import org.slf4j.LoggerFactory;
 /**
  * What an engine's driver uses to tell the master a coflow begins and ends (Spark: a shuffle is
  * registered and unregistered), and what a reader uses to find a host's agent in the master's
- * registry when it cannot compute the address itself. Best effort by design: a master that is down, slow or refuses
- * never fails the job; each call waits at most its deadline and the outcome is logged.
- * Thread-safe.
+ * registry when it cannot compute the address itself. Best effort by design: a master that is down,
+ * slow or refuses never fails the job; each call waits at most its deadline and the outcome is
+ * logged. Thread-safe.
  */
 public final class CoflowRegistrar implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(CoflowRegistrar.class);
@@ -31,7 +31,10 @@ public final class CoflowRegistrar implements AutoCloseable {
   private final long deadlineMillis;
   private volatile boolean warned;
 
-  /** A registrar for the master at {@code target} (host:port); calls wait at most {@code deadlineMillis}. */
+  /**
+   * A registrar for the master at {@code target} (host:port); calls wait at most {@code
+   * deadlineMillis}.
+   */
   public CoflowRegistrar(String target, long deadlineMillis) {
     this.target = target;
     this.channel = NettyChannelBuilder.forTarget(target).usePlaintext().build();
@@ -44,7 +47,8 @@ public final class CoflowRegistrar implements AutoCloseable {
   public boolean register(String coflowId, String name) {
     try {
       stub.withDeadlineAfter(deadlineMillis, TimeUnit.MILLISECONDS)
-          .registerCoflow(RegisterCoflowRequest.newBuilder().setCoflowId(coflowId).setName(name).build());
+          .registerCoflow(
+              RegisterCoflowRequest.newBuilder().setCoflowId(coflowId).setName(name).build());
       return true;
     } catch (StatusRuntimeException e) {
       if (e.getStatus().getCode() == Status.Code.ALREADY_EXISTS) {
@@ -75,7 +79,8 @@ public final class CoflowRegistrar implements AutoCloseable {
    */
   public FindAgentResponse findAgent(String engineAddress) {
     try {
-      return agents.withDeadlineAfter(deadlineMillis, TimeUnit.MILLISECONDS)
+      return agents
+          .withDeadlineAfter(deadlineMillis, TimeUnit.MILLISECONDS)
           .findAgent(FindAgentRequest.newBuilder().setEngineAddress(engineAddress).build());
     } catch (StatusRuntimeException e) {
       if (e.getStatus().getCode() != Status.Code.NOT_FOUND) {
@@ -89,7 +94,11 @@ public final class CoflowRegistrar implements AutoCloseable {
     // Once at WARN (the master may simply not run), then at DEBUG.
     if (!warned) {
       warned = true;
-      LOG.warn("coflow master at {}: {} failed ({}); the job goes on without it", target, what, e.getStatus());
+      LOG.warn(
+          "coflow master at {}: {} failed ({}); the job goes on without it",
+          target,
+          what,
+          e.getStatus());
     } else {
       LOG.debug("coflow master at {}: {} failed ({})", target, what, e.getStatus());
     }

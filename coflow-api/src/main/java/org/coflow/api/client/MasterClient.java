@@ -8,10 +8,10 @@ import io.grpc.stub.ClientResponseObserver;
 import io.grpc.stub.StreamObserver;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.List;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -37,17 +37,18 @@ import org.slf4j.LoggerFactory;
  * An agent's connection to the coflow master: opens a session, reports the agent's flows every
  * interval and keeps the latest schedule the master pushed.
  *
- * <p>The agent tells the client about its flows ({@link #updateFlow}, {@link #finishFlow}) from
- * any thread; the client sends only what changed since the last batch. When the master is
- * unreachable or restarts, the client reconnects with exponential backoff (reset after every
- * successful session) and, on the new session, resends every flow with its spec, so a restarted
- * master rebuilds its state from one round of reports. Data never waits on the client: an agent
- * without a schedule schedules locally.
+ * <p>The agent tells the client about its flows ({@link #updateFlow}, {@link #finishFlow}) from any
+ * thread; the client sends only what changed since the last batch. When the master is unreachable
+ * or restarts, the client reconnects with exponential backoff (reset after every successful
+ * session) and, on the new session, resends every flow with its spec, so a restarted master
+ * rebuilds its state from one round of reports. Data never waits on the client: an agent without a
+ * schedule schedules locally.
  *
  * <p>Thread-safe. All network work runs on one scheduler thread (the caller's, if given).
  */
 public final class MasterClient implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(MasterClient.class);
+
   /** Largest report batch sent (the master's default limit is 100,000). */
   static final int MAX_FLOWS_PER_BATCH = 10_000;
 
@@ -76,6 +77,7 @@ public final class MasterClient implements AutoCloseable {
 
   /** Scheduler-thread state. */
   private int generation;
+
   private String sessionId;
   private ClientCallStreamObserver<ReportBatch> reports;
   private ClientCallStreamObserver<WatchScheduleRequest> watch;
@@ -90,20 +92,25 @@ public final class MasterClient implements AutoCloseable {
   public MasterClient(MasterClientOptions options, Listener listener) {
     this.options = options;
     this.listener = listener;
-    this.channel = NettyChannelBuilder.forTarget(options.target())
-        .usePlaintext()
-        .keepAliveTime(options.keepaliveMillis(), TimeUnit.MILLISECONDS)
-        .keepAliveTimeout(options.keepaliveMillis(), TimeUnit.MILLISECONDS)
-        .keepAliveWithoutCalls(true)
-        .maxInboundMessageSize(options.maxMessageBytes())
-        .build();
+    this.channel =
+        NettyChannelBuilder.forTarget(options.target())
+            .usePlaintext()
+            .keepAliveTime(options.keepaliveMillis(), TimeUnit.MILLISECONDS)
+            .keepAliveTimeout(options.keepaliveMillis(), TimeUnit.MILLISECONDS)
+            .keepAliveWithoutCalls(true)
+            .maxInboundMessageSize(options.maxMessageBytes())
+            .build();
     this.stub = AgentServiceGrpc.newStub(channel);
     this.ownScheduler = options.scheduler() == null;
-    this.scheduler = ownScheduler ? Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "coflow-master-client");
-      t.setDaemon(true);
-      return t;
-    }) : options.scheduler();
+    this.scheduler =
+        ownScheduler
+            ? Executors.newSingleThreadScheduledExecutor(
+                r -> {
+                  Thread t = new Thread(r, "coflow-master-client");
+                  t.setDaemon(true);
+                  return t;
+                })
+            : options.scheduler();
     this.backoffMillis = options.initialBackoffMillis();
     this.intervalMillis = options.reportIntervalMillis();
   }
@@ -124,8 +131,12 @@ public final class MasterClient implements AutoCloseable {
     synchronized (flows) {
       LocalFlow f = flows.get(flowId);
       if (f != null && f.finished) {
-        throw new IllegalStateException("flow " + flowId + " of host " + options.hostId()
-            + " is finished; a new flow needs a new id");
+        throw new IllegalStateException(
+            "flow "
+                + flowId
+                + " of host "
+                + options.hostId()
+                + " is finished; a new flow needs a new id");
       }
       if (f == null) {
         f = new LocalFlow(spec);
@@ -183,30 +194,33 @@ public final class MasterClient implements AutoCloseable {
       return;
     }
     int gen = ++generation;
-    OpenSessionRequest req = OpenSessionRequest.newBuilder()
-        .setProtocolVersion(ProtocolVersion.PROTOCOL_VERSION_1)
-        .setHostId(options.hostId())
-        .setDataAddress(options.dataAddress())
-        .setEngineAddress(options.engineAddress())
-        .setUplinkBytesPerSec(options.uplinkBytesPerSec())
-        .setDownlinkBytesPerSec(options.downlinkBytesPerSec())
-        .putAllLabels(options.labels())
-        .build();
+    OpenSessionRequest req =
+        OpenSessionRequest.newBuilder()
+            .setProtocolVersion(ProtocolVersion.PROTOCOL_VERSION_1)
+            .setHostId(options.hostId())
+            .setDataAddress(options.dataAddress())
+            .setEngineAddress(options.engineAddress())
+            .setUplinkBytesPerSec(options.uplinkBytesPerSec())
+            .setDownlinkBytesPerSec(options.downlinkBytesPerSec())
+            .putAllLabels(options.labels())
+            .build();
     stub.withDeadlineAfter(options.callTimeoutMillis(), TimeUnit.MILLISECONDS)
-        .openSession(req, new StreamObserver<>() {
-          @Override
-          public void onNext(OpenSessionResponse resp) {
-            scheduler.execute(() -> opened(gen, resp));
-          }
+        .openSession(
+            req,
+            new StreamObserver<>() {
+              @Override
+              public void onNext(OpenSessionResponse resp) {
+                scheduler.execute(() -> opened(gen, resp));
+              }
 
-          @Override
-          public void onError(Throwable t) {
-            scheduler.execute(() -> failed(gen, Status.fromThrowable(t)));
-          }
+              @Override
+              public void onError(Throwable t) {
+                scheduler.execute(() -> failed(gen, Status.fromThrowable(t)));
+              }
 
-          @Override
-          public void onCompleted() {}
-        });
+              @Override
+              public void onCompleted() {}
+            });
   }
 
   private void opened(int gen, OpenSessionResponse resp) {
@@ -227,14 +241,20 @@ public final class MasterClient implements AutoCloseable {
     openReports(gen);
     streamStartSeq = seq;
     connected = true;
-    LOG.info("host={} session={} opened on master {} (policy {}, interval {} ms)",
-        options.hostId(), sessionId, resp.getMasterId(), resp.getPolicy(), resp.getIntervalMs());
+    LOG.info(
+        "host={} session={} opened on master {} (policy {}, interval {} ms)",
+        options.hostId(),
+        sessionId,
+        resp.getMasterId(),
+        resp.getPolicy(),
+        resp.getIntervalMs());
     tick(gen);
     notify(() -> listener.onSession(resp));
   }
 
   private void watch(int gen) {
-    stub.watchSchedule(WatchScheduleRequest.newBuilder().setSessionId(sessionId).build(),
+    stub.watchSchedule(
+        WatchScheduleRequest.newBuilder().setSessionId(sessionId).build(),
         new SessionStream<WatchScheduleRequest, ScheduleUpdate>(gen, "schedule") {
           @Override
           public void beforeStart(ClientCallStreamObserver<WatchScheduleRequest> call) {
@@ -249,22 +269,24 @@ public final class MasterClient implements AutoCloseable {
   }
 
   private void openReports(int gen) {
-    stub.report(new SessionStream<ReportBatch, ReportAck>(gen, "report") {
-      @Override
-      public void beforeStart(ClientCallStreamObserver<ReportBatch> call) {
-        reports = call;
-      }
+    stub.report(
+        new SessionStream<ReportBatch, ReportAck>(gen, "report") {
+          @Override
+          public void beforeStart(ClientCallStreamObserver<ReportBatch> call) {
+            reports = call;
+          }
 
-      @Override
-      public void onNext(ReportAck ack) {
-        // The master took a batch: the connection works, so the next failure starts afresh.
-        scheduler.execute(() -> {
-          if (gen == generation) {
-            backoffMillis = options.initialBackoffMillis();
+          @Override
+          public void onNext(ReportAck ack) {
+            // The master took a batch: the connection works, so the next failure starts afresh.
+            scheduler.execute(
+                () -> {
+                  if (gen == generation) {
+                    backoffMillis = options.initialBackoffMillis();
+                  }
+                });
           }
         });
-      }
-    });
   }
 
   /** A stream of one session: its end, for whatever reason, means reconnecting. */
@@ -284,8 +306,11 @@ public final class MasterClient implements AutoCloseable {
 
     @Override
     public void onCompleted() {
-      scheduler.execute(() -> failed(gen, Status.UNAVAILABLE.withDescription(
-          "the master ended the " + name + " stream")));
+      scheduler.execute(
+          () ->
+              failed(
+                  gen,
+                  Status.UNAVAILABLE.withDescription("the master ended the " + name + " stream")));
     }
   }
 
@@ -304,8 +329,8 @@ public final class MasterClient implements AutoCloseable {
   }
 
   /**
-   * Every flow that changed since the last batch, in batches of at most
-   * {@link #MAX_FLOWS_PER_BATCH}; an empty batch is the heartbeat.
+   * Every flow that changed since the last batch, in batches of at most {@link
+   * #MAX_FLOWS_PER_BATCH}; an empty batch is the heartbeat.
    */
   private List<ReportBatch> batches() {
     List<ReportBatch> out = new ArrayList<>();
@@ -321,8 +346,11 @@ public final class MasterClient implements AutoCloseable {
           it.remove();
           continue;
         }
-        FlowReport.Builder r = FlowReport.newBuilder().setFlowId(e.getKey()).setBytesSent(f.sent)
-            .setFinished(f.finished);
+        FlowReport.Builder r =
+            FlowReport.newBuilder()
+                .setFlowId(e.getKey())
+                .setBytesSent(f.sent)
+                .setFinished(f.finished);
         if (f.remaining >= 0) {
           r.setBytesRemaining(f.remaining);
         }
@@ -386,8 +414,12 @@ public final class MasterClient implements AutoCloseable {
     long delay = backoffMillis;
     long jitter = (long) (delay * 0.2 * ThreadLocalRandom.current().nextDouble());
     backoffMillis = Math.min(options.maxBackoffMillis(), backoffMillis * 2);
-    LOG.warn("host={}: master connection lost ({}: {}); reconnecting in {} ms", options.hostId(),
-        status.getCode(), status.getDescription(), delay + jitter);
+    LOG.warn(
+        "host={}: master connection lost ({}: {}); reconnecting in {} ms",
+        options.hostId(),
+        status.getCode(),
+        status.getDescription(),
+        delay + jitter);
     scheduler.schedule(this::connect, delay + jitter, TimeUnit.MILLISECONDS);
     // A schedule from a master we cannot reach is stale: the agent schedules locally meanwhile.
     synchronized (flowSchedules) {
@@ -425,10 +457,11 @@ public final class MasterClient implements AutoCloseable {
     // End the streams before the session, so that no report races its own session's end.
     java.util.concurrent.CountDownLatch cancelled = new java.util.concurrent.CountDownLatch(1);
     try {
-      scheduler.execute(() -> {
-        cancelStreams();
-        cancelled.countDown();
-      });
+      scheduler.execute(
+          () -> {
+            cancelStreams();
+            cancelled.countDown();
+          });
       cancelled.await(options.callTimeoutMillis(), TimeUnit.MILLISECONDS);
     } catch (java.util.concurrent.RejectedExecutionException e) {
       // A shared scheduler already shut down: closing the channel below ends the streams.
@@ -439,7 +472,8 @@ public final class MasterClient implements AutoCloseable {
             .withDeadlineAfter(options.callTimeoutMillis(), TimeUnit.MILLISECONDS)
             .closeSession(CloseSessionRequest.newBuilder().setSessionId(session).build());
       } catch (RuntimeException e) {
-        LOG.debug("host={}: closing session {} failed: {}", options.hostId(), session, e.toString());
+        LOG.debug(
+            "host={}: closing session {} failed: {}", options.hostId(), session, e.toString());
       }
     }
     if (ownScheduler) {

@@ -70,8 +70,8 @@ public final class MasterClientOptions {
 
   public MasterClientOptions backoff(long initialMillis, long maxMillis) {
     if (initialMillis <= 0 || maxMillis < initialMillis) {
-      throw new IllegalArgumentException("backoff needs 0 < initial <= max, got " + initialMillis
-          + " and " + maxMillis);
+      throw new IllegalArgumentException(
+          "backoff needs 0 < initial <= max, got " + initialMillis + " and " + maxMillis);
     }
     this.initialBackoffMillis = initialMillis;
     this.maxBackoffMillis = maxMillis;

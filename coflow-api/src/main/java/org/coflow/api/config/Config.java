@@ -34,7 +34,8 @@ public final class Config {
    *     key under one of them is an error
    * @throws IllegalArgumentException naming the key and value, with the valid keys for a typo
    */
-  public static Config parse(Map<String, String> raw, List<String> namespaces, ConfigRegistry... registries) {
+  public static Config parse(
+      Map<String, String> raw, List<String> namespaces, ConfigRegistry... registries) {
     Map<String, Object> values = new HashMap<>();
     for (Map.Entry<String, String> e : raw.entrySet()) {
       ConfigKey<?> key = null;
@@ -47,8 +48,11 @@ public final class Config {
       if (key == null) {
         for (String ns : namespaces) {
           if (e.getKey().startsWith(ns)) {
-            throw new IllegalArgumentException("unknown configuration key '" + e.getKey()
-                + "'; valid keys: " + String.join(", ", keyNames(registries)));
+            throw new IllegalArgumentException(
+                "unknown configuration key '"
+                    + e.getKey()
+                    + "'; valid keys: "
+                    + String.join(", ", keyNames(registries)));
           }
         }
         continue;
@@ -58,8 +62,11 @@ public final class Config {
     return new Config(values);
   }
 
-  /** Same as {@link #parse(Map, List, ConfigRegistry...)} for a {@link Properties} file's content. */
-  public static Config parse(Properties props, List<String> namespaces, ConfigRegistry... registries) {
+  /**
+   * Same as {@link #parse(Map, List, ConfigRegistry...)} for a {@link Properties} file's content.
+   */
+  public static Config parse(
+      Properties props, List<String> namespaces, ConfigRegistry... registries) {
     Map<String, String> raw = new HashMap<>();
     for (String name : props.stringPropertyNames()) {
       raw.put(name, props.getProperty(name));

@@ -9,7 +9,9 @@ import java.util.ServiceLoader;
 public final class ConfigDocs {
   private ConfigDocs() {}
 
-  /** Every registry announced by a {@link ConfigRegistry.Provider} on the class path, by component. */
+  /**
+   * Every registry announced by a {@link ConfigRegistry.Provider} on the class path, by component.
+   */
   public static List<ConfigRegistry> discover() {
     List<ConfigRegistry> all = new ArrayList<>();
     for (ConfigRegistry.Provider p : ServiceLoader.load(ConfigRegistry.Provider.class)) {
@@ -22,9 +24,11 @@ public final class ConfigDocs {
   public static String render(List<ConfigRegistry> registries) {
     StringBuilder sb = new StringBuilder();
     sb.append("# Configuration\n\n");
-    sb.append("Generated from the typed configuration registries in the code; do not edit by hand.\n");
+    sb.append(
+        "Generated from the typed configuration registries in the code; do not edit by hand.\n");
     sb.append("A test fails when this file is stale; regenerate it with `bin/coflow docs`.\n");
-    sb.append("Byte counts take binary suffixes (`64k`, `4m`); bit rates decimal ones (`1g` = 10^9 bit/s);\n");
+    sb.append(
+        "Byte counts take binary suffixes (`64k`, `4m`); bit rates decimal ones (`1g` = 10^9 bit/s);\n");
     sb.append("durations `ms` or `s`.\n");
     for (ConfigRegistry r : registries) {
       sb.append("\n## ").append(r.component()).append("\n\n");
@@ -32,9 +36,16 @@ public final class ConfigDocs {
       sb.append("| key | type | default | since | meaning |\n");
       sb.append("|---|---|---|---|---|\n");
       for (ConfigKey<?> k : r.keys()) {
-        sb.append("| `").append(k.key()).append("` | ").append(k.type().name())
-            .append(" | ").append(formatDefault(k)).append(" | ").append(k.since())
-            .append(" | ").append(escape(k.doc()));
+        sb.append("| `")
+            .append(k.key())
+            .append("` | ")
+            .append(k.type().name())
+            .append(" | ")
+            .append(formatDefault(k))
+            .append(" | ")
+            .append(k.since())
+            .append(" | ")
+            .append(escape(k.doc()));
         if (!k.checkDoc().isEmpty()) {
           sb.append(" Must be ").append(escape(k.checkDoc())).append('.');
         }

@@ -61,7 +61,9 @@ public final class ConfigKey<T> {
     return checkDoc;
   }
 
-  /** Parses and validates {@code text}; the message names the key, the value and what is expected. */
+  /**
+   * Parses and validates {@code text}; the message names the key, the value and what is expected.
+   */
   public T parse(String text) {
     T value;
     try {
@@ -87,8 +89,12 @@ public final class ConfigKey<T> {
    * is the agent's {@code coflow.courier.maxNum}).
    */
   public ConfigKey<T> renamed(String newKey, String newDoc) {
-    Builder<T> b = new Builder<>(newKey, type).defaultValue(defaultValue).doc(newDoc).since(since)
-        .check(check, checkDoc);
+    Builder<T> b =
+        new Builder<>(newKey, type)
+            .defaultValue(defaultValue)
+            .doc(newDoc)
+            .since(since)
+            .check(check, checkDoc);
     return b.build();
   }
 

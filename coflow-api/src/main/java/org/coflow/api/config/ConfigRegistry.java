@@ -7,12 +7,12 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * All configuration keys of one component (the master's policies, the Courier agent, the
- * simulator, ...). Each component declares one registry; {@link ConfigDocs} renders all of them into
- * {@code docs/configuration.md}.
+ * All configuration keys of one component (the master's policies, the Courier agent, the simulator,
+ * ...). Each component declares one registry; {@link ConfigDocs} renders all of them into {@code
+ * docs/configuration.md}.
  *
- * <p>Modules announce their registries to the documentation generator through
- * {@code META-INF/services/org.coflow.api.config.ConfigRegistry$Provider}.
+ * <p>Modules announce their registries to the documentation generator through {@code
+ * META-INF/services/org.coflow.api.config.ConfigRegistry$Provider}.
  */
 public final class ConfigRegistry {
   private final String component;
@@ -24,10 +24,14 @@ public final class ConfigRegistry {
     this.description = description;
   }
 
-  /** Registers a key; returns it so it can be a constant: {@code static final ConfigKey<..> K = R.add(...)}. */
+  /**
+   * Registers a key; returns it so it can be a constant: {@code static final ConfigKey<..> K =
+   * R.add(...)}.
+   */
   public <T> ConfigKey<T> add(ConfigKey<T> key) {
     if (keys.putIfAbsent(key.key(), key) != null) {
-      throw new IllegalStateException("config key " + key.key() + " registered twice in " + component);
+      throw new IllegalStateException(
+          "config key " + key.key() + " registered twice in " + component);
     }
     return key;
   }

@@ -93,10 +93,13 @@ public final class Units {
       bits /= 1000;
       u++;
     }
-    return (bits == Math.rint(bits) ? String.valueOf((long) bits) : String.valueOf(bits)) + units[u];
+    return (bits == Math.rint(bits) ? String.valueOf((long) bits) : String.valueOf(bits))
+        + units[u];
   }
 
   private static String stripSuffix(String t, String suffix) {
-    return t.endsWith(suffix) && t.length() > suffix.length() ? t.substring(0, t.length() - suffix.length()) : t;
+    return t.endsWith(suffix) && t.length() > suffix.length()
+        ? t.substring(0, t.length() - suffix.length())
+        : t;
   }
 }

@@ -97,15 +97,22 @@ public final class ClusterState {
    * Adds a flow to an admitted coflow.
    *
    * @param size bytes, or {@link Flow#UNKNOWN}
-   * @throws IllegalArgumentException for a port outside the fabric or a size of 0 or below
-   *     (other than {@link Flow#UNKNOWN})
+   * @throws IllegalArgumentException for a port outside the fabric or a size of 0 or below (other
+   *     than {@link Flow#UNKNOWN})
    */
   public Flow addFlow(Coflow c, int src, int dst, double size, double now) {
     checkPort("source", src, c);
     checkPort("destination", dst, c);
     if (size != Flow.UNKNOWN && !(size > 0)) {
       throw new IllegalArgumentException(
-          "coflow " + c.id() + ": flow " + src + "->" + dst + " must have a positive size, got " + size);
+          "coflow "
+              + c.id()
+              + ": flow "
+              + src
+              + "->"
+              + dst
+              + " must have a positive size, got "
+              + size);
     }
     Flow f = new Flow(nextFlowId++, c, src, dst, size, now);
     c.addFlow(f);
@@ -118,14 +125,22 @@ public final class ClusterState {
 
   private void checkPort(String what, int port, Coflow c) {
     if (port < 0 || port >= fabric.size()) {
-      throw new IllegalArgumentException("coflow " + c.id() + ": " + what + " port " + port
-          + " is outside the fabric (ports 0.." + (fabric.size() - 1) + ")");
+      throw new IllegalArgumentException(
+          "coflow "
+              + c.id()
+              + ": "
+              + what
+              + " port "
+              + port
+              + " is outside the fabric (ports 0.."
+              + (fabric.size() - 1)
+              + ")");
     }
   }
 
   /**
-   * Raises an active flow's known size to {@code size} (more of its blocks were asked for after
-   * it started, or their sizes were estimates); a smaller or unknown size changes nothing.
+   * Raises an active flow's known size to {@code size} (more of its blocks were asked for after it
+   * started, or their sizes were estimates); a smaller or unknown size changes nothing.
    */
   public void growFlow(Flow f, double size) {
     if (f.sizeKnown() && size > f.size()) {

@@ -23,8 +23,10 @@ public final class Coflow {
   private double bytesSent;
   private int unfinished;
   private double finishTime = Double.NaN;
+
   /** Position in {@link ClusterState#coflows()} while active, -1 otherwise. */
   int index = -1;
+
   private double[] received = new double[0];
   private double[] sizeTo = new double[0];
   private double[] sentFrom = new double[0];
@@ -39,13 +41,15 @@ public final class Coflow {
 
   /**
    * @param id stable identifier (Spark: application id + shuffle id; MapReduce: job id)
-   * @param seq arrival sequence number: lower means earlier; ties in {@code arrival} are broken by it
+   * @param seq arrival sequence number: lower means earlier; ties in {@code arrival} are broken by
+   *     it
    * @param arrival arrival time in seconds
    * @param weight relative importance for weighted policies (1 for all in the trace)
    */
   public Coflow(String id, long seq, double arrival, double weight) {
     if (!(weight > 0)) {
-      throw new IllegalArgumentException("coflow " + id + ": weight must be positive, got " + weight);
+      throw new IllegalArgumentException(
+          "coflow " + id + ": weight must be positive, got " + weight);
     }
     this.id = id;
     this.seq = seq;

@@ -3,8 +3,8 @@ package org.coflow.api.model;
 import java.util.Arrays;
 
 /**
- * The network as the scheduler sees it: a non-blocking "big switch" whose only constraints are
- * the ports' uplink (send) and downlink (receive) capacities, in bytes per second.
+ * The network as the scheduler sees it: a non-blocking "big switch" whose only constraints are the
+ * ports' uplink (send) and downlink (receive) capacities, in bytes per second.
  *
  * <p>A port is a host in a live cluster (one Courier agent) or a rack in the Facebook trace. Ports
  * are dense integers {@code 0..size()-1}; the live master maps host ids onto them.
@@ -21,7 +21,10 @@ public final class Fabric {
   public Fabric(double[] uplink, double[] downlink) {
     if (uplink.length != downlink.length) {
       throw new IllegalArgumentException(
-          "uplink and downlink must list the same ports: " + uplink.length + " vs " + downlink.length);
+          "uplink and downlink must list the same ports: "
+              + uplink.length
+              + " vs "
+              + downlink.length);
     }
     for (int p = 0; p < uplink.length; p++) {
       requirePositive("uplink", p, uplink[p]);
@@ -44,7 +47,11 @@ public final class Fabric {
   private static void requirePositive(String what, int port, double value) {
     if (!(value > 0) || Double.isInfinite(value)) {
       throw new IllegalArgumentException(
-          what + " capacity of port " + port + " must be a positive number of bytes/s, got " + value);
+          what
+              + " capacity of port "
+              + port
+              + " must be a positive number of bytes/s, got "
+              + value);
     }
   }
 

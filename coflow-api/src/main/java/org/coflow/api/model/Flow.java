@@ -4,9 +4,9 @@ package org.coflow.api.model;
  * One flow of a coflow: the bytes one receiver (reducer) fetches from one sender (map host), from
  * port {@link #src()} to port {@link #dst()}.
  *
- * <p>Sizes are in bytes, as doubles so that the fluid simulator can move fractional bytes; the
- * live master stores whole byte counts in them exactly (below 2^53). A flow whose size is not known
- * (a non-clairvoyant report) has {@link #size()} = {@link #UNKNOWN}.
+ * <p>Sizes are in bytes, as doubles so that the fluid simulator can move fractional bytes; the live
+ * master stores whole byte counts in them exactly (below 2^53). A flow whose size is not known (a
+ * non-clairvoyant report) has {@link #size()} = {@link #UNKNOWN}.
  */
 public final class Flow {
   /** Size of a flow nobody told us the size of. */
@@ -20,8 +20,10 @@ public final class Flow {
   private final double start;
   private double sent;
   private boolean finished;
+
   /** Position in {@link ClusterState#flows()} while active, -1 otherwise. */
   int index = -1;
+
   /** Position in {@link Coflow#activeFlows()} while active, -1 otherwise. */
   int coflowIndex = -1;
 
@@ -97,6 +99,16 @@ public final class Flow {
 
   @Override
   public String toString() {
-    return "Flow[" + coflow.id() + " " + src + "->" + dst + " sent=" + (long) sent + "/" + (long) size + "]";
+    return "Flow["
+        + coflow.id()
+        + " "
+        + src
+        + "->"
+        + dst
+        + " sent="
+        + (long) sent
+        + "/"
+        + (long) size
+        + "]";
   }
 }

@@ -40,7 +40,8 @@ class ClusterStateTest {
     ClusterState s = new ClusterState(Fabric.uniform(2, 100));
     Coflow a = new Coflow("a", 0, 0, 1);
     s.addCoflow(a);
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> s.addFlow(a, 0, 5, 10, 0));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> s.addFlow(a, 0, 5, 10, 0));
     assertTrue(e.getMessage().contains("port 5"), e.getMessage());
     e = assertThrows(IllegalArgumentException.class, () -> s.addFlow(a, 0, 1, -3, 0));
     assertTrue(e.getMessage().contains("-3"), e.getMessage());

@@ -11,10 +11,10 @@ import org.coflow.courier.enforce.LinkRate;
 import org.coflow.courier.merge.CourierConfig;
 
 /**
- * Everything an agent is built from: its host id, where it listens, and its settings from the
- * typed registry ({@link CourierConfig}: {@code coflow.courier.*}), whoever starts it (the daemon,
- * a Spark executor, a NodeManager, a test). Only the host id is required; every setting not given
- * has its registry default.
+ * Everything an agent is built from: its host id, where it listens, and its settings from the typed
+ * registry ({@link CourierConfig}: {@code coflow.courier.*}), whoever starts it (the daemon, a
+ * Spark executor, a NodeManager, a test). Only the host id is required; every setting not given has
+ * its registry default.
  *
  * <pre>
  * CourierAgent.start(AgentOptions.forHost("exec-1").bind(new InetSocketAddress("127.0.0.1", 0))
@@ -40,7 +40,10 @@ public final class AgentOptions {
     return new AgentOptions(hostId);
   }
 
-  /** Where to listen (port 0: any free port); default: every interface at {@code coflow.courier.port}. */
+  /**
+   * Where to listen (port 0: any free port); default: every interface at {@code
+   * coflow.courier.port}.
+   */
   public AgentOptions bind(InetSocketAddress address) {
     this.bind = Objects.requireNonNull(address);
     return this;
@@ -97,7 +100,9 @@ public final class AgentOptions {
   }
 
   LinkRate linkRate() {
-    return link != null ? link : LinkRate.withSlack(config.get(CourierConfig.LINK_RATE), CourierAgent.CHUNK_SIZE);
+    return link != null
+        ? link
+        : LinkRate.withSlack(config.get(CourierConfig.LINK_RATE), CourierAgent.CHUNK_SIZE);
   }
 
   /** The master's host:port, or null for none. */

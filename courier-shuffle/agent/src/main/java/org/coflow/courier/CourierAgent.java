@@ -28,16 +28,18 @@ import org.coflow.courier.server.AgentServer;
 import org.coflow.courier.transport.TransportContext;
 
 /**
- * The Courier agent of one host, embedded in the calling process (tests, local mode; the daemon
- * and the NodeManager aux service wrap the same class): it serves what local processes register,
+ * The Courier agent of one host, embedded in the calling process (tests, local mode; the daemon and
+ * the NodeManager aux service wrap the same class): it serves what local processes register,
  * fetches for local clients from other hosts' agents over one unified connection per host, and
  * listens on one port for both.
  */
 public final class CourierAgent implements AutoCloseable {
   /** Default chunk: 64 KiB. */
   public static final int CHUNK_SIZE = 64 << 10;
+
   /** Bytes a stream may have in flight between agents before it waits for credit. */
   public static final long WINDOW = 4L << 20;
+
   /** Largest frame accepted: a chunk, or a fetch request naming many blocks. */
   public static final int MAX_FRAME = 16 << 20;
 
@@ -50,11 +52,17 @@ public final class CourierAgent implements AutoCloseable {
   private MasterClient masterClient;
   private boolean closed;
   private ScheduledFuture<?> reporter;
+
   /** How often flows are handed to the master client (which sends them every master interval). */
   static final long REPORT_MILLIS = 20;
 
-  private CourierAgent(String hostId, NioEventLoopGroup group, BlockRegistry registry, FetchService fetcher,
-      LocalFetches fetches, AgentServer server) {
+  private CourierAgent(
+      String hostId,
+      NioEventLoopGroup group,
+      BlockRegistry registry,
+      FetchService fetcher,
+      LocalFetches fetches,
+      AgentServer server) {
     this.hostId = hostId;
     this.group = group;
     this.registry = registry;
@@ -64,10 +72,9 @@ public final class CourierAgent implements AutoCloseable {
   }
 
   /**
-   * Starts the agent {@code options} describe: it listens at once, and, if a master is set,
-   * reports its flows to it and orders what it fetches by the schedule the master pushes. Data
-   * never waits for the master: without a schedule every coflow has priority 0 and streams share
-   * the link.
+   * Starts the agent {@code options} describe: it listens at once, and, if a master is set, reports
+   * its flows to it and orders what it fetches by the schedule the master pushes. Data never waits
+   * for the master: without a schedule every coflow has priority 0 and streams share the link.
    *
    * @throws IllegalArgumentException for a bad setting (a missing directory, a port in use)
    */
@@ -78,14 +85,16 @@ public final class CourierAgent implements AutoCloseable {
     try {
       TransportContext transport = new TransportContext(group, MAX_FRAME);
       BlockRegistry registry = new BlockRegistry(options.roots());
-      FetchService fetcher = new FetchService(transport, hostId, WINDOW, options.maxNum(), options.minSize());
+      FetchService fetcher =
+          new FetchService(transport, hostId, WINDOW, options.maxNum(), options.minSize());
       if (link.limited()) {
         // The same rate caps what the host receives, in a bucket of its own.
         fetcher.receiveCap(LinkRate.withSlack(link.bytesPerSecond(), CHUNK_SIZE));
       }
       LocalFetches fetches = new LocalFetches(registry, fetcher);
-      AgentServer server = AgentServer.bind(transport, options.bindAddress(), hostId, registry, fetches, CHUNK_SIZE,
-          link);
+      AgentServer server =
+          AgentServer.bind(
+              transport, options.bindAddress(), hostId, registry, fetches, CHUNK_SIZE, link);
       CourierAgent agent = new CourierAgent(hostId, group, registry, fetcher, fetches, server);
       if (options.master() != null) {
         agent.connectMaster(options.master(), link, options.engineAddress());
@@ -97,29 +106,41 @@ public final class CourierAgent implements AutoCloseable {
     }
   }
 
-  /** Bytes this agent fetched from other hosts' agents since it started (agent-to-agent traffic). */
+  /**
+   * Bytes this agent fetched from other hosts' agents since it started (agent-to-agent traffic).
+   */
   public long bytesFetchedFromPeers() {
     return fetcher.bytesReceived();
   }
 
   private void connectMaster(String target, LinkRate link, String engineAddress) {
-    masterClient = new MasterClient(new MasterClientOptions(target, hostId)
-        .addresses(HostPort.of(server.address()).toString(), engineAddress)
-        .capacity(link.bytesPerSecond(), link.bytesPerSecond()), new MasterClient.Listener() {
-          @Override
-          public void onSchedule(ScheduleUpdate update) {
-            applySchedule(update.getPolicyType() == org.coflow.api.proto.v1.PolicyType.POLICY_TYPE_RATE);
-          }
+    masterClient =
+        new MasterClient(
+            new MasterClientOptions(target, hostId)
+                .addresses(HostPort.of(server.address()).toString(), engineAddress)
+                .capacity(link.bytesPerSecond(), link.bytesPerSecond()),
+            new MasterClient.Listener() {
+              @Override
+              public void onSchedule(ScheduleUpdate update) {
+                applySchedule(
+                    update.getPolicyType() == org.coflow.api.proto.v1.PolicyType.POLICY_TYPE_RATE);
+              }
 
-          @Override
-          public void onDisconnected(io.grpc.Status status, long retryInMillis) {
-            // A schedule from a master we cannot reach is stale: back to the local policy.
-            fetcher.clearSchedules();
-          }
-        });
+              @Override
+              public void onDisconnected(io.grpc.Status status, long retryInMillis) {
+                // A schedule from a master we cannot reach is stale: back to the local policy.
+                fetcher.clearSchedules();
+              }
+            });
     masterClient.start();
-    reporter = group.next().scheduleAtFixedRate(() -> fetcher.flows().report(masterClient),
-        REPORT_MILLIS, REPORT_MILLIS, TimeUnit.MILLISECONDS);
+    reporter =
+        group
+            .next()
+            .scheduleAtFixedRate(
+                () -> fetcher.flows().report(masterClient),
+                REPORT_MILLIS,
+                REPORT_MILLIS,
+                TimeUnit.MILLISECONDS);
   }
 
   /**
@@ -131,8 +152,10 @@ public final class CourierAgent implements AutoCloseable {
     for (Map.Entry<Long, FlowSchedule> e : masterClient.flowSchedules().entrySet()) {
       FlowKey key = fetcher.flows().keyOf(e.getKey());
       if (key != null) {
-        fetcher.setSchedule(key, PairSchedule.of(e.getValue().getPriority(),
-            rates ? e.getValue().getRateBytesPerSec() : 0));
+        fetcher.setSchedule(
+            key,
+            PairSchedule.of(
+                e.getValue().getPriority(), rates ? e.getValue().getRateBytesPerSec() : 0));
         scheduled.add(key);
       }
     }
@@ -162,8 +185,8 @@ public final class CourierAgent implements AutoCloseable {
 
   /**
    * Sets a coflow's priority for the blocks this agent fetches (lower first): sent with new
-   * requests and to every serving agent that has some of its streams. The master's schedule
-   * calls this; without one every coflow has priority 0.
+   * requests and to every serving agent that has some of its streams. The master's schedule calls
+   * this; without one every coflow has priority 0.
    */
   public void setPriority(String coflowId, int priority) {
     fetcher.setPriority(coflowId, priority);
@@ -179,22 +202,27 @@ public final class CourierAgent implements AutoCloseable {
   }
 
   /**
-   * Fetches {@code blocks} for a client in this process, without the loopback connection a
-   * client connection would use (an engine that embeds its agent): the same local-fetch path
-   * ({@link LocalFetches}), flows, schedule and checks, with streamed bytes handed to
-   * {@code consumer} on the connection's thread (it must not block) and target files written here.
+   * Fetches {@code blocks} for a client in this process, without the loopback connection a client
+   * connection would use (an engine that embeds its agent): the same local-fetch path ({@link
+   * LocalFetches}), flows, schedule and checks, with streamed bytes handed to {@code consumer} on
+   * the connection's thread (it must not block) and target files written here.
    *
    * @return per block, a future of its length, failed with a {@link ProtocolException}
    */
-  public List<CompletableFuture<Long>> fetchBlocks(String coflowId, List<RemoteBlock> blocks,
-      BlockConsumer consumer) {
+  public List<CompletableFuture<Long>> fetchBlocks(
+      String coflowId, List<RemoteBlock> blocks, BlockConsumer consumer) {
     List<CompletableFuture<Long>> out = new ArrayList<>();
     for (int i = 0; i < blocks.size(); i++) {
       CompletableFuture<Long> done = new CompletableFuture<>();
       out.add(done);
       int index = i;
-      fetches.fetch(coflowId, blocks.get(i), WINDOW, false,
-          LocalFetches.completing(done, data -> consumer.accept(index, data)), handle -> {});
+      fetches.fetch(
+          coflowId,
+          blocks.get(i),
+          WINDOW,
+          false,
+          LocalFetches.completing(done, data -> consumer.accept(index, data)),
+          handle -> {});
     }
     return out;
   }
@@ -204,7 +232,10 @@ public final class CourierAgent implements AutoCloseable {
     return closed;
   }
 
-  /** The most data connections this agent may hold (Courier's MaxNum, {@code coflow.courier.maxNum}). */
+  /**
+   * The most data connections this agent may hold (Courier's MaxNum, {@code
+   * coflow.courier.maxNum}).
+   */
   public int connectionBudget() {
     return fetcher.maxNum();
   }

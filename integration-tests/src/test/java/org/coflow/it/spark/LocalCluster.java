@@ -22,13 +22,16 @@ final class LocalCluster {
 
   static JavaSparkContext start(String name, Map<String, String> extra) throws IOException {
     Files.createDirectories(Path.of(System.getProperty("spark.test.home"), "jars"));
-    SparkConf conf = new SparkConf().setMaster("local-cluster[2,1,1024]").setAppName(name)
-        .set("spark.shuffle.manager", MANAGER)
-        .set("spark.ui.enabled", "false")
-        .set("spark.driver.host", "127.0.0.1")
-        .set("spark.driver.bindAddress", "127.0.0.1")
-        .set("spark.executor.extraJavaOptions", "-Dio.netty.leakDetection.level=advanced")
-        .set("spark.sql.shuffle.partitions", "8");
+    SparkConf conf =
+        new SparkConf()
+            .setMaster("local-cluster[2,1,1024]")
+            .setAppName(name)
+            .set("spark.shuffle.manager", MANAGER)
+            .set("spark.ui.enabled", "false")
+            .set("spark.driver.host", "127.0.0.1")
+            .set("spark.driver.bindAddress", "127.0.0.1")
+            .set("spark.executor.extraJavaOptions", "-Dio.netty.leakDetection.level=advanced")
+            .set("spark.sql.shuffle.partitions", "8");
     extra.forEach(conf::set);
     JavaSparkContext sc = new JavaSparkContext(conf);
     waitForExecutors(sc, 2);
@@ -39,8 +42,8 @@ final class LocalCluster {
     long deadline = System.currentTimeMillis() + 120_000;
     while (sc.sc().getExecutorMemoryStatus().size() < n + 1) { // the driver counts too
       if (System.currentTimeMillis() > deadline) {
-        throw new IllegalStateException("executors did not start; see " + System.getProperty("spark.test.home")
-            + "/work");
+        throw new IllegalStateException(
+            "executors did not start; see " + System.getProperty("spark.test.home") + "/work");
       }
       try {
         Thread.sleep(100);
@@ -52,26 +55,31 @@ final class LocalCluster {
   }
 
   /**
-   * Per executor, the value of {@code metric} of its shuffle manager's {@code CourierShuffleMetrics}
-   * (run in enough tasks to reach both executors). Reflection: the executors load the manager from
-   * the shaded jar, not from this test's class path.
+   * Per executor, the value of {@code metric} of its shuffle manager's {@code
+   * CourierShuffleMetrics} (run in enough tasks to reach both executors). Reflection: the executors
+   * load the manager from the shaded jar, not from this test's class path.
    */
   static Map<String, Long> perExecutor(JavaSparkContext sc, String metric) {
-    List<Tuple2<String, Long>> values = sc.parallelize(List.of(1, 2, 3, 4, 5, 6, 7, 8), 8)
-        .mapPartitions(it -> {
-          Thread.sleep(200); // spread the tasks over both executors
-          String exec = org.apache.spark.SparkEnv.get().executorId();
-          Object manager = org.apache.spark.SparkEnv.get().shuffleManager();
-          Object metrics = manager.getClass().getMethod("metrics").invoke(manager);
-          long v = ((Number) metrics.getClass().getMethod(metric).invoke(metrics)).longValue();
-          return List.of(new Tuple2<>(exec, v)).iterator();
-        }).collect();
+    List<Tuple2<String, Long>> values =
+        sc.parallelize(List.of(1, 2, 3, 4, 5, 6, 7, 8), 8)
+            .mapPartitions(
+                it -> {
+                  Thread.sleep(200); // spread the tasks over both executors
+                  String exec = org.apache.spark.SparkEnv.get().executorId();
+                  Object manager = org.apache.spark.SparkEnv.get().shuffleManager();
+                  Object metrics = manager.getClass().getMethod("metrics").invoke(manager);
+                  long v =
+                      ((Number) metrics.getClass().getMethod(metric).invoke(metrics)).longValue();
+                  return List.of(new Tuple2<>(exec, v)).iterator();
+                })
+            .collect();
     Map<String, Long> out = new HashMap<>();
     for (Tuple2<String, Long> t : values) {
       out.merge(t._1(), t._2(), Math::max);
     }
     if (out.size() < 2) {
-      throw new IllegalStateException("the probe of " + metric + " reached only executors " + out.keySet());
+      throw new IllegalStateException(
+          "the probe of " + metric + " reached only executors " + out.keySet());
     }
     return out;
   }

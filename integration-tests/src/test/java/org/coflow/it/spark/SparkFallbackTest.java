@@ -19,8 +19,8 @@ class SparkFallbackTest {
     for (int i = 0; i < 100_000; i++) {
       xs.add(i);
     }
-    JavaPairRDD<Integer, Integer> counts = sc.parallelize(xs, 6).mapToPair(i -> new Tuple2<>(i % 777, 1))
-        .reduceByKey(Integer::sum, 4);
+    JavaPairRDD<Integer, Integer> counts =
+        sc.parallelize(xs, 6).mapToPair(i -> new Tuple2<>(i % 777, 1)).reduceByKey(Integer::sum, 4);
     return counts.collect().stream().map(Tuple2::toString).sorted().collect(Collectors.toList());
   }
 
@@ -36,10 +36,12 @@ class SparkFallbackTest {
   @Test
   void unreachableAgentMeansSparksOwnFetchAndTheJobSucceeds() throws Exception {
     // Nothing listens on port 1: executors cannot reach "their host's agent".
-    JavaSparkContext sc = LocalCluster.start("no-agent", Map.of("spark.shuffle.courier.agent", "127.0.0.1:1"));
+    JavaSparkContext sc =
+        LocalCluster.start("no-agent", Map.of("spark.shuffle.courier.agent", "127.0.0.1:1"));
     try {
       assertEquals(expected(), wordCount(sc));
-      long fallbacks = LocalCluster.perExecutor(sc, "fallbacks").values().stream().mapToLong(x -> x).sum();
+      long fallbacks =
+          LocalCluster.perExecutor(sc, "fallbacks").values().stream().mapToLong(x -> x).sum();
       assertTrue(fallbacks > 0, "reads that fell back: " + fallbacks);
     } finally {
       sc.stop();
@@ -48,28 +50,42 @@ class SparkFallbackTest {
 
   @Test
   void agentKilledBetweenMapAndReduceMeansAStageRetryAndEqualResults() throws Exception {
-    JavaSparkContext sc = LocalCluster.start("killed-agent", Map.of("spark.shuffle.courier.fetchTimeout", "20s"));
+    JavaSparkContext sc =
+        LocalCluster.start("killed-agent", Map.of("spark.shuffle.courier.fetchTimeout", "20s"));
     try {
       List<Integer> xs = new ArrayList<>();
       for (int i = 0; i < 100_000; i++) {
         xs.add(i);
       }
-      JavaPairRDD<Integer, Integer> counts = sc.parallelize(xs, 6).mapToPair(i -> new Tuple2<>(i % 777, 1))
-          .reduceByKey(Integer::sum, 4);
-      assertEquals(expected(), counts.collect().stream().map(Tuple2::toString).sorted().collect(Collectors.toList()));
+      JavaPairRDD<Integer, Integer> counts =
+          sc.parallelize(xs, 6)
+              .mapToPair(i -> new Tuple2<>(i % 777, 1))
+              .reduceByKey(Integer::sum, 4);
+      assertEquals(
+          expected(),
+          counts.collect().stream().map(Tuple2::toString).sorted().collect(Collectors.toList()));
       // Kill executor 0's agent: its map outputs are still registered with the driver, but the
       // agent that serves them is gone. Reading again skips the map stage and must fetch them.
       long killed = 0;
       for (int attempt = 0; attempt < 10 && killed == 0; attempt++) {
-        killed = sc.parallelize(List.of(1, 2, 3, 4, 5, 6, 7, 8), 8).map(x -> {
-          Thread.sleep(100);
-          boolean mine = "0".equals(org.apache.spark.SparkEnv.get().executorId());
-          Object manager = org.apache.spark.SparkEnv.get().shuffleManager();
-          return mine && (Boolean) manager.getClass().getMethod("stopAgent").invoke(manager) ? 1L : 0L;
-        }).reduce(Long::sum);
+        killed =
+            sc.parallelize(List.of(1, 2, 3, 4, 5, 6, 7, 8), 8)
+                .map(
+                    x -> {
+                      Thread.sleep(100);
+                      boolean mine = "0".equals(org.apache.spark.SparkEnv.get().executorId());
+                      Object manager = org.apache.spark.SparkEnv.get().shuffleManager();
+                      return mine
+                              && (Boolean) manager.getClass().getMethod("stopAgent").invoke(manager)
+                          ? 1L
+                          : 0L;
+                    })
+                .reduce(Long::sum);
       }
       assertEquals(1, killed, "executor 0's agent was stopped once");
-      assertEquals(expected(), counts.collect().stream().map(Tuple2::toString).sorted().collect(Collectors.toList()));
+      assertEquals(
+          expected(),
+          counts.collect().stream().map(Tuple2::toString).sorted().collect(Collectors.toList()));
     } finally {
       sc.stop();
     }

@@ -36,8 +36,16 @@ class SparkShuffleDifferentialTest {
 
   @BeforeAll
   static void start() throws Exception {
-    sc = LocalCluster.start("differential", Map.of("spark.sql.adaptive.enabled", "true",
-        "spark.sql.adaptive.skewJoin.enabled", "true", "spark.sql.autoBroadcastJoinThreshold", "-1"));
+    sc =
+        LocalCluster.start(
+            "differential",
+            Map.of(
+                "spark.sql.adaptive.enabled",
+                "true",
+                "spark.sql.adaptive.skewJoin.enabled",
+                "true",
+                "spark.sql.autoBroadcastJoinThreshold",
+                "-1"));
   }
 
   @AfterAll
@@ -80,63 +88,137 @@ class SparkShuffleDifferentialTest {
 
   @Test
   void reduceByKeyGroupByKeyJoinSortByKeyRepartition() throws Exception {
-    long before = LocalCluster.perExecutor(sc, "bytesFetchedFromPeers").values().stream().mapToLong(x -> x).sum();
+    long before =
+        LocalCluster.perExecutor(sc, "bytesFetchedFromPeers").values().stream()
+            .mapToLong(x -> x)
+            .sum();
     assertSame(() -> sorted(pairs(200_000, 1000, 6).reduceByKey(Integer::sum, 5).collect()));
-    assertSame(() -> sorted(pairs(50_000, 300, 4).groupByKey(7)
-        .mapValues(vs -> { List<Integer> l = new ArrayList<>(); vs.forEach(l::add); Collections.sort(l); return l; })
-        .collect()));
-    assertSame(() -> sorted(pairs(30_000, 500, 3).join(pairs(20_000, 400, 5).mapValues(v -> -v), 6).collect()));
+    assertSame(
+        () ->
+            sorted(
+                pairs(50_000, 300, 4)
+                    .groupByKey(7)
+                    .mapValues(
+                        vs -> {
+                          List<Integer> l = new ArrayList<>();
+                          vs.forEach(l::add);
+                          Collections.sort(l);
+                          return l;
+                        })
+                    .collect()));
+    assertSame(
+        () ->
+            sorted(
+                pairs(30_000, 500, 3).join(pairs(20_000, 400, 5).mapValues(v -> -v), 6).collect()));
     // sortByKey: the order itself must be equal, not just the contents.
     assertSame(() -> pairs(100_000, 100_000, 5).sortByKey(false, 4).collect().toString());
-    assertSame(() -> pairs(40_000, 1000, 3).values().repartition(7).glom().map(p -> {
-      List<Integer> l = new ArrayList<>(p);
-      Collections.sort(l);
-      return l;
-    }).collect().stream().flatMap(List::stream).sorted().collect(Collectors.toList()));
-    long after = LocalCluster.perExecutor(sc, "bytesFetchedFromPeers").values().stream().mapToLong(x -> x).sum();
-    // How much crosses depends on where the tasks ran (0.98 to several MB seen); stock reads would add nothing.
-    assertTrue(after - before > 256_000, "agents fetched " + (after - before) + " bytes from each other");
+    assertSame(
+        () ->
+            pairs(40_000, 1000, 3)
+                .values()
+                .repartition(7)
+                .glom()
+                .map(
+                    p -> {
+                      List<Integer> l = new ArrayList<>(p);
+                      Collections.sort(l);
+                      return l;
+                    })
+                .collect()
+                .stream()
+                .flatMap(List::stream)
+                .sorted()
+                .collect(Collectors.toList()));
+    long after =
+        LocalCluster.perExecutor(sc, "bytesFetchedFromPeers").values().stream()
+            .mapToLong(x -> x)
+            .sum();
+    // How much crosses depends on where the tasks ran (0.98 to several MB seen); stock reads would
+    // add nothing.
+    assertTrue(
+        after - before > 256_000, "agents fetched " + (after - before) + " bytes from each other");
   }
 
   @Test
   void dataFrameAggregationWithAqe() throws Exception {
     SparkSession spark = SparkSession.builder().sparkContext(sc.sc()).getOrCreate();
-    long batchedBefore = LocalCluster.perExecutor(sc, "batchedReads").values().stream().mapToLong(x -> x).sum();
-    assertSame(() -> {
-      Dataset<Row> df = spark.range(0, 300_000, 1, 6).withColumn("k", functions.expr("id % 997"))
-          .withColumn("v", functions.expr("id * 3"));
-      return df.groupBy("k").agg(functions.sum("v"), functions.count("v"), functions.max("id"))
-          .collectAsList().stream().map(Row::toString).sorted().collect(Collectors.toList());
-    });
+    long batchedBefore =
+        LocalCluster.perExecutor(sc, "batchedReads").values().stream().mapToLong(x -> x).sum();
+    assertSame(
+        () -> {
+          Dataset<Row> df =
+              spark
+                  .range(0, 300_000, 1, 6)
+                  .withColumn("k", functions.expr("id % 997"))
+                  .withColumn("v", functions.expr("id * 3"));
+          return df
+              .groupBy("k")
+              .agg(functions.sum("v"), functions.count("v"), functions.max("id"))
+              .collectAsList()
+              .stream()
+              .map(Row::toString)
+              .sorted()
+              .collect(Collectors.toList());
+        });
     // A skewed join: one key holds half the rows (AQE's skew handling reads map-index ranges).
-    assertSame(() -> {
-      Dataset<Row> big = spark.range(0, 200_000, 1, 8)
-          .withColumn("k", functions.expr("CASE WHEN id % 2 = 0 THEN 0 ELSE id % 500 END"));
-      Dataset<Row> small = spark.range(0, 500, 1, 2).withColumnRenamed("id", "k2");
-      return big.join(small, big.col("k").equalTo(small.col("k2"))).groupBy("k").count()
-          .collectAsList().stream().map(Row::toString).sorted().collect(Collectors.toList());
-    });
+    assertSame(
+        () -> {
+          Dataset<Row> big =
+              spark
+                  .range(0, 200_000, 1, 8)
+                  .withColumn("k", functions.expr("CASE WHEN id % 2 = 0 THEN 0 ELSE id % 500 END"));
+          Dataset<Row> small = spark.range(0, 500, 1, 2).withColumnRenamed("id", "k2");
+          return big
+              .join(small, big.col("k").equalTo(small.col("k2")))
+              .groupBy("k")
+              .count()
+              .collectAsList()
+              .stream()
+              .map(Row::toString)
+              .sorted()
+              .collect(Collectors.toList());
+        });
     // AQE coalesced the small partitions, so our reader read runs of them as one stream per map
     // output, as Spark's batch fetch does (and the rows above are still equal).
-    long batched = LocalCluster.perExecutor(sc, "batchedReads").values().stream().mapToLong(x -> x).sum();
+    long batched =
+        LocalCluster.perExecutor(sc, "batchedReads").values().stream().mapToLong(x -> x).sum();
     assertTrue(batched > batchedBefore, "batched reads " + batchedBefore + " -> " + batched);
   }
 
   @Test
   void emptyPartitionsSkewAndRecordsLargerThanAChunk() throws Exception {
     // 20 partitions, keys only in 3 of them: most reduce tasks read nothing.
-    assertSame(() -> pairs(10_000, 3, 4).partitionBy(new HashPartitioner(20)).glom()
-        .map(List::size).collect());
+    assertSame(
+        () ->
+            pairs(10_000, 3, 4)
+                .partitionBy(new HashPartitioner(20))
+                .glom()
+                .map(List::size)
+                .collect());
     // One key with most of the data.
-    assertSame(() -> sorted(pairs(100_000, 1000, 4).mapToPair(t -> new Tuple2<>(t._2() % 10 < 8 ? 0 : t._1(), 1))
-        .reduceByKey(Integer::sum, 4).collect()));
+    assertSame(
+        () ->
+            sorted(
+                pairs(100_000, 1000, 4)
+                    .mapToPair(t -> new Tuple2<>(t._2() % 10 < 8 ? 0 : t._1(), 1))
+                    .reduceByKey(Integer::sum, 4)
+                    .collect()));
     // Records of 300 KB: each spans several 64 KiB chunks.
-    assertSame(() -> {
-      JavaRDD<Integer> ids = sc.parallelize(List.of(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11), 4);
-      return sorted(ids.mapToPair(i -> new Tuple2<>(i % 3, "x".repeat(300_000) + i)).groupByKey(2)
-          .mapValues(vs -> { List<Integer> l = new ArrayList<>(); vs.forEach(v -> l.add(v.length() * 31 + v.hashCode())); Collections.sort(l); return l; })
-          .collect());
-    });
+    assertSame(
+        () -> {
+          JavaRDD<Integer> ids = sc.parallelize(List.of(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11), 4);
+          return sorted(
+              ids.mapToPair(i -> new Tuple2<>(i % 3, "x".repeat(300_000) + i))
+                  .groupByKey(2)
+                  .mapValues(
+                      vs -> {
+                        List<Integer> l = new ArrayList<>();
+                        vs.forEach(v -> l.add(v.length() * 31 + v.hashCode()));
+                        Collections.sort(l);
+                        return l;
+                      })
+                  .collect());
+        });
   }
 
   @Test

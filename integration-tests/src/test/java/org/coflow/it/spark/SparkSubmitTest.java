@@ -16,13 +16,13 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The real {@code spark-submit} of the pyspark distribution (set up by {@code bin/lib/pyspark-env.sh},
- * cached after the first run) runs a job on {@code local-cluster[2,1,1024]} with our jar added
- * exactly as the README says: results are right, and the executors' {@code CourierShuffle}
- * metrics (written by Spark's own CSV metrics sink) show that no executor fell back to Spark's
- * fetch, that reduce tasks read through the agents and that bytes crossed between the agents.
- * (Which executor reads remote bytes depends on where Spark placed the tasks: one may read only
- * its own files.)
+ * The real {@code spark-submit} of the pyspark distribution (set up by {@code
+ * bin/lib/pyspark-env.sh}, cached after the first run) runs a job on {@code
+ * local-cluster[2,1,1024]} with our jar added exactly as the README says: results are right, and
+ * the executors' {@code CourierShuffle} metrics (written by Spark's own CSV metrics sink) show that
+ * no executor fell back to Spark's fetch, that reduce tasks read through the agents and that bytes
+ * crossed between the agents. (Which executor reads remote bytes depends on where Spark placed the
+ * tasks: one may read only its own files.)
  */
 class SparkSubmitTest {
   private static final Path ROOT = Path.of(System.getProperty("user.dir")).getParent();
@@ -30,11 +30,19 @@ class SparkSubmitTest {
   @Test
   @Timeout(value = 30, unit = TimeUnit.MINUTES)
   void theReadmeLineRunsAJobThroughCourier(@TempDir Path dir) throws Exception {
-    Path venv = Path.of(run(List.of("bash", ROOT.resolve("bin/lib/pyspark-env.sh").toString()), null, 1800).trim()
-        .lines().reduce((a, b) -> b).orElseThrow());
-    Path jar = Files.list(ROOT.resolve("courier-shuffle/dist/target"))
-        .filter(p -> p.getFileName().toString().matches("courier-dist-.*\\.jar"))
-        .filter(p -> !p.getFileName().toString().startsWith("original")).findFirst().orElseThrow();
+    Path venv =
+        Path.of(
+            run(List.of("bash", ROOT.resolve("bin/lib/pyspark-env.sh").toString()), null, 1800)
+                .trim()
+                .lines()
+                .reduce((a, b) -> b)
+                .orElseThrow());
+    Path jar =
+        Files.list(ROOT.resolve("courier-shuffle/dist/target"))
+            .filter(p -> p.getFileName().toString().matches("courier-dist-.*\\.jar"))
+            .filter(p -> !p.getFileName().toString().startsWith("original"))
+            .findFirst()
+            .orElseThrow();
     Path job = dir.resolve("wordcount.py");
     try (var in = getClass().getResourceAsStream("/pyspark/wordcount.py")) {
       Files.copy(in, job);
@@ -44,17 +52,29 @@ class SparkSubmitTest {
     Path sparkHome = venv.resolve("lib").resolve(pythonDir(venv)).resolve("site-packages/pyspark");
     Path work = sparkHome.resolve("work");
     List<Path> before = apps(work);
-    List<String> cmd = List.of(venv.resolve("bin/spark-submit").toString(),
-        "--master", "local-cluster[2,1,1024]",
-        "--conf", "spark.shuffle.manager=org.apache.spark.shuffle.courier.CourierShuffleManager",
-        "--conf", "spark.driver.extraClassPath=" + jar,
-        "--conf", "spark.executor.extraClassPath=" + jar,
-        "--conf", "spark.ui.enabled=false",
-        "--conf", "spark.metrics.conf.executor.sink.csv.class=org.apache.spark.metrics.sink.CsvSink",
-        "--conf", "spark.metrics.conf.executor.sink.csv.period=1",
-        "--conf", "spark.metrics.conf.executor.sink.csv.unit=seconds",
-        "--conf", "spark.metrics.conf.executor.sink.csv.directory=" + metrics,
-        job.toString(), out.toString());
+    List<String> cmd =
+        List.of(
+            venv.resolve("bin/spark-submit").toString(),
+            "--master",
+            "local-cluster[2,1,1024]",
+            "--conf",
+            "spark.shuffle.manager=org.apache.spark.shuffle.courier.CourierShuffleManager",
+            "--conf",
+            "spark.driver.extraClassPath=" + jar,
+            "--conf",
+            "spark.executor.extraClassPath=" + jar,
+            "--conf",
+            "spark.ui.enabled=false",
+            "--conf",
+            "spark.metrics.conf.executor.sink.csv.class=org.apache.spark.metrics.sink.CsvSink",
+            "--conf",
+            "spark.metrics.conf.executor.sink.csv.period=1",
+            "--conf",
+            "spark.metrics.conf.executor.sink.csv.unit=seconds",
+            "--conf",
+            "spark.metrics.conf.executor.sink.csv.directory=" + metrics,
+            job.toString(),
+            out.toString());
     run(cmd, venv, 600);
     String json = Files.readString(out);
     assertTrue(json.contains("\"w0\": 220") && json.contains("\"w910\": 219"), json);
@@ -65,7 +85,10 @@ class SparkSubmitTest {
     long reads = 0;
     long peerBytes = 0;
     for (String exec : List.of("0", "1")) {
-      assertEquals(0, lastValue(metrics, exec, "fallbacks"), "executor " + exec + " fell back to Spark's fetch");
+      assertEquals(
+          0,
+          lastValue(metrics, exec, "fallbacks"),
+          "executor " + exec + " fell back to Spark's fetch");
       reads += lastValue(metrics, exec, "readsThroughAgents");
       peerBytes += lastValue(metrics, exec, "bytesFetchedFromPeers");
     }
@@ -75,8 +98,8 @@ class SparkSubmitTest {
   }
 
   /**
-   * The last value Spark's CSV sink wrote for executor {@code exec}'s gauge
-   * {@code CourierShuffle.<metric>} (files {@code <app>.<exec>.CourierShuffle.<metric>.csv}).
+   * The last value Spark's CSV sink wrote for executor {@code exec}'s gauge {@code
+   * CourierShuffle.<metric>} (files {@code <app>.<exec>.CourierShuffle.<metric>.csv}).
    */
   private static long lastValue(Path dir, String exec, String metric) throws IOException {
     String suffix = "." + exec + ".CourierShuffle." + metric + ".csv";
@@ -93,7 +116,10 @@ class SparkSubmitTest {
 
   private static String pythonDir(Path venv) throws IOException {
     try (Stream<Path> s = Files.list(venv.resolve("lib"))) {
-      return s.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("python")).findFirst().orElseThrow();
+      return s.map(p -> p.getFileName().toString())
+          .filter(n -> n.startsWith("python"))
+          .findFirst()
+          .orElseThrow();
     }
   }
 

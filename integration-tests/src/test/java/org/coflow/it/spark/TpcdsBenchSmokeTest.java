@@ -26,9 +26,22 @@ class TpcdsBenchSmokeTest {
   void singleStreamRunsThroughTheLauncher(@TempDir Path dir) throws Exception {
     Path out = dir.resolve("out.json");
     Path err = dir.resolve("err.txt");
-    ProcessBuilder pb = new ProcessBuilder(ROOT.resolve("bin/coflow").toString(), "bench", "tpcds", "--scale", "0.01",
-        "--only", "single", "--queries", "q3,q42", "--data", dir.resolve("data").toString(), "--json")
-        .redirectOutput(out.toFile()).redirectError(err.toFile());
+    ProcessBuilder pb =
+        new ProcessBuilder(
+                ROOT.resolve("bin/coflow").toString(),
+                "bench",
+                "tpcds",
+                "--scale",
+                "0.01",
+                "--only",
+                "single",
+                "--queries",
+                "q3,q42",
+                "--data",
+                dir.resolve("data").toString(),
+                "--json")
+            .redirectOutput(out.toFile())
+            .redirectError(err.toFile());
     pb.environment().put("COFLOW_NO_BUILD", "1"); // the reactor built it: never a nested build
     Process p = pb.start();
     assertTrue(p.waitFor(25, TimeUnit.MINUTES), "bench tpcds did not finish");

@@ -14,7 +14,9 @@ import org.apache.hadoop.mapreduce.Reducer;
 import org.apache.hadoop.mapreduce.lib.input.FileInputFormat;
 import org.apache.hadoop.mapreduce.lib.output.FileOutputFormat;
 
-/** Small text jobs that exercise the shuffle: word count (with or without combiner), sort, filter. */
+/**
+ * Small text jobs that exercise the shuffle: word count (with or without combiner), sort, filter.
+ */
 public final class TextJobs {
   private TextJobs() {}
 
@@ -24,7 +26,8 @@ public final class TextJobs {
     private final Text word = new Text();
 
     @Override
-    protected void map(LongWritable k, Text v, Context ctx) throws IOException, InterruptedException {
+    protected void map(LongWritable k, Text v, Context ctx)
+        throws IOException, InterruptedException {
       StringTokenizer t = new StringTokenizer(v.toString());
       while (t.hasMoreTokens()) {
         word.set(t.nextToken());
@@ -38,7 +41,8 @@ public final class TextJobs {
     private final IntWritable out = new IntWritable();
 
     @Override
-    protected void reduce(Text k, Iterable<IntWritable> vs, Context ctx) throws IOException, InterruptedException {
+    protected void reduce(Text k, Iterable<IntWritable> vs, Context ctx)
+        throws IOException, InterruptedException {
       int s = 0;
       for (IntWritable v : vs) {
         s += v.get();
@@ -48,7 +52,10 @@ public final class TextJobs {
     }
   }
 
-  /** Emits each line as a key; lines without the configured marker are dropped (a map may emit nothing). */
+  /**
+   * Emits each line as a key; lines without the configured marker are dropped (a map may emit
+   * nothing).
+   */
   public static final class Lines extends Mapper<LongWritable, Text, Text, NullWritable> {
     private String marker;
 
@@ -58,7 +65,8 @@ public final class TextJobs {
     }
 
     @Override
-    protected void map(LongWritable k, Text v, Context ctx) throws IOException, InterruptedException {
+    protected void map(LongWritable k, Text v, Context ctx)
+        throws IOException, InterruptedException {
       if (v.toString().contains(marker)) {
         ctx.write(v, NullWritable.get());
       }
@@ -68,7 +76,8 @@ public final class TextJobs {
   /** Writes every key once per occurrence (so the output is the sorted input). */
   public static final class Keys extends Reducer<Text, NullWritable, Text, NullWritable> {
     @Override
-    protected void reduce(Text k, Iterable<NullWritable> vs, Context ctx) throws IOException, InterruptedException {
+    protected void reduce(Text k, Iterable<NullWritable> vs, Context ctx)
+        throws IOException, InterruptedException {
       for (NullWritable v : vs) {
         ctx.write(k, v);
       }
@@ -76,7 +85,8 @@ public final class TextJobs {
   }
 
   /** A word count, with the summing reducer as combiner when {@code combiner}. */
-  public static Job wordCount(Configuration conf, String name, Path in, Path out, int reducers, boolean combiner)
+  public static Job wordCount(
+      Configuration conf, String name, Path in, Path out, int reducers, boolean combiner)
       throws IOException {
     Job job = Job.getInstance(conf, name);
     job.setJarByClass(TextJobs.class);
@@ -94,7 +104,8 @@ public final class TextJobs {
   }
 
   /** Sorts the lines containing {@code marker} (all lines for ""). */
-  public static Job sortLines(Configuration conf, String name, Path in, Path out, int reducers, String marker)
+  public static Job sortLines(
+      Configuration conf, String name, Path in, Path out, int reducers, String marker)
       throws IOException {
     Job job = Job.getInstance(conf, name);
     job.getConfiguration().set("textjobs.marker", marker);

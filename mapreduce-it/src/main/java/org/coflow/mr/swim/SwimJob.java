@@ -24,12 +24,12 @@ import org.apache.hadoop.mapreduce.lib.output.FileOutputFormat;
 import org.apache.hadoop.mapreduce.lib.output.SequenceFileOutputFormat;
 
 /**
- * One SWIM job as a MapReduce job of its shape: {@code maps} map tasks that together emit
- * {@code shuffle} bytes of random 100-byte records (10-byte key, 90-byte value: SWIM's record),
- * and reducers that write {@code output} bytes (each input record yields output/shuffle records on
- * average). The maps make their records instead of reading a pre-generated input (what the
- * shuffle carries, and so the coflow, is the same; the input read is not what is measured here).
- * A map-only job's maps write the output themselves.
+ * One SWIM job as a MapReduce job of its shape: {@code maps} map tasks that together emit {@code
+ * shuffle} bytes of random 100-byte records (10-byte key, 90-byte value: SWIM's record), and
+ * reducers that write {@code output} bytes (each input record yields output/shuffle records on
+ * average). The maps make their records instead of reading a pre-generated input (what the shuffle
+ * carries, and so the coflow, is the same; the input read is not what is measured here). A map-only
+ * job's maps write the output themselves.
  */
 public final class SwimJob {
   static final int KEY = 10;
@@ -87,7 +87,8 @@ public final class SwimJob {
     }
 
     @Override
-    public RecordReader<LongWritable, NullWritable> createRecordReader(InputSplit split, TaskAttemptContext ctx) {
+    public RecordReader<LongWritable, NullWritable> createRecordReader(
+        InputSplit split, TaskAttemptContext ctx) {
       return new RecordReader<>() {
         private long n;
         private long at = -1;
@@ -129,7 +130,8 @@ public final class SwimJob {
   }
 
   /** One random record per input record. */
-  public static final class Emit extends Mapper<LongWritable, NullWritable, BytesWritable, BytesWritable> {
+  public static final class Emit
+      extends Mapper<LongWritable, NullWritable, BytesWritable, BytesWritable> {
     private final BytesWritable k = new BytesWritable(new byte[KEY]);
     private final BytesWritable v = new BytesWritable(new byte[VALUE]);
     private Random random;
@@ -140,7 +142,8 @@ public final class SwimJob {
     }
 
     @Override
-    protected void map(LongWritable key, NullWritable value, Context ctx) throws IOException, InterruptedException {
+    protected void map(LongWritable key, NullWritable value, Context ctx)
+        throws IOException, InterruptedException {
       random.nextBytes(k.getBytes());
       random.nextBytes(v.getBytes());
       ctx.write(k, v);
@@ -148,7 +151,8 @@ public final class SwimJob {
   }
 
   /** Per input record, {@code swim.output.ratio} output records on average. */
-  public static final class Expand extends Reducer<BytesWritable, BytesWritable, BytesWritable, BytesWritable> {
+  public static final class Expand
+      extends Reducer<BytesWritable, BytesWritable, BytesWritable, BytesWritable> {
     private double ratio;
     private Random random;
 
@@ -171,8 +175,9 @@ public final class SwimJob {
   }
 
   /** The job for one line of the plan. */
-  public static Job create(Configuration conf, String name, int maps, int reducers, long shuffle, long output,
-      Path out) throws IOException {
+  public static Job create(
+      Configuration conf, String name, int maps, int reducers, long shuffle, long output, Path out)
+      throws IOException {
     Job job = Job.getInstance(conf, "swim-" + name);
     job.setJarByClass(SwimJob.class);
     Configuration c = job.getConfiguration();

@@ -24,19 +24,23 @@ import org.coflow.mr.CourierMiniCluster;
  * job is submitted at its (scaled) time, jobs overlap freely, and each one's time from submission
  * to completion is written out.
  *
- * <pre>SwimReplay PLAN RESULTS stock|courier WORK_DIR [--master HOST:PORT] [--link-rate RATE] [--rm HOST:PORT]</pre>
+ * <pre>
+ * SwimReplay PLAN RESULTS stock|courier WORK_DIR [--master HOST:PORT] [--link-rate RATE] [--rm HOST:PORT]
+ * </pre>
  *
  * Result lines: job, submit ms, duration ms, succeeded (true/false), shuffle bytes, reducers.
  */
 public final class SwimReplay {
   private SwimReplay() {}
 
-  record Planned(String name, long submitMillis, int maps, int reducers, long shuffle, long output) {}
+  record Planned(
+      String name, long submitMillis, int maps, int reducers, long shuffle, long output) {}
 
   public static void main(String[] args) throws Exception {
     if (args.length < 4) {
-      System.err.println("usage: SwimReplay PLAN RESULTS stock|courier WORK_DIR [--master HOST:PORT] "
-          + "[--link-rate RATE] [--rm HOST:PORT]");
+      System.err.println(
+          "usage: SwimReplay PLAN RESULTS stock|courier WORK_DIR [--master HOST:PORT] "
+              + "[--link-rate RATE] [--rm HOST:PORT]");
       System.exit(2);
     }
     Path plan = Path.of(args[0]);
@@ -73,7 +77,8 @@ public final class SwimReplay {
       conf.set(MRConfig.FRAMEWORK_NAME, MRConfig.YARN_FRAMEWORK_NAME);
       conf.set("yarn.resourcemanager.address", rm);
     }
-    conf.set(MRConfig.SHUFFLE_CONSUMER_PLUGIN,
+    conf.set(
+        MRConfig.SHUFFLE_CONSUMER_PLUGIN,
         mode.equals("courier") ? CourierMiniCluster.PLUGIN : CourierMiniCluster.STOCK_PLUGIN);
     try {
       List<String> lines = replay(conf, jobs, work.resolve(mode));
@@ -93,8 +98,14 @@ public final class SwimReplay {
       if (f.length != 6) {
         throw new IOException(plan + ": bad plan line '" + line + "'");
       }
-      jobs.add(new Planned(f[0], Long.parseLong(f[1]), Integer.parseInt(f[2]), Integer.parseInt(f[3]),
-          Long.parseLong(f[4]), Long.parseLong(f[5])));
+      jobs.add(
+          new Planned(
+              f[0],
+              Long.parseLong(f[1]),
+              Integer.parseInt(f[2]),
+              Integer.parseInt(f[3]),
+              Long.parseLong(f[4]),
+              Long.parseLong(f[5])));
     }
     jobs.sort(Comparator.comparingLong(Planned::submitMillis));
     return jobs;
@@ -113,20 +124,46 @@ public final class SwimReplay {
       }
       Path out = work.resolve(p.name());
       FileUtil.fullyDelete(out.toFile());
-      Job job = SwimJob.create(conf, p.name(), p.maps(), p.reducers(), p.shuffle(), p.output(),
-          new org.apache.hadoop.fs.Path(out.toUri()));
+      Job job =
+          SwimJob.create(
+              conf,
+              p.name(),
+              p.maps(),
+              p.reducers(),
+              p.shuffle(),
+              p.output(),
+              new org.apache.hadoop.fs.Path(out.toUri()));
       long submitted = System.currentTimeMillis();
       job.submit();
-      System.err.printf(Locale.ROOT, "swim: %s submitted at %.1f s (%d maps, %d reducers, %d shuffle bytes)%n",
-          p.name(), (submitted - t0) / 1000.0, p.maps(), p.reducers(), p.shuffle());
-      done.add(pool.submit(() -> {
-        boolean ok = job.waitForCompletion(false);
-        long ms = System.currentTimeMillis() - submitted;
-        FileUtil.fullyDelete(out.toFile());
-        System.err.printf(Locale.ROOT, "swim: %s %s after %.1f s%n", p.name(), ok ? "done" : "FAILED", ms / 1000.0);
-        return String.join("\t", p.name(), Long.toString(p.submitMillis()), Long.toString(ms), Boolean.toString(ok),
-            Long.toString(p.shuffle()), Integer.toString(p.reducers()));
-      }));
+      System.err.printf(
+          Locale.ROOT,
+          "swim: %s submitted at %.1f s (%d maps, %d reducers, %d shuffle bytes)%n",
+          p.name(),
+          (submitted - t0) / 1000.0,
+          p.maps(),
+          p.reducers(),
+          p.shuffle());
+      done.add(
+          pool.submit(
+              () -> {
+                boolean ok = job.waitForCompletion(false);
+                long ms = System.currentTimeMillis() - submitted;
+                FileUtil.fullyDelete(out.toFile());
+                System.err.printf(
+                    Locale.ROOT,
+                    "swim: %s %s after %.1f s%n",
+                    p.name(),
+                    ok ? "done" : "FAILED",
+                    ms / 1000.0);
+                return String.join(
+                    "\t",
+                    p.name(),
+                    Long.toString(p.submitMillis()),
+                    Long.toString(ms),
+                    Boolean.toString(ok),
+                    Long.toString(p.shuffle()),
+                    Integer.toString(p.reducers()));
+              }));
     }
     List<String> lines = new ArrayList<>();
     for (Future<String> f : done) {

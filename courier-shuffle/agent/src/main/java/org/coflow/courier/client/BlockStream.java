@@ -11,8 +11,8 @@ import java.util.function.LongConsumer;
  * One fetched block as a blocking {@link InputStream}, for engines that pull bytes (MapReduce's
  * {@code MapOutput.shuffle}). The agent sends no more than the window ahead of what was read:
  * credit goes back as the reader consumes, so a slow reader holds at most a window in memory.
- * {@link #read} fails with the agent's error if the block fails; end of stream comes only after
- * the agent vouched for every byte ({@code BLOCK_END}).
+ * {@link #read} fails with the agent's error if the block fails; end of stream comes only after the
+ * agent vouched for every byte ({@code BLOCK_END}).
  */
 public final class BlockStream extends InputStream {
   private final long window;
@@ -27,8 +27,10 @@ public final class BlockStream extends InputStream {
   private long consumed;
   private boolean closed;
   private Runnable cancel = () -> {};
+
   /** Fail a read that saw nothing arrive for this long (0: wait forever). */
   private long idleMillis;
+
   private long lastArrival = System.nanoTime();
 
   BlockStream(long window, LongConsumer credit) {
@@ -79,15 +81,17 @@ public final class BlockStream extends InputStream {
   // ---- the reader's side ----
 
   /**
-   * Makes reads fail (and the block be cancelled) when nothing of it arrived for {@code millis}:
-   * a serving host that died or a link that stalled must not hold the reader forever.
+   * Makes reads fail (and the block be cancelled) when nothing of it arrived for {@code millis}: a
+   * serving host that died or a link that stalled must not hold the reader forever.
    */
   public synchronized BlockStream idleTimeout(long millis) {
     this.idleMillis = millis;
     return this;
   }
 
-  /** Waits for the block's start; its length in bytes (as served: for MapReduce, the IFile segment). */
+  /**
+   * Waits for the block's start; its length in bytes (as served: for MapReduce, the IFile segment).
+   */
   public synchronized long length() throws IOException {
     awaitStart();
     return length;
@@ -116,7 +120,9 @@ public final class BlockStream extends InputStream {
       }
       long idle = (System.nanoTime() - lastArrival) / 1_000_000;
       if (idle >= idleMillis) {
-        failure = new java.net.SocketTimeoutException("no bytes of the block arrived for " + idle + " ms");
+        failure =
+            new java.net.SocketTimeoutException(
+                "no bytes of the block arrived for " + idle + " ms");
         Runnable r = cancel;
         cancel = () -> {};
         // Cancelling sends a frame: not under this lock's wait, but it never blocks.

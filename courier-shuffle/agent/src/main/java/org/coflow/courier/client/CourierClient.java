@@ -36,9 +36,9 @@ import org.coflow.courier.protocol.ProtocolException;
 import org.coflow.courier.transport.TransportContext;
 
 /**
- * A local process's connection to its host's agent (what the engine adapters use): register data
- * to serve, fetch blocks of other hosts as streams or into files. Each block's future completes
- * once the agent vouched for it ({@code BLOCK_END}) or fails with a {@link ProtocolException}.
+ * A local process's connection to its host's agent (what the engine adapters use): register data to
+ * serve, fetch blocks of other hosts as streams or into files. Each block's future completes once
+ * the agent vouched for it ({@code BLOCK_END}) or fails with a {@link ProtocolException}.
  * Thread-safe.
  */
 public final class CourierClient implements AutoCloseable {
@@ -57,8 +57,10 @@ public final class CourierClient implements AutoCloseable {
     final int index;
     final BlockConsumer consumer;
     final long window;
+
     /** Set for {@link #stream}: the reader's consumption grants credit, not arrival. */
     final BlockStream stream;
+
     long unacknowledged;
 
     Pending(int index, BlockConsumer consumer, long window) {
@@ -85,34 +87,41 @@ public final class CourierClient implements AutoCloseable {
   }
 
   /** Connects to the agent of {@code hostId} (this process's host) at {@code agent}. */
-  public static CourierClient connect(TransportContext transport, InetSocketAddress agent, String hostId)
+  public static CourierClient connect(
+      TransportContext transport, InetSocketAddress agent, String hostId)
       throws InterruptedException {
     CourierClient[] self = new CourierClient[1];
-    ChannelFuture connect = transport.connect(agent,
-        Hello.newBuilder().setRole(Role.ROLE_CLIENT).setHostId(hostId).build(),
-        new SimpleChannelInboundHandler<Frame>() {
-          @Override
-          protected void channelRead0(ChannelHandlerContext ctx, Frame f) {
-            try {
-              self[0].read(f);
-            } finally {
-              f.release();
-            }
-          }
+    ChannelFuture connect =
+        transport.connect(
+            agent,
+            Hello.newBuilder().setRole(Role.ROLE_CLIENT).setHostId(hostId).build(),
+            new SimpleChannelInboundHandler<Frame>() {
+              @Override
+              protected void channelRead0(ChannelHandlerContext ctx, Frame f) {
+                try {
+                  self[0].read(f);
+                } finally {
+                  f.release();
+                }
+              }
 
-          @Override
-          public void channelInactive(ChannelHandlerContext ctx) {
-            self[0].failAll(new ProtocolException(ErrorCode.ERROR_CODE_UNREACHABLE,
-                "the connection to the agent closed"));
-          }
+              @Override
+              public void channelInactive(ChannelHandlerContext ctx) {
+                self[0].failAll(
+                    new ProtocolException(
+                        ErrorCode.ERROR_CODE_UNREACHABLE, "the connection to the agent closed"));
+              }
 
-          @Override
-          public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            self[0].failAll(new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL,
-                "the connection to the agent failed: " + cause.getMessage(), cause));
-            ctx.close();
-          }
-        });
+              @Override
+              public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                self[0].failAll(
+                    new ProtocolException(
+                        ErrorCode.ERROR_CODE_PROTOCOL,
+                        "the connection to the agent failed: " + cause.getMessage(),
+                        cause));
+                ctx.close();
+              }
+            });
     self[0] = new CourierClient(connect.channel());
     connect.sync();
     return self[0];
@@ -134,13 +143,13 @@ public final class CourierClient implements AutoCloseable {
   }
 
   /**
-   * Fetches {@code blocks} (each into its {@code target_file}, or streamed to {@code consumer}
-   * when it has none) as one request of {@code coflowId}.
+   * Fetches {@code blocks} (each into its {@code target_file}, or streamed to {@code consumer} when
+   * it has none) as one request of {@code coflowId}.
    *
    * @return per block, a future of its length
    */
-  public List<CompletableFuture<Long>> fetch(String coflowId, List<RemoteBlock> blocks, ByteConsumer consumer,
-      long window) {
+  public List<CompletableFuture<Long>> fetch(
+      String coflowId, List<RemoteBlock> blocks, ByteConsumer consumer, long window) {
     return fetchBlocks(coflowId, blocks, (i, data) -> consumer.accept(data), window);
   }
 
@@ -148,8 +157,8 @@ public final class CourierClient implements AutoCloseable {
    * Like {@link #fetch}, telling the consumer which block (its index in {@code blocks}) each
    * streamed piece belongs to. The consumer runs on the connection's thread and must not block.
    */
-  public List<CompletableFuture<Long>> fetchBlocks(String coflowId, List<RemoteBlock> blocks, BlockConsumer consumer,
-      long window) {
+  public List<CompletableFuture<Long>> fetchBlocks(
+      String coflowId, List<RemoteBlock> blocks, BlockConsumer consumer, long window) {
     long request = nextRequest.getAndIncrement();
     List<CompletableFuture<Long>> out = new ArrayList<>();
     for (int i = 0; i < blocks.size(); i++) {
@@ -157,20 +166,33 @@ public final class CourierClient implements AutoCloseable {
       pending.put(request << 20 | i, p);
       out.add(p.done);
     }
-    channel.writeAndFlush(Frame.of(FrameType.FETCH_REQUEST, FetchRequest.newBuilder().setRequestId(request)
-        .setCoflowId(coflowId).addAllBlocks(blocks).setWindow(window).build())).addListener(f -> {
-          if (!f.isSuccess()) {
-            // The agent is gone (or the request could not be sent): these blocks will not come.
-            ProtocolException e = new ProtocolException(ErrorCode.ERROR_CODE_UNREACHABLE,
-                "sending the fetch request to the local agent failed: " + f.cause(), f.cause());
-            for (int i = 0; i < blocks.size(); i++) {
-              Pending p = pending.remove(request << 20 | i);
-              if (p != null) {
-                p.done.completeExceptionally(e);
+    channel
+        .writeAndFlush(
+            Frame.of(
+                FrameType.FETCH_REQUEST,
+                FetchRequest.newBuilder()
+                    .setRequestId(request)
+                    .setCoflowId(coflowId)
+                    .addAllBlocks(blocks)
+                    .setWindow(window)
+                    .build()))
+        .addListener(
+            f -> {
+              if (!f.isSuccess()) {
+                // The agent is gone (or the request could not be sent): these blocks will not come.
+                ProtocolException e =
+                    new ProtocolException(
+                        ErrorCode.ERROR_CODE_UNREACHABLE,
+                        "sending the fetch request to the local agent failed: " + f.cause(),
+                        f.cause());
+                for (int i = 0; i < blocks.size(); i++) {
+                  Pending p = pending.remove(request << 20 | i);
+                  if (p != null) {
+                    p.done.completeExceptionally(e);
+                  }
+                }
               }
-            }
-          }
-        });
+            });
     return out;
   }
 
@@ -183,25 +205,46 @@ public final class CourierClient implements AutoCloseable {
     long request = nextRequest.getAndIncrement();
     long id = request << 20;
     BlockStream[] self = new BlockStream[1];
-    self[0] = new BlockStream(window, bytes -> channel.writeAndFlush(Frame.of(FrameType.CREDIT,
-        Credit.newBuilder().setStreamId(id).setBytes(bytes).build())));
+    self[0] =
+        new BlockStream(
+            window,
+            bytes ->
+                channel.writeAndFlush(
+                    Frame.of(
+                        FrameType.CREDIT,
+                        Credit.newBuilder().setStreamId(id).setBytes(bytes).build())));
     Pending p = new Pending(0, (i, data) -> self[0].offer(data), window, self[0]);
     pending.put(id, p);
-    self[0].onClose(() -> {
-      if (pending.remove(id) != null) {
-        channel.writeAndFlush(Frame.of(FrameType.CANCEL, Cancel.newBuilder().setStreamId(id).build()));
-      }
-    });
-    channel.writeAndFlush(Frame.of(FrameType.FETCH_REQUEST, FetchRequest.newBuilder().setRequestId(request)
-        .setCoflowId(coflowId).addBlocks(block).setWindow(window).build())).addListener(f -> {
-          if (!f.isSuccess()) {
-            Pending gone = pending.remove(id);
-            if (gone != null) {
-              gone.fail(new ProtocolException(ErrorCode.ERROR_CODE_UNREACHABLE,
-                  "sending the fetch request to the local agent failed: " + f.cause(), f.cause()));
-            }
+    self[0].onClose(
+        () -> {
+          if (pending.remove(id) != null) {
+            channel.writeAndFlush(
+                Frame.of(FrameType.CANCEL, Cancel.newBuilder().setStreamId(id).build()));
           }
         });
+    channel
+        .writeAndFlush(
+            Frame.of(
+                FrameType.FETCH_REQUEST,
+                FetchRequest.newBuilder()
+                    .setRequestId(request)
+                    .setCoflowId(coflowId)
+                    .addBlocks(block)
+                    .setWindow(window)
+                    .build()))
+        .addListener(
+            f -> {
+              if (!f.isSuccess()) {
+                Pending gone = pending.remove(id);
+                if (gone != null) {
+                  gone.fail(
+                      new ProtocolException(
+                          ErrorCode.ERROR_CODE_UNREACHABLE,
+                          "sending the fetch request to the local agent failed: " + f.cause(),
+                          f.cause()));
+                }
+              }
+            });
     return self[0];
   }
 
@@ -216,57 +259,68 @@ public final class CourierClient implements AutoCloseable {
         Error e = f.header();
         failAll(new ProtocolException(e.getCode(), "agent: " + e.getMessage()));
         return;
-      case BLOCK_START: {
-        BlockStart st = f.header();
-        Pending p = pending.get(st.getStreamId());
-        if (p != null && p.stream != null) {
-          p.stream.started(st.getLength(), st.getRawLength());
-        }
-        return;
-      }
-      case CHUNK: {
-        Chunk c = f.header();
-        Pending p = pending.get(c.getStreamId());
-        if (p != null) {
-          int n = ((ByteBuf) f.body()).readableBytes();
-          p.consumer.accept(p.index, (ByteBuf) f.body());
-          p.unacknowledged += n;
-          if (p.stream == null && p.unacknowledged >= p.window / 2) {
-            channel.writeAndFlush(Frame.of(FrameType.CREDIT, Credit.newBuilder().setStreamId(c.getStreamId())
-                .setBytes(p.unacknowledged).build()));
-            p.unacknowledged = 0;
+      case BLOCK_START:
+        {
+          BlockStart st = f.header();
+          Pending p = pending.get(st.getStreamId());
+          if (p != null && p.stream != null) {
+            p.stream.started(st.getLength(), st.getRawLength());
           }
+          return;
         }
-        return;
-      }
-      case BLOCK_END: {
-        BlockEnd end = f.header();
-        Pending p = pending.remove(end.getStreamId());
-        if (p != null) {
-          p.done.complete(end.getLength());
-          if (p.stream != null) {
-            p.stream.ended(end.getLength());
+      case CHUNK:
+        {
+          Chunk c = f.header();
+          Pending p = pending.get(c.getStreamId());
+          if (p != null) {
+            int n = ((ByteBuf) f.body()).readableBytes();
+            p.consumer.accept(p.index, (ByteBuf) f.body());
+            p.unacknowledged += n;
+            if (p.stream == null && p.unacknowledged >= p.window / 2) {
+              channel.writeAndFlush(
+                  Frame.of(
+                      FrameType.CREDIT,
+                      Credit.newBuilder()
+                          .setStreamId(c.getStreamId())
+                          .setBytes(p.unacknowledged)
+                          .build()));
+              p.unacknowledged = 0;
+            }
           }
+          return;
         }
-        return;
-      }
-      case BLOCK_ERROR: {
-        BlockError be = f.header();
-        Pending p = pending.remove(be.getStreamId());
-        if (p != null) {
-          p.fail(new ProtocolException(be.getCode(), be.getMessage()));
+      case BLOCK_END:
+        {
+          BlockEnd end = f.header();
+          Pending p = pending.remove(end.getStreamId());
+          if (p != null) {
+            p.done.complete(end.getLength());
+            if (p.stream != null) {
+              p.stream.ended(end.getLength());
+            }
+          }
+          return;
         }
-        return;
-      }
+      case BLOCK_ERROR:
+        {
+          BlockError be = f.header();
+          Pending p = pending.remove(be.getStreamId());
+          if (p != null) {
+            p.fail(new ProtocolException(be.getCode(), be.getMessage()));
+          }
+          return;
+        }
       default:
-        throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL, f.type() + " is not expected from an agent");
+        throw new ProtocolException(
+            ErrorCode.ERROR_CODE_PROTOCOL, f.type() + " is not expected from an agent");
     }
   }
 
   private synchronized CompletableFuture<String> poll() {
     CompletableFuture<String> r = registrations.poll();
     if (r == null) {
-      throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL, "REGISTERED without a registration");
+      throw new ProtocolException(
+          ErrorCode.ERROR_CODE_PROTOCOL, "REGISTERED without a registration");
     }
     return r;
   }

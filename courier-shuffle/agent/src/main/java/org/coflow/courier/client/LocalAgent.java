@@ -15,21 +15,27 @@ import org.coflow.courier.transport.TransportContext;
 
 /**
  * A process's way to its host's agent, the same for every engine: an agent it embeds (a Spark
- * executor's own, started from {@link AgentOptions}) or the host's agent reached at its address
- * (a daemon, a NodeManager's). Registrations go over a client connection either way; fetches go
+ * executor's own, started from {@link AgentOptions}) or the host's agent reached at its address (a
+ * daemon, a NodeManager's). Registrations go over a client connection either way; fetches go
  * in-process to an embedded agent (no loopback connection, no second framing of every byte) and
  * over the connection otherwise. Thread-safe.
  */
 public final class LocalAgent implements AutoCloseable {
   private final String hostId;
   private final HostPort address;
+
   /** Null when the host's agent runs elsewhere. */
   private final CourierAgent embedded;
+
   private final NioEventLoopGroup group;
   private final CourierClient client;
   private boolean closed;
 
-  private LocalAgent(String hostId, HostPort address, CourierAgent embedded, NioEventLoopGroup group,
+  private LocalAgent(
+      String hostId,
+      HostPort address,
+      CourierAgent embedded,
+      NioEventLoopGroup group,
       CourierClient client) {
     this.hostId = hostId;
     this.address = address;
@@ -49,7 +55,10 @@ public final class LocalAgent implements AutoCloseable {
     }
   }
 
-  /** Reaches the agent of {@code hostId} (this process's host), running elsewhere at {@code address}. */
+  /**
+   * Reaches the agent of {@code hostId} (this process's host), running elsewhere at {@code
+   * address}.
+   */
   public static LocalAgent reach(String hostId, HostPort address) throws InterruptedException {
     return connect(null, hostId, address);
   }
@@ -58,8 +67,9 @@ public final class LocalAgent implements AutoCloseable {
       throws InterruptedException {
     NioEventLoopGroup group = new NioEventLoopGroup(1);
     try {
-      CourierClient client = CourierClient.connect(new TransportContext(group, CourierAgent.MAX_FRAME),
-          address.toAddress(), hostId);
+      CourierClient client =
+          CourierClient.connect(
+              new TransportContext(group, CourierAgent.MAX_FRAME), address.toAddress(), hostId);
       return new LocalAgent(hostId, address, embedded, group, client);
     } catch (InterruptedException | RuntimeException | Error e) {
       group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
@@ -97,9 +107,10 @@ public final class LocalAgent implements AutoCloseable {
    * @param window bytes a streamed block may have in flight (over a client connection)
    * @return per block, a future of its length, failed with a {@code ProtocolException}
    */
-  public List<CompletableFuture<Long>> fetchBlocks(String coflowId, List<RemoteBlock> blocks, BlockConsumer consumer,
-      long window) {
-    return embedded != null ? embedded.fetchBlocks(coflowId, blocks, consumer)
+  public List<CompletableFuture<Long>> fetchBlocks(
+      String coflowId, List<RemoteBlock> blocks, BlockConsumer consumer, long window) {
+    return embedded != null
+        ? embedded.fetchBlocks(coflowId, blocks, consumer)
         : client.fetchBlocks(coflowId, blocks, consumer, window);
   }
 
@@ -113,7 +124,9 @@ public final class LocalAgent implements AutoCloseable {
     return client.isOpen() && (embedded == null || !embedded.isClosed());
   }
 
-  /** Bytes the embedded agent fetched from other agents since it started (0 when it runs elsewhere). */
+  /**
+   * Bytes the embedded agent fetched from other agents since it started (0 when it runs elsewhere).
+   */
   public long bytesFetchedFromPeers() {
     return embedded == null ? 0 : embedded.bytesFetchedFromPeers();
   }

@@ -23,7 +23,8 @@ public final class RemoteAgent {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof RemoteAgent && ((RemoteAgent) o).hostId.equals(hostId)
+    return o instanceof RemoteAgent
+        && ((RemoteAgent) o).hostId.equals(hostId)
         && ((RemoteAgent) o).address.equals(address);
   }
 

@@ -66,7 +66,9 @@ public final class RemoteAgents<K> {
     return a;
   }
 
-  /** A fetch through {@code key}'s agent failed (or none was found): evict it and suspend the key. */
+  /**
+   * A fetch through {@code key}'s agent failed (or none was found): evict it and suspend the key.
+   */
   public void failed(K key) {
     agents.remove(key);
     if (suspendMillis > 0) {

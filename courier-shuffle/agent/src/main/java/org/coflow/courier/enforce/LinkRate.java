@@ -2,12 +2,13 @@ package org.coflow.courier.enforce;
 
 /**
  * A host's link rate: a token bucket all of an agent's sending connections draw from, so that on
- * one machine, where loopback is never the bottleneck, the agent still behaves like a host behind
- * a NIC of this rate and scheduling visibly matters. Thread-safe.
+ * one machine, where loopback is never the bottleneck, the agent still behaves like a host behind a
+ * NIC of this rate and scheduling visibly matters. Thread-safe.
  */
 public final class LinkRate {
   /** No cap. */
   public static final LinkRate UNLIMITED = new LinkRate(0, 0);
+
   /**
    * How late a sender may come for its turn without the link losing it: a bucket that holds only
    * one chunk drops the tokens of every late timer wakeup, so on a busy machine a cap of R carried
@@ -47,7 +48,9 @@ public final class LinkRate {
    * rate holds when turns come late, and no more than that goes at once after a quiet spell.
    */
   public static LinkRate withSlack(double bytesPerSecond, int chunk) {
-    return bytesPerSecond > 0 ? new LinkRate(bytesPerSecond, chunk + bytesPerSecond * SLACK_SECONDS) : UNLIMITED;
+    return bytesPerSecond > 0
+        ? new LinkRate(bytesPerSecond, chunk + bytesPerSecond * SLACK_SECONDS)
+        : UNLIMITED;
   }
 
   /**

@@ -5,15 +5,16 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.coflow.courier.flow.FlowKey;
 
 /**
- * The sending agent's pace of each (destination host, coflow) under a RATE policy: one token
- * bucket shared by every connection from that host, so the master's per-pair rate holds however
- * the fetching agent spreads the coflow's blocks over its connections (dividing the rate evenly
- * among connections starved a coflow whose blocks sat on a few of them). Thread-safe: connections
- * run on different event loops.
+ * The sending agent's pace of each (destination host, coflow) under a RATE policy: one token bucket
+ * shared by every connection from that host, so the master's per-pair rate holds however the
+ * fetching agent spreads the coflow's blocks over its connections (dividing the rate evenly among
+ * connections starved a coflow whose blocks sat on a few of them). Thread-safe: connections run on
+ * different event loops.
  */
 public final class PaceTable {
   /** Entries not used for this long are dropped when the table grows (coflows end unannounced). */
   private static final long IDLE_NANOS = 60_000_000_000L;
+
   private static final int PRUNE_ABOVE = 1024;
 
   private static final class Entry {
@@ -27,6 +28,7 @@ public final class PaceTable {
 
   /** By flow: the coflow and the destination host. */
   private final Map<FlowKey, Entry> paces = new ConcurrentHashMap<>();
+
   private final int chunkSize;
 
   public PaceTable(int chunkSize) {
@@ -40,8 +42,12 @@ public final class PaceTable {
       paces.remove(key);
       return;
     }
-    paces.compute(key, (k, old) -> old != null && old.bucket.bytesPerSecond() == rate ? old
-        : new Entry(LinkRate.withSlack(rate, chunkSize)));
+    paces.compute(
+        key,
+        (k, old) ->
+            old != null && old.bucket.bytesPerSecond() == rate
+                ? old
+                : new Entry(LinkRate.withSlack(rate, chunkSize)));
     if (paces.size() > PRUNE_ABOVE) {
       long now = System.nanoTime();
       paces.values().removeIf(e -> now - e.used > IDLE_NANOS);

@@ -5,13 +5,13 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A host's link cap shared by all its connections, handed out by priority: when the cap's bucket
- * is short, requests wait in one queue for the whole host, the most important first (lower
- * priority number), in arrival order within a priority. The sending side asks for each chunk
- * (priority of the connection's best ready stream), the receiving side for each credit grant.
- * Without the queue each connection would retry on its own and the cap would be shared evenly
- * whatever the master's order: a high-priority coflow on one connection could not overtake a
- * low-priority one on another. Thread-safe.
+ * A host's link cap shared by all its connections, handed out by priority: when the cap's bucket is
+ * short, requests wait in one queue for the whole host, the most important first (lower priority
+ * number), in arrival order within a priority. The sending side asks for each chunk (priority of
+ * the connection's best ready stream), the receiving side for each credit grant. Without the queue
+ * each connection would retry on its own and the cap would be shared evenly whatever the master's
+ * order: a high-priority coflow on one connection could not overtake a low-priority one on another.
+ * Thread-safe.
  */
 public final class PriorityPacer {
   /** No cap: every grant goes at once. */
@@ -32,7 +32,9 @@ public final class PriorityPacer {
 
     @Override
     public int compareTo(Waiting o) {
-      return priority != o.priority ? Integer.compare(priority, o.priority) : Long.compare(seq, o.seq);
+      return priority != o.priority
+          ? Integer.compare(priority, o.priority)
+          : Long.compare(seq, o.seq);
     }
   }
 
@@ -66,8 +68,8 @@ public final class PriorityPacer {
   }
 
   /**
-   * Takes {@code bytes} for a request of {@code priority}: true if they may go now; else
-   * {@code later} runs (on the timer's thread) when their turn comes, the bytes already taken.
+   * Takes {@code bytes} for a request of {@code priority}: true if they may go now; else {@code
+   * later} runs (on the timer's thread) when their turn comes, the bytes already taken.
    */
   public boolean grant(int priority, long bytes, Runnable later) {
     if (!cap.limited()) {

@@ -26,27 +26,32 @@ import org.coflow.courier.transport.TransportContext;
 /**
  * An agent's fetching side. All blocks this host fetches from one remote host, for every local
  * client and coflow, form that host pair's unified flow (Courier Alg. 2). Which unified flows get
- * connections, and how many, is Courier Alg. 3 ({@link SelectAndSplit}), re-run whenever a block
- * is requested or ends ({@link ConnectionPlan}): at most {@code maxNum} data connections in all;
- * with more peers than that, the most important unified flows (best coflow priority, then most
- * bytes) go first and the others wait; with fewer, the most important ones above {@code minSize}
- * are split over several connections (their blocks spread over them). A connection is never
- * closed under a running block: one that lost its place drains first, and no new connection opens
- * while the budget is spent. Thread-safe.
+ * connections, and how many, is Courier Alg. 3 ({@link SelectAndSplit}), re-run whenever a block is
+ * requested or ends ({@link ConnectionPlan}): at most {@code maxNum} data connections in all; with
+ * more peers than that, the most important unified flows (best coflow priority, then most bytes) go
+ * first and the others wait; with fewer, the most important ones above {@code minSize} are split
+ * over several connections (their blocks spread over them). A connection is never closed under a
+ * running block: one that lost its place drains first, and no new connection opens while the budget
+ * is spent. Thread-safe.
  */
 public final class FetchService implements AutoCloseable {
-  private final java.util.concurrent.atomic.LongAdder received = new java.util.concurrent.atomic.LongAdder();
+  private final java.util.concurrent.atomic.LongAdder received =
+      new java.util.concurrent.atomic.LongAdder();
   private final TransportContext transport;
   private final String hostId;
   private final long window;
   private final int maxNum;
   private final double minSize;
   private final Map<String, Integer> priorities = new ConcurrentHashMap<>();
+
   /** The master's decision per flow (coflow, source host). */
   private final Map<FlowKey, PairSchedule> schedules = new ConcurrentHashMap<>();
+
   private final FlowTracker flows;
+
   /** Guarded by this. */
   private final Map<String, Peer> peers = new LinkedHashMap<>();
+
   private int open;
   private int highWater;
   private PriorityPacer receive = PriorityPacer.UNLIMITED;
@@ -61,7 +66,8 @@ public final class FetchService implements AutoCloseable {
    * @param maxNum the most data connections this host's agent holds (Courier's MaxNum)
    * @param minSize unified flows of at most this many bytes are never split (Courier's MinSize)
    */
-  public FetchService(TransportContext transport, String hostId, long window, int maxNum, double minSize) {
+  public FetchService(
+      TransportContext transport, String hostId, long window, int maxNum, double minSize) {
     if (maxNum < 1) {
       throw new IllegalArgumentException("MaxNum must be at least 1, got " + maxNum);
     }
@@ -107,7 +113,12 @@ public final class FetchService implements AutoCloseable {
     final Consumer<Handle> started;
     Conn conn;
 
-    Pending(String coflow, RemoteBlock block, BlockSink sink, long window, boolean autoCredit,
+    Pending(
+        String coflow,
+        RemoteBlock block,
+        BlockSink sink,
+        long window,
+        boolean autoCredit,
         Consumer<Handle> started) {
       this.coflow = coflow;
       this.block = block;
@@ -138,6 +149,7 @@ public final class FetchService implements AutoCloseable {
     final ArrayDeque<Pending> waiting = new ArrayDeque<>();
     long outstanding;
     int opening;
+
     /** Blocks waiting or running, per coflow. */
     final Map<String, Integer> coflows = new HashMap<>();
 
@@ -154,14 +166,22 @@ public final class FetchService implements AutoCloseable {
    *
    * @param streamWindow bytes in flight before credit; 0 for the agent's default
    */
-  public void fetch(String coflowId, RemoteBlock block, BlockSink sink, long streamWindow,
-      boolean autoCredit, Consumer<Handle> started) {
+  public void fetch(
+      String coflowId,
+      RemoteBlock block,
+      BlockSink sink,
+      long streamWindow,
+      boolean autoCredit,
+      Consumer<Handle> started) {
     InetSocketAddress address;
     try {
       address = HostPort.parse(block.getAgentAddress(), "agent address").toAddress();
     } catch (IllegalArgumentException e) {
-      sink.fail(new ProtocolException(ErrorCode.ERROR_CODE_INVALID, "block " + block.getBlock().getBlock() + ": "
-          + e.getMessage(), e));
+      sink.fail(
+          new ProtocolException(
+              ErrorCode.ERROR_CODE_INVALID,
+              "block " + block.getBlock().getBlock() + ": " + e.getMessage(),
+              e));
       return;
     }
     flows.requested(FlowKey.of(coflowId, block.getHostId()), block);
@@ -177,7 +197,10 @@ public final class FetchService implements AutoCloseable {
     }
   }
 
-  /** Courier Alg. 3 over the current unified flows ({@link ConnectionPlan}), then drains, opens and dispatches. */
+  /**
+   * Courier Alg. 3 over the current unified flows ({@link ConnectionPlan}), then drains, opens and
+   * dispatches.
+   */
   private void plan() {
     List<ConnectionPlan.Peer<Peer>> state = new ArrayList<>();
     for (Peer p : peers.values()) {
@@ -185,8 +208,9 @@ public final class FetchService implements AutoCloseable {
       for (Conn c : p.conns) {
         running += c.running;
       }
-      state.add(new ConnectionPlan.Peer<>(p, p.index, p.outstanding, order(p), !p.waiting.isEmpty() || running > 0,
-          usable(p)));
+      state.add(
+          new ConnectionPlan.Peer<>(
+              p, p.index, p.outstanding, order(p), !p.waiting.isEmpty() || running > 0, usable(p)));
     }
     ConnectionPlan<Peer> plan = ConnectionPlan.plan(state, maxNum, minSize);
     for (Peer p : peers.values()) {
@@ -232,30 +256,44 @@ public final class FetchService implements AutoCloseable {
     highWater = Math.max(highWater, open);
     p.opening++;
     int index = p.conns.size() + p.opening - 1;
-    PeerConnection.open(transport, hostId, p.host, p.address, index, window).whenComplete((conn, error) -> {
-      synchronized (this) {
-        p.opening--;
-        if (error != null) {
-          open--;
-          Throwable cause = error instanceof java.util.concurrent.CompletionException ? error.getCause() : error;
-          ProtocolException failure = cause instanceof ProtocolException ? (ProtocolException) cause
-              : new ProtocolException(ErrorCode.ERROR_CODE_UNREACHABLE, "cannot reach the agent of host " + p.host
-                  + " at " + p.address + ": " + cause, cause);
-          List<Pending> failed = new ArrayList<>(p.waiting);
-          p.waiting.clear();
-          for (Pending b : failed) {
-            b.sink.fail(failure);
-          }
-          return;
-        }
-        Conn c = new Conn();
-        c.connection = conn;
-        conn.receiveCap(receive);
-        p.conns.add(c);
-        conn.onClose(() -> connectionClosed(p, c));
-        plan();
-      }
-    });
+    PeerConnection.open(transport, hostId, p.host, p.address, index, window)
+        .whenComplete(
+            (conn, error) -> {
+              synchronized (this) {
+                p.opening--;
+                if (error != null) {
+                  open--;
+                  Throwable cause =
+                      error instanceof java.util.concurrent.CompletionException
+                          ? error.getCause()
+                          : error;
+                  ProtocolException failure =
+                      cause instanceof ProtocolException
+                          ? (ProtocolException) cause
+                          : new ProtocolException(
+                              ErrorCode.ERROR_CODE_UNREACHABLE,
+                              "cannot reach the agent of host "
+                                  + p.host
+                                  + " at "
+                                  + p.address
+                                  + ": "
+                                  + cause,
+                              cause);
+                  List<Pending> failed = new ArrayList<>(p.waiting);
+                  p.waiting.clear();
+                  for (Pending b : failed) {
+                    b.sink.fail(failure);
+                  }
+                  return;
+                }
+                Conn c = new Conn();
+                c.connection = conn;
+                conn.receiveCap(receive);
+                p.conns.add(c);
+                conn.onClose(() -> connectionClosed(p, c));
+                plan();
+              }
+            });
   }
 
   private synchronized void connectionClosed(Peer p, Conn c) {
@@ -284,8 +322,11 @@ public final class FetchService implements AutoCloseable {
       int priority = s != null ? s.priority() : priorities.getOrDefault(b.coflow, 0);
       // The whole pair's rate: the serving agent paces it across all our connections together.
       double rate = s != null ? s.rate() : 0;
-      b.started.accept(new Handle(best.connection, best.connection.fetch(b.coflow, b.block.getBlock(),
-          b.sink, b.window, b.autoCredit, priority, rate)));
+      b.started.accept(
+          new Handle(
+              best.connection,
+              best.connection.fetch(
+                  b.coflow, b.block.getBlock(), b.sink, b.window, b.autoCredit, priority, rate)));
     }
   }
 
@@ -352,14 +393,17 @@ public final class FetchService implements AutoCloseable {
       }
     }
     for (PeerConnection c : conns) {
-      c.prioritize(key.coflow(), next.priority(), next.rate()); // the serving agent shares one pace among them
+      c.prioritize(
+          key.coflow(),
+          next.priority(),
+          next.rate()); // the serving agent shares one pace among them
     }
   }
 
   /**
-   * Flows the master no longer schedules (ended, or their reported bytes ran out while a last
-   * block was still coming) keep their priority but lose their pace, and are forgotten: a rate
-   * nobody renews must not hold a flow back on a link it may now have to itself.
+   * Flows the master no longer schedules (ended, or their reported bytes ran out while a last block
+   * was still coming) keep their priority but lose their pace, and are forgotten: a rate nobody
+   * renews must not hold a flow back on a link it may now have to itself.
    *
    * @param scheduled the flows the master's schedule covers
    */

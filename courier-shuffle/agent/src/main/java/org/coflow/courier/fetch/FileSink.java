@@ -20,20 +20,27 @@ public final class FileSink implements BlockSink {
     this.target = target;
   }
 
-  /** Completes with the file once the block arrived verified; fails with a {@link ProtocolException}. */
+  /**
+   * Completes with the file once the block arrived verified; fails with a {@link
+   * ProtocolException}.
+   */
   public CompletableFuture<Path> done() {
     return done;
   }
 
   @Override
   public void start(long length, long rawLength) throws IOException {
-    channel = FileChannel.open(target, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
-        StandardOpenOption.WRITE);
+    channel =
+        FileChannel.open(
+            target,
+            StandardOpenOption.CREATE,
+            StandardOpenOption.TRUNCATE_EXISTING,
+            StandardOpenOption.WRITE);
   }
 
   /**
-   * Appends the bytes. Bytes that span socket reads arrive as several buffers: one gathering
-   * write for all of them at the file's position, not one positional write each.
+   * Appends the bytes. Bytes that span socket reads arrive as several buffers: one gathering write
+   * for all of them at the file's position, not one positional write each.
    */
   @Override
   public void write(ByteBuf data) throws IOException {

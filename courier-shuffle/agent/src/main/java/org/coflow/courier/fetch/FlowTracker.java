@@ -11,9 +11,9 @@ import org.coflow.courier.flow.FlowKey;
 /**
  * The flows this agent fetches, as the master sees them: one flow per coflow and source host
  * (Courier's unified flow of a host pair, per coflow), with the bytes received so far and, when
- * every block's size is known (Spark map statuses; else learned from each block's start), the
- * bytes still to come. {@link #report} hands changes to the {@link MasterClient}; a flow with no
- * block left in flight is finished. Thread-safe.
+ * every block's size is known (Spark map statuses; else learned from each block's start), the bytes
+ * still to come. {@link #report} hands changes to the {@link MasterClient}; a flow with no block
+ * left in flight is finished. Thread-safe.
  */
 public final class FlowTracker {
   private final String hostId;
@@ -41,11 +41,13 @@ public final class FlowTracker {
   }
 
   private Flow flow(FlowKey key) {
-    return flows.computeIfAbsent(key, k -> {
-      Flow f = new Flow(nextId++, k);
-      byId.put(f.id, f);
-      return f;
-    });
+    return flows.computeIfAbsent(
+        key,
+        k -> {
+          Flow f = new Flow(nextId++, k);
+          byId.put(f.id, f);
+          return f;
+        });
   }
 
   /** A block of flow {@code key} (its coflow, from {@code block}'s host) was requested. */
@@ -114,7 +116,11 @@ public final class FlowTracker {
   }
 
   private FlowSpec spec(Flow f) {
-    return FlowSpec.newBuilder().setCoflowId(f.key.coflow()).setSrcHost(f.key.peer()).setDstHost(hostId)
-        .setStartTimeMs(System.currentTimeMillis()).build();
+    return FlowSpec.newBuilder()
+        .setCoflowId(f.key.coflow())
+        .setSrcHost(f.key.peer())
+        .setDstHost(hostId)
+        .setStartTimeMs(System.currentTimeMillis())
+        .build();
   }
 }

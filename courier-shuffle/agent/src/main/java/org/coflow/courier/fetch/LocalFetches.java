@@ -15,15 +15,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The one way a local client's fetch enters the agent, whether the client lives in the agent's
- * process ({@code CourierAgent.fetchBlocks}) or talks to it over a client connection
- * ({@code ClientSession}): the target-file check, the choice between streaming a block to the
- * client and writing it into the client's file, the hand-over to {@link FetchService}, and the
- * failure log. The front-ends only translate {@link Delivery} calls into futures or frames.
+ * process ({@code CourierAgent.fetchBlocks}) or talks to it over a client connection ({@code
+ * ClientSession}): the target-file check, the choice between streaming a block to the client and
+ * writing it into the client's file, the hand-over to {@link FetchService}, and the failure log.
+ * The front-ends only translate {@link Delivery} calls into futures or frames.
  *
  * <p>Failures are logged here, once per block, with the throwable that caused them: this is the
- * agent's owner of a local fetch. The client still gets the failure (a failed future, a
- * {@code BLOCK_ERROR} frame), which the engine turns into its own fetch failure; it does not log
- * it again as a new event. Cancellations (the client gave up) are not failures.
+ * agent's owner of a local fetch. The client still gets the failure (a failed future, a {@code
+ * BLOCK_ERROR} frame), which the engine turns into its own fetch failure; it does not log it again
+ * as a new event. Cancellations (the client gave up) are not failures.
  */
 public final class LocalFetches {
   private static final Logger LOG = LoggerFactory.getLogger(LocalFetches.class);
@@ -37,9 +37,9 @@ public final class LocalFetches {
   }
 
   /**
-   * What a client hears of one block. Called on the connection's event loop, in order:
-   * {@link #started} and {@link #data} (streamed blocks only), then {@link #done} or
-   * {@link #failed} exactly once.
+   * What a client hears of one block. Called on the connection's event loop, in order: {@link
+   * #started} and {@link #data} (streamed blocks only), then {@link #done} or {@link #failed}
+   * exactly once.
    */
   public interface Delivery {
     /** A streamed block begins: its length on the wire and uncompressed. */
@@ -48,7 +48,9 @@ public final class LocalFetches {
     /** The next bytes of a streamed block; valid only during the call. */
     void data(ByteBuf data);
 
-    /** The block arrived verified (streamed, or written into its target file): {@code length} bytes. */
+    /**
+     * The block arrived verified (streamed, or written into its target file): {@code length} bytes.
+     */
     void done(long length);
 
     /** The block will not come; bytes already streamed must be discarded. */
@@ -64,8 +66,13 @@ public final class LocalFetches {
    *     connection); otherwise credit is granted as bytes are handed over
    * @param started receives the stream's handle once it is requested from the remote agent
    */
-  public void fetch(String coflowId, RemoteBlock block, long window, boolean clientGrantsCredit,
-      Delivery delivery, Consumer<FetchService.Handle> started) {
+  public void fetch(
+      String coflowId,
+      RemoteBlock block,
+      long window,
+      boolean clientGrantsCredit,
+      Delivery delivery,
+      Consumer<FetchService.Handle> started) {
     Delivery logged = new Logged(coflowId, block, delivery);
     BlockSink sink;
     boolean autoCredit;
@@ -75,8 +82,12 @@ public final class LocalFetches {
     } else {
       Path target = Path.of(block.getTargetFile());
       if (!registry.mayWrite(target)) {
-        logged.failed(new ProtocolException(ErrorCode.ERROR_CODE_INVALID, "target file '" + block.getTargetFile()
-            + "' is not an absolute file path inside a registered directory"));
+        logged.failed(
+            new ProtocolException(
+                ErrorCode.ERROR_CODE_INVALID,
+                "target file '"
+                    + block.getTargetFile()
+                    + "' is not an absolute file path inside a registered directory"));
         return;
       }
       sink = new Written(target, logged);
@@ -85,7 +96,8 @@ public final class LocalFetches {
     try {
       fetcher.fetch(coflowId, block, sink, window, autoCredit, started);
     } catch (RejectedExecutionException e) {
-      logged.failed(new ProtocolException(ErrorCode.ERROR_CODE_UNREACHABLE, "the agent is stopped", e));
+      logged.failed(
+          new ProtocolException(ErrorCode.ERROR_CODE_UNREACHABLE, "the agent is stopped", e));
     }
   }
 
@@ -142,11 +154,22 @@ public final class LocalFetches {
     @Override
     public void failed(ProtocolException error) {
       if (error.code() == ErrorCode.ERROR_CODE_CANCELLED) {
-        LOG.debug("fetch cancelled coflow={} remote={} block={}/{}", coflow, block.getHostId(),
-            block.getBlock().getBlockSet(), block.getBlock().getBlock());
+        LOG.debug(
+            "fetch cancelled coflow={} remote={} block={}/{}",
+            coflow,
+            block.getHostId(),
+            block.getBlock().getBlockSet(),
+            block.getBlock().getBlock());
       } else {
-        LOG.warn("fetch failed coflow={} remote={} block={}/{} code={}: {}", coflow, block.getHostId(),
-            block.getBlock().getBlockSet(), block.getBlock().getBlock(), error.code(), error.getMessage(), error);
+        LOG.warn(
+            "fetch failed coflow={} remote={} block={}/{} code={}: {}",
+            coflow,
+            block.getHostId(),
+            block.getBlock().getBlockSet(),
+            block.getBlock().getBlock(),
+            error.code(),
+            error.getMessage(),
+            error);
       }
       next.failed(error);
     }

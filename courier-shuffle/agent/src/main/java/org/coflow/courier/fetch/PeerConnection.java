@@ -30,8 +30,8 @@ import org.coflow.courier.serve.Checksums;
 import org.coflow.courier.transport.TransportContext;
 
 /**
- * The fetching end of a unified connection to another host's agent: block requests of any number
- * of local clients and coflows share it. Each block is verified as it arrives (offsets in order,
+ * The fetching end of a unified connection to another host's agent: block requests of any number of
+ * local clients and coflows share it. Each block is verified as it arrives (offsets in order,
  * length as announced, checksum at the end) and its sink completes only if it matches; credit is
  * granted back as the sink consumes, so the serving agent never runs more than a window ahead.
  *
@@ -41,14 +41,19 @@ public final class PeerConnection implements AutoCloseable {
   private final String localHost;
   private final String remoteHost;
   private final long window;
+
   /** The host's receive cap, shared by its connections; credit is granted no faster. */
-  private volatile org.coflow.courier.enforce.PriorityPacer receive = org.coflow.courier.enforce.PriorityPacer.UNLIMITED;
+  private volatile org.coflow.courier.enforce.PriorityPacer receive =
+      org.coflow.courier.enforce.PriorityPacer.UNLIMITED;
+
   /** Under a receive cap, the first credit of a stream (the rest is paced). */
   private static final long CAPPED_FIRST_CREDIT = 256 << 10;
+
   private final Channel channel;
   private final CompletableFuture<Void> ready = new CompletableFuture<>();
   private final Map<Long, InStream> streams = new HashMap<>();
-  private final java.util.concurrent.atomic.AtomicLong nextStream = new java.util.concurrent.atomic.AtomicLong(1);
+  private final java.util.concurrent.atomic.AtomicLong nextStream =
+      new java.util.concurrent.atomic.AtomicLong(1);
 
   private PeerConnection(String localHost, String remoteHost, long window, Channel channel) {
     this.localHost = localHost;
@@ -63,26 +68,48 @@ public final class PeerConnection implements AutoCloseable {
    * @param window bytes a stream may have in flight before the serving agent waits for credit
    * @return completes once the remote agent acknowledged the handshake
    */
-  public static CompletableFuture<PeerConnection> open(TransportContext transport, String localHost,
-      String remoteHost, InetSocketAddress address, int connectionIndex, long window) {
+  public static CompletableFuture<PeerConnection> open(
+      TransportContext transport,
+      String localHost,
+      String remoteHost,
+      InetSocketAddress address,
+      int connectionIndex,
+      long window) {
     PeerConnection[] self = new PeerConnection[1];
     CompletableFuture<PeerConnection> result = new CompletableFuture<>();
-    ChannelFuture connect = transport.connect(address, Hello.newBuilder().setRole(Role.ROLE_AGENT)
-        .setHostId(localHost).setConnectionIndex(connectionIndex).build(), new Handler(self));
+    ChannelFuture connect =
+        transport.connect(
+            address,
+            Hello.newBuilder()
+                .setRole(Role.ROLE_AGENT)
+                .setHostId(localHost)
+                .setConnectionIndex(connectionIndex)
+                .build(),
+            new Handler(self));
     self[0] = new PeerConnection(localHost, remoteHost, window, connect.channel());
-    connect.addListener(f -> {
-      if (!f.isSuccess()) {
-        result.completeExceptionally(new ProtocolException(ErrorCode.ERROR_CODE_UNREACHABLE,
-            "cannot reach the agent of host " + remoteHost + " at " + address + ": " + f.cause(), f.cause()));
-      }
-    });
-    self[0].ready.whenComplete((v, e) -> {
-      if (e != null) {
-        result.completeExceptionally(e);
-      } else {
-        result.complete(self[0]);
-      }
-    });
+    connect.addListener(
+        f -> {
+          if (!f.isSuccess()) {
+            result.completeExceptionally(
+                new ProtocolException(
+                    ErrorCode.ERROR_CODE_UNREACHABLE,
+                    "cannot reach the agent of host "
+                        + remoteHost
+                        + " at "
+                        + address
+                        + ": "
+                        + f.cause(),
+                    f.cause()));
+          }
+        });
+    self[0].ready.whenComplete(
+        (v, e) -> {
+          if (e != null) {
+            result.completeExceptionally(e);
+          } else {
+            result.complete(self[0]);
+          }
+        });
     return result;
   }
 
@@ -111,35 +138,62 @@ public final class PeerConnection implements AutoCloseable {
   }
 
   /**
-   * Like {@link #fetch(String, BlockRef, BlockSink)}, with a window of its own; with
-   * {@code autoCredit} false the sink's owner grants credit with {@link #grant} as it consumes
-   * (a relay to a local client that grants credit itself).
+   * Like {@link #fetch(String, BlockRef, BlockSink)}, with a window of its own; with {@code
+   * autoCredit} false the sink's owner grants credit with {@link #grant} as it consumes (a relay to
+   * a local client that grants credit itself).
    */
-  public long fetch(String coflowId, BlockRef block, BlockSink sink, long streamWindow, boolean autoCredit,
-      int priority, double rate) {
+  public long fetch(
+      String coflowId,
+      BlockRef block,
+      BlockSink sink,
+      long streamWindow,
+      boolean autoCredit,
+      int priority,
+      double rate) {
     long id = nextStream.getAndIncrement();
-    channel.eventLoop().execute(() -> {
-      if (!channel.isActive()) {
-        sink.fail(new ProtocolException(ErrorCode.ERROR_CODE_UNREACHABLE,
-            "the connection to host " + remoteHost + " is closed"));
-        return;
-      }
-      InStream st = new InStream(coflowId, priority, block, sink, streamWindow, autoCredit);
-      streams.put(id, st);
-      // Under a receive cap a stream starts with a small credit and the rest is paced; a relayed
-      // stream gets its client's whole window, because the client grants more only after
-      // receiving half of it (the cap's bucket is charged all the same, so later grants wait).
-      long credit = receive.limited() && autoCredit ? Math.min(streamWindow, CAPPED_FIRST_CREDIT) : streamWindow;
-      receive.charge(credit);
-      st.credited = credit;
-      channel.writeAndFlush(Frame.of(FrameType.BLOCK_REQUEST, BlockRequest.newBuilder().setStreamId(id)
-          .setCoflowId(coflowId).setBlock(block).setDstHost(localHost).setCredit(credit)
-          .setPriority(priority).setRateBytesPerSec(rate).build()));
-    });
+    channel
+        .eventLoop()
+        .execute(
+            () -> {
+              if (!channel.isActive()) {
+                sink.fail(
+                    new ProtocolException(
+                        ErrorCode.ERROR_CODE_UNREACHABLE,
+                        "the connection to host " + remoteHost + " is closed"));
+                return;
+              }
+              InStream st = new InStream(coflowId, priority, block, sink, streamWindow, autoCredit);
+              streams.put(id, st);
+              // Under a receive cap a stream starts with a small credit and the rest is paced; a
+              // relayed
+              // stream gets its client's whole window, because the client grants more only after
+              // receiving half of it (the cap's bucket is charged all the same, so later grants
+              // wait).
+              long credit =
+                  receive.limited() && autoCredit
+                      ? Math.min(streamWindow, CAPPED_FIRST_CREDIT)
+                      : streamWindow;
+              receive.charge(credit);
+              st.credited = credit;
+              channel.writeAndFlush(
+                  Frame.of(
+                      FrameType.BLOCK_REQUEST,
+                      BlockRequest.newBuilder()
+                          .setStreamId(id)
+                          .setCoflowId(coflowId)
+                          .setBlock(block)
+                          .setDstHost(localHost)
+                          .setCredit(credit)
+                          .setPriority(priority)
+                          .setRateBytesPerSec(rate)
+                          .build()));
+            });
     return id;
   }
 
-  /** Grants the serving agent {@code bytes} more of stream {@code id} (streams without auto credit). */
+  /**
+   * Grants the serving agent {@code bytes} more of stream {@code id} (streams without auto credit).
+   */
   public void grant(long id, long bytes) {
     channel.eventLoop().execute(() -> grantPaced(id, bytes));
   }
@@ -150,7 +204,8 @@ public final class PeerConnection implements AutoCloseable {
     if (s == null || !channel.isActive()) {
       return;
     }
-    if (receive.grant(s.priority, bytes, () -> channel.eventLoop().execute(() -> sendCredit(id, bytes)))) {
+    if (receive.grant(
+        s.priority, bytes, () -> channel.eventLoop().execute(() -> sendCredit(id, bytes)))) {
       sendCredit(id, bytes);
     }
   }
@@ -159,16 +214,17 @@ public final class PeerConnection implements AutoCloseable {
     InStream s = streams.get(id);
     if (s != null && channel.isActive()) {
       s.credited += bytes;
-      channel.writeAndFlush(Frame.of(FrameType.CREDIT, Credit.newBuilder().setStreamId(id).setBytes(bytes).build()));
+      channel.writeAndFlush(
+          Frame.of(FrameType.CREDIT, Credit.newBuilder().setStreamId(id).setBytes(bytes).build()));
     } else {
       receive.giveBack(bytes); // taken at the cap while the stream ended
     }
   }
 
   /**
-   * Forgets a stream that ended (or failed, or was cancelled) and returns the credit it was
-   * granted but did not use to the receive cap: a block smaller than its first credit (most
-   * blocks of a shuffle with many partitions) must not cost the host's link a whole credit.
+   * Forgets a stream that ended (or failed, or was cancelled) and returns the credit it was granted
+   * but did not use to the receive cap: a block smaller than its first credit (most blocks of a
+   * shuffle with many partitions) must not cost the host's link a whole credit.
    */
   private InStream end(long id) {
     InStream s = streams.remove(id);
@@ -185,21 +241,30 @@ public final class PeerConnection implements AutoCloseable {
   }
 
   /**
-   * Tells the serving agent that {@code coflowId}'s streams on this connection now have
-   * {@code priority} and, if {@code rate} is positive, that pace in bytes/s.
+   * Tells the serving agent that {@code coflowId}'s streams on this connection now have {@code
+   * priority} and, if {@code rate} is positive, that pace in bytes/s.
    */
   public void prioritize(String coflowId, int priority, double rate) {
-    channel.eventLoop().execute(() -> {
-      for (InStream st : streams.values()) {
-        if (st.coflow.equals(coflowId)) {
-          st.priority = priority; // its credit queues at the receive cap by this
-        }
-      }
-      if (channel.isActive()) {
-        channel.writeAndFlush(Frame.of(FrameType.PRIORITY, org.coflow.api.proto.courier.v1.Priority.newBuilder()
-            .setCoflowId(coflowId).setPriority(priority).setRateBytesPerSec(rate).build()));
-      }
-    });
+    channel
+        .eventLoop()
+        .execute(
+            () -> {
+              for (InStream st : streams.values()) {
+                if (st.coflow.equals(coflowId)) {
+                  st.priority = priority; // its credit queues at the receive cap by this
+                }
+              }
+              if (channel.isActive()) {
+                channel.writeAndFlush(
+                    Frame.of(
+                        FrameType.PRIORITY,
+                        org.coflow.api.proto.courier.v1.Priority.newBuilder()
+                            .setCoflowId(coflowId)
+                            .setPriority(priority)
+                            .setRateBytesPerSec(rate)
+                            .build()));
+              }
+            });
   }
 
   /**
@@ -207,16 +272,22 @@ public final class PeerConnection implements AutoCloseable {
    * "cancelled"), so that whoever counts the stream as running sees it end.
    */
   public void cancel(long id) {
-    channel.eventLoop().execute(() -> {
-      InStream s = end(id);
-      if (s == null) {
-        return;
-      }
-      if (channel.isActive()) {
-        channel.writeAndFlush(Frame.of(FrameType.CANCEL, Cancel.newBuilder().setStreamId(id).build()));
-      }
-      s.sink.fail(new ProtocolException(ErrorCode.ERROR_CODE_CANCELLED, "the stream was cancelled by its fetcher"));
-    });
+    channel
+        .eventLoop()
+        .execute(
+            () -> {
+              InStream s = end(id);
+              if (s == null) {
+                return;
+              }
+              if (channel.isActive()) {
+                channel.writeAndFlush(
+                    Frame.of(FrameType.CANCEL, Cancel.newBuilder().setStreamId(id).build()));
+              }
+              s.sink.fail(
+                  new ProtocolException(
+                      ErrorCode.ERROR_CODE_CANCELLED, "the stream was cancelled by its fetcher"));
+            });
   }
 
   @Override
@@ -235,12 +306,20 @@ public final class PeerConnection implements AutoCloseable {
     BlockStart start;
     Checksum sum;
     long received;
+
     /** Credit granted so far (the first credit and every grant sent). */
     long credited;
+
     long unacknowledged;
     final byte[] trailer = new byte[4];
 
-    InStream(String coflow, int priority, BlockRef block, BlockSink sink, long streamWindow, boolean autoCredit) {
+    InStream(
+        String coflow,
+        int priority,
+        BlockRef block,
+        BlockSink sink,
+        long streamWindow,
+        boolean autoCredit) {
       this.coflow = coflow;
       this.priority = priority;
       this.block = block;
@@ -260,11 +339,22 @@ public final class PeerConnection implements AutoCloseable {
       int n = data.readableBytes();
       long offset = c.getOffset() + piece;
       if (start == null || offset != received || received + n > start.getLength()) {
-        throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL, "chunk at offset " + offset
-            + " of " + n + " bytes does not follow byte " + received + " of block " + block.getBlock());
+        throw new ProtocolException(
+            ErrorCode.ERROR_CODE_PROTOCOL,
+            "chunk at offset "
+                + offset
+                + " of "
+                + n
+                + " bytes does not follow byte "
+                + received
+                + " of block "
+                + block.getBlock());
       }
-      int checked = (int) (Checksums.IFILE.equals(start.getChecksumAlgorithm())
-          ? Math.max(0, Math.min(n, start.getLength() - 4 - received)) : n);
+      int checked =
+          (int)
+              (Checksums.IFILE.equals(start.getChecksumAlgorithm())
+                  ? Math.max(0, Math.min(n, start.getLength() - 4 - received))
+                  : n);
       if (data.hasArray()) {
         sum.update(data.array(), data.arrayOffset() + data.readerIndex(), checked);
       } else if (data.nioBufferCount() == 1) {
@@ -275,12 +365,14 @@ public final class PeerConnection implements AutoCloseable {
         }
       }
       for (long p = Math.max(received, start.getLength() - 4); p < received + n; p++) {
-        trailer[(int) (p - (start.getLength() - 4))] = data.getByte(data.readerIndex() + (int) (p - received));
+        trailer[(int) (p - (start.getLength() - 4))] =
+            data.getByte(data.readerIndex() + (int) (p - received));
       }
       sink.write(data);
       received += n;
       unacknowledged += n;
-      long threshold = receive.limited() ? Math.min(streamWindow, CAPPED_FIRST_CREDIT) / 2 : streamWindow / 2;
+      long threshold =
+          receive.limited() ? Math.min(streamWindow, CAPPED_FIRST_CREDIT) / 2 : streamWindow / 2;
       if (autoCredit && unacknowledged >= threshold && received < start.getLength()) {
         grantPaced(c.getStreamId(), unacknowledged);
         unacknowledged = 0;
@@ -290,20 +382,35 @@ public final class PeerConnection implements AutoCloseable {
     /** Null if the bytes match the block's checksum, else why not. */
     String verify(BlockEnd end) {
       if (start == null || received != start.getLength() || end.getLength() != received) {
-        return "block " + block.getBlock() + " ended after " + received + " of "
-            + (start == null ? "?" : start.getLength()) + " bytes";
+        return "block "
+            + block.getBlock()
+            + " ended after "
+            + received
+            + " of "
+            + (start == null ? "?" : start.getLength())
+            + " bytes";
       }
       long expected = start.getChecksum();
       if (Checksums.IFILE.equals(start.getChecksumAlgorithm())) {
         if (received < 4) {
           return "MapReduce segment " + block.getBlock() + " is shorter than its checksum";
         }
-        expected = ((trailer[0] & 0xffL) << 24) | ((trailer[1] & 0xffL) << 16) | ((trailer[2] & 0xffL) << 8)
-            | (trailer[3] & 0xffL);
+        expected =
+            ((trailer[0] & 0xffL) << 24)
+                | ((trailer[1] & 0xffL) << 16)
+                | ((trailer[2] & 0xffL) << 8)
+                | (trailer[3] & 0xffL);
       }
       if (sum.getValue() != expected) {
-        return "block " + block.getBlock() + " from host " + remoteHost + " is corrupt: "
-            + start.getChecksumAlgorithm() + " " + Long.toHexString(sum.getValue()) + ", expected "
+        return "block "
+            + block.getBlock()
+            + " from host "
+            + remoteHost
+            + " is corrupt: "
+            + start.getChecksumAlgorithm()
+            + " "
+            + Long.toHexString(sum.getValue())
+            + ", expected "
             + Long.toHexString(expected);
       }
       return null;
@@ -329,14 +436,19 @@ public final class PeerConnection implements AutoCloseable {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-      self[0].failAll(new ProtocolException(ErrorCode.ERROR_CODE_UNREACHABLE,
-          "the connection to host " + self[0].remoteHost + " closed"));
+      self[0].failAll(
+          new ProtocolException(
+              ErrorCode.ERROR_CODE_UNREACHABLE,
+              "the connection to host " + self[0].remoteHost + " closed"));
     }
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-      self[0].failAll(new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL, "the connection to host "
-          + self[0].remoteHost + " failed: " + cause.getMessage(), cause));
+      self[0].failAll(
+          new ProtocolException(
+              ErrorCode.ERROR_CODE_PROTOCOL,
+              "the connection to host " + self[0].remoteHost + " failed: " + cause.getMessage(),
+              cause));
       ctx.close();
     }
   }
@@ -348,7 +460,8 @@ public final class PeerConnection implements AutoCloseable {
         return;
       case ERROR:
         Error e = frame.header();
-        ProtocolException ex = new ProtocolException(e.getCode(), "host " + remoteHost + ": " + e.getMessage());
+        ProtocolException ex =
+            new ProtocolException(e.getCode(), "host " + remoteHost + ": " + e.getMessage());
         failAll(ex);
         return;
       default:
@@ -360,7 +473,8 @@ public final class PeerConnection implements AutoCloseable {
       if (id > 0 && id < nextStream.get()) {
         return; // a stream we cancelled: its frames already on the wire are dropped
       }
-      throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL, frame.type() + " for unknown stream " + id);
+      throw new ProtocolException(
+          ErrorCode.ERROR_CODE_PROTOCOL, frame.type() + " for unknown stream " + id);
     }
     try {
       switch (frame.type()) {
@@ -382,19 +496,32 @@ public final class PeerConnection implements AutoCloseable {
         case BLOCK_ERROR:
           end(id);
           BlockError be = frame.header();
-          s.sink.fail(new ProtocolException(be.getCode(), "host " + remoteHost + ": " + be.getMessage()));
+          s.sink.fail(
+              new ProtocolException(be.getCode(), "host " + remoteHost + ": " + be.getMessage()));
           break;
         default:
-          throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL, frame.type() + " is not expected from a serving agent");
+          throw new ProtocolException(
+              ErrorCode.ERROR_CODE_PROTOCOL,
+              frame.type() + " is not expected from a serving agent");
       }
     } catch (IOException | ProtocolException ex) {
       end(id);
       if (frame.type() != FrameType.BLOCK_END && frame.type() != FrameType.BLOCK_ERROR) {
-        channel.writeAndFlush(Frame.of(FrameType.CANCEL, Cancel.newBuilder().setStreamId(id).build()));
+        channel.writeAndFlush(
+            Frame.of(FrameType.CANCEL, Cancel.newBuilder().setStreamId(id).build()));
       }
-      s.sink.fail(ex instanceof ProtocolException ? (ProtocolException) ex
-          : new ProtocolException(ErrorCode.ERROR_CODE_IO, "block " + s.block.getBlock() + " from host " + remoteHost
-              + ": " + ex.getMessage(), ex));
+      s.sink.fail(
+          ex instanceof ProtocolException
+              ? (ProtocolException) ex
+              : new ProtocolException(
+                  ErrorCode.ERROR_CODE_IO,
+                  "block "
+                      + s.block.getBlock()
+                      + " from host "
+                      + remoteHost
+                      + ": "
+                      + ex.getMessage(),
+                  ex));
     }
   }
 
@@ -409,7 +536,8 @@ public final class PeerConnection implements AutoCloseable {
       case BLOCK_ERROR:
         return ((BlockError) frame.header()).getStreamId();
       default:
-        throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL, frame.type() + " is not expected from a serving agent");
+        throw new ProtocolException(
+            ErrorCode.ERROR_CODE_PROTOCOL, frame.type() + " is not expected from a serving agent");
     }
   }
 

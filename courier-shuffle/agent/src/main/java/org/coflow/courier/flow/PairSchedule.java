@@ -1,8 +1,8 @@
 package org.coflow.courier.flow;
 
 /**
- * The master's decision for one flow: its priority (lower first) and, under a RATE policy, its
- * pace in bytes/s (0: not paced; the flow goes by its priority). Immutable.
+ * The master's decision for one flow: its priority (lower first) and, under a RATE policy, its pace
+ * in bytes/s (0: not paced; the flow goes by its priority). Immutable.
  */
 public final class PairSchedule {
   /** No decision: priority 0, unpaced. */

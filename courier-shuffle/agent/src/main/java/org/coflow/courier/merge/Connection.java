@@ -38,8 +38,10 @@ public final class Connection<K> {
 
   Connection<K>[] split() {
     @SuppressWarnings("unchecked")
-    Connection<K>[] halves = new Connection[] {
-        new Connection<>(flow, size / 2, rate / 2), new Connection<>(flow, size / 2, rate / 2)};
+    Connection<K>[] halves =
+        new Connection[] {
+          new Connection<>(flow, size / 2, rate / 2), new Connection<>(flow, size / 2, rate / 2)
+        };
     return halves;
   }
 }

@@ -14,10 +14,10 @@ import org.coflow.api.model.PolicyType;
  * <p>Every peer with blocks waiting or running is one unified flow (Courier Alg. 2: all of this
  * host's fetches from one peer, ordered by their best coflow priority). {@link SelectAndSplit}
  * gives each of them its connections within {@code maxNum}: with more peers than that, the most
- * important go first and the others get none; with fewer, the most important above
- * {@code minSize} are split. A connection beyond its peer's share drains (finishes what runs on
- * it, takes nothing new, then closes) only while another peer is short of its share: otherwise an
- * idle connection stays for the peer's next blocks, so bursts do not reconnect.
+ * important go first and the others get none; with fewer, the most important above {@code minSize}
+ * are split. A connection beyond its peer's share drains (finishes what runs on it, takes nothing
+ * new, then closes) only while another peer is short of its share: otherwise an idle connection
+ * stays for the peer's next blocks, so bursts do not reconnect.
  *
  * @param <K> the caller's handle for a peer
  */
@@ -65,8 +65,9 @@ public final class ConnectionPlan<K> {
       }
     }
     Map<K, Integer> wanted = new HashMap<>();
-    for (Connection<K> c : SelectAndSplit.select(Merge.merge(demands, PolicyType.ORDER), PolicyType.ORDER,
-        maxNum, minSize)) {
+    for (Connection<K> c :
+        SelectAndSplit.select(
+            Merge.merge(demands, PolicyType.ORDER), PolicyType.ORDER, maxNum, minSize)) {
       wanted.merge(c.flow().carried().get(0).key(), 1, Integer::sum);
     }
     int deficit = 0;

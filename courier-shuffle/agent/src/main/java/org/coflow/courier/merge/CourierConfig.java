@@ -10,65 +10,87 @@ import org.coflow.api.config.ConfigType;
 
 /** Configuration keys of Courier's flow merging (the agent adds its own as it grows). */
 public final class CourierConfig implements ConfigRegistry.Provider {
-  public static final ConfigRegistry REGISTRY = new ConfigRegistry("Courier agent",
-      "Keys of the per-host Courier agent (`coflow.courier.*`), also used by `bin/coflow sim --courier`.");
+  public static final ConfigRegistry REGISTRY =
+      new ConfigRegistry(
+          "Courier agent",
+          "Keys of the per-host Courier agent (`coflow.courier.*`), also used by `bin/coflow sim --courier`.");
 
-  public static final ConfigKey<Integer> MAX_NUM = REGISTRY.add(ConfigKey
-      .builder("coflow.courier.maxNum", ConfigType.INT)
-      .defaultValue(8)
-      .doc("MaxNum (Courier Alg. 3): the most data connections a host's agent holds. With more peers, "
-          + "the most important unified flows are served first; with fewer, the most important ones "
-          + "are split.")
-      .check(v -> v >= 1, "at least 1")
-      .since("0.1.0").build());
+  public static final ConfigKey<Integer> MAX_NUM =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.courier.maxNum", ConfigType.INT)
+              .defaultValue(8)
+              .doc(
+                  "MaxNum (Courier Alg. 3): the most data connections a host's agent holds. With more peers, "
+                      + "the most important unified flows are served first; with fewer, the most important ones "
+                      + "are split.")
+              .check(v -> v >= 1, "at least 1")
+              .since("0.1.0")
+              .build());
 
-  public static final ConfigKey<Long> MIN_SIZE = REGISTRY.add(ConfigKey
-      .builder("coflow.courier.minSize", ConfigType.BYTES)
-      .defaultValue(4L << 20)
-      .doc("MinSize (Courier Alg. 3): unified flows of at most this many bytes are never split.")
-      .check(v -> v >= 0, "zero or more")
-      .since("0.1.0").build());
+  public static final ConfigKey<Long> MIN_SIZE =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.courier.minSize", ConfigType.BYTES)
+              .defaultValue(4L << 20)
+              .doc(
+                  "MinSize (Courier Alg. 3): unified flows of at most this many bytes are never split.")
+              .check(v -> v >= 0, "zero or more")
+              .since("0.1.0")
+              .build());
 
-  public static final ConfigKey<Integer> PORT = REGISTRY.add(ConfigKey
-      .builder("coflow.courier.port", ConfigType.INT)
-      .defaultValue(7337)
-      .doc("Port the agent listens on for local clients and other hosts' agents; 0 picks a free one.")
-      .check(v -> v >= 0 && v <= 65535, "between 0 and 65535")
-      .since("0.1.0").build());
+  public static final ConfigKey<Integer> PORT =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.courier.port", ConfigType.INT)
+              .defaultValue(7337)
+              .doc(
+                  "Port the agent listens on for local clients and other hosts' agents; 0 picks a free one.")
+              .check(v -> v >= 0 && v <= 65535, "between 0 and 65535")
+              .since("0.1.0")
+              .build());
 
-  public static final ConfigKey<Double> LINK_RATE = REGISTRY.add(ConfigKey
-      .builder("coflow.courier.linkRate", ConfigType.BIT_RATE)
-      .defaultValue(0.0)
-      .doc("Cap on what the agent sends, all connections together (e.g. 1g); 0 (the default) is no "
-          + "cap. On one machine, where loopback is never the bottleneck, it makes scheduling "
-          + "visible.")
-      .check(v -> v >= 0, "zero or more")
-      .since("0.1.0").build());
+  public static final ConfigKey<Double> LINK_RATE =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.courier.linkRate", ConfigType.BIT_RATE)
+              .defaultValue(0.0)
+              .doc(
+                  "Cap on what the agent sends, all connections together (e.g. 1g); 0 (the default) is no "
+                      + "cap. On one machine, where loopback is never the bottleneck, it makes scheduling "
+                      + "visible.")
+              .check(v -> v >= 0, "zero or more")
+              .since("0.1.0")
+              .build());
 
-  public static final ConfigKey<String> MASTER = REGISTRY.add(ConfigKey
-      .builder("coflow.courier.master", ConfigType.STRING)
-      .defaultValue("")
-      .doc("The coflow master as host:port; empty: no master (every coflow has the same priority).")
-      .since("0.1.0").build());
+  public static final ConfigKey<String> MASTER =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.courier.master", ConfigType.STRING)
+              .defaultValue("")
+              .doc(
+                  "The coflow master as host:port; empty: no master (every coflow has the same priority).")
+              .since("0.1.0")
+              .build());
 
-  public static final ConfigKey<String> DIRS = REGISTRY.add(ConfigKey
-      .builder("coflow.courier.dirs", ConfigType.STRING)
-      .defaultValue("")
-      .doc("Comma-separated directories local processes may register data under (their shuffle "
-          + "directories must lie inside one); empty: any directory the agent can read.")
-      .since("0.1.0").build());
+  public static final ConfigKey<String> DIRS =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.courier.dirs", ConfigType.STRING)
+              .defaultValue("")
+              .doc(
+                  "Comma-separated directories local processes may register data under (their shuffle "
+                      + "directories must lie inside one); empty: any directory the agent can read.")
+              .since("0.1.0")
+              .build());
 
-  public static final ConfigKey<Integer> THREADS = REGISTRY.add(ConfigKey
-      .builder("coflow.courier.threads", ConfigType.INT)
-      .defaultValue(2)
-      .doc("Event-loop threads of the agent (serving and fetching share them).")
-      .check(v -> v >= 1 && v <= 256, "between 1 and 256")
-      .since("0.1.0").build());
+  public static final ConfigKey<Integer> THREADS =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.courier.threads", ConfigType.INT)
+              .defaultValue(2)
+              .doc("Event-loop threads of the agent (serving and fetching share them).")
+              .check(v -> v >= 1 && v <= 256, "between 1 and 256")
+              .since("0.1.0")
+              .build());
 
   /**
-   * The agent keys an engine's own configuration may set for the agents it embeds or hosts
-   * (Spark executors, NodeManagers), under the engine's prefix: {@code <prefix>maxNum} is
-   * {@code coflow.courier.maxNum}. Registers the engine's copies in {@code engine}.
+   * The agent keys an engine's own configuration may set for the agents it embeds or hosts (Spark
+   * executors, NodeManagers), under the engine's prefix: {@code <prefix>maxNum} is {@code
+   * coflow.courier.maxNum}. Registers the engine's copies in {@code engine}.
    */
   public static Exposed exposeUnder(ConfigRegistry engine, String prefix) {
     return new Exposed(engine, prefix, List.of(MAX_NUM, MIN_SIZE, THREADS));
@@ -115,8 +137,10 @@ public final class CourierConfig implements ConfigRegistry.Provider {
 
     static <T> Pair<T> of(ConfigRegistry registry, String prefix, ConfigKey<T> agent) {
       String name = agent.key().substring("coflow.courier.".length());
-      return new Pair<>(agent, registry.add(agent.renamed(prefix + name,
-          "The agent's `" + agent.key() + "`: " + agent.doc())));
+      return new Pair<>(
+          agent,
+          registry.add(
+              agent.renamed(prefix + name, "The agent's `" + agent.key() + "`: " + agent.doc())));
     }
 
     Config copy(Config from, Config to) {

@@ -1,11 +1,11 @@
 package org.coflow.courier.merge;
 
 /**
- * One original flow as the scheduler decided it, the input of Courier's merge (the paper's
- * ⟨addr, size, rate, order⟩ tuple).
+ * One original flow as the scheduler decided it, the input of Courier's merge (the paper's ⟨addr,
+ * size, rate, order⟩ tuple).
  *
- * <p>Order convention: {@code order} is a priority class where <em>0 is the most important</em>
- * (a smaller number is a "higher order" in the paper's words), the same convention as the master's
+ * <p>Order convention: {@code order} is a priority class where <em>0 is the most important</em> (a
+ * smaller number is a "higher order" in the paper's words), the same convention as the master's
  * schedules.
  *
  * @param <K> the caller's handle for the flow (a fetch request, a simulated flow)
@@ -25,9 +25,20 @@ public final class FlowDemand<K> {
    */
   public FlowDemand(K key, int src, int dst, double size, double rate, int order) {
     if (size < 0 || rate < 0 || order < 0) {
-      throw new IllegalArgumentException("flow " + key + " " + src + "->" + dst
-          + ": size, rate and order must not be negative (size=" + size + ", rate=" + rate
-          + ", order=" + order + ")");
+      throw new IllegalArgumentException(
+          "flow "
+              + key
+              + " "
+              + src
+              + "->"
+              + dst
+              + ": size, rate and order must not be negative (size="
+              + size
+              + ", rate="
+              + rate
+              + ", order="
+              + order
+              + ")");
     }
     this.key = key;
     this.src = src;

@@ -10,11 +10,10 @@ import org.coflow.api.model.PolicyType;
  * <p>With more unified flows than {@code maxNum}, the most important ones (highest rate for RATE
  * policies, lowest priority class for ORDER) are started and the rest wait. With fewer, the most
  * important connections larger than {@code minSize} are halved (rate and size for RATE, size for
- * ORDER) until {@code maxNum} connections exist. Ties go to the larger size, then to the peer
- * that follows this host cyclically (the smallest {@code src - dst - 1}, unsigned): hosts choosing
- * among equally important peers then spread their connections over different peers instead of
- * all picking the same few (which, with many receivers of one wide coflow, would leave most
- * senders idle).
+ * ORDER) until {@code maxNum} connections exist. Ties go to the larger size, then to the peer that
+ * follows this host cyclically (the smallest {@code src - dst - 1}, unsigned): hosts choosing among
+ * equally important peers then spread their connections over different peers instead of all picking
+ * the same few (which, with many receivers of one wide coflow, would leave most senders idle).
  *
  * <p>Fix of the paper's pseudo-code: its loop runs while fewer than {@code maxNum} connections
  * exist and never ends when nothing is left to select and nothing is larger than {@code minSize};
@@ -28,8 +27,8 @@ public final class SelectAndSplit {
    * @param maxNum the most connections the host may hold (at least 1)
    * @param minSize connections of at most this many bytes are never split
    */
-  public static <K> List<Connection<K>> select(List<UnifiedFlow<K>> unified, PolicyType type,
-      int maxNum, double minSize) {
+  public static <K> List<Connection<K>> select(
+      List<UnifiedFlow<K>> unified, PolicyType type, int maxNum, double minSize) {
     if (maxNum < 1) {
       throw new IllegalArgumentException("MaxNum must be at least 1, got " + maxNum);
     }
@@ -82,7 +81,9 @@ public final class SelectAndSplit {
 
   private static boolean moreImportant(UnifiedFlow<?> a, UnifiedFlow<?> b, PolicyType type) {
     int c = compare(a.rate(), a.order(), a.size(), b.rate(), b.order(), b.size(), type);
-    return c != 0 ? c < 0 : Integer.compareUnsigned(a.src() - a.dst() - 1, b.src() - b.dst() - 1) < 0;
+    return c != 0
+        ? c < 0
+        : Integer.compareUnsigned(a.src() - a.dst() - 1, b.src() - b.dst() - 1) < 0;
   }
 
   private static boolean moreImportant(Connection<?> a, Connection<?> b, PolicyType type) {
@@ -90,9 +91,16 @@ public final class SelectAndSplit {
   }
 
   /** Negative when the first is more important: by rate or order, then by size. */
-  private static int compare(double rateA, int orderA, double sizeA, double rateB, int orderB,
-      double sizeB, PolicyType type) {
-    int c = type == PolicyType.RATE ? Double.compare(rateB, rateA) : Integer.compare(orderA, orderB);
+  private static int compare(
+      double rateA,
+      int orderA,
+      double sizeA,
+      double rateB,
+      int orderB,
+      double sizeB,
+      PolicyType type) {
+    int c =
+        type == PolicyType.RATE ? Double.compare(rateB, rateA) : Integer.compare(orderA, orderB);
     return c != 0 ? c : Double.compare(sizeB, sizeA);
   }
 }

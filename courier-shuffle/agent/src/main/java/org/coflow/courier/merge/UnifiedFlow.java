@@ -10,8 +10,8 @@ import java.util.List;
  *
  * <p>RATE policies: every flow is carried, the unified rate and size are the sums (Courier Eq. 2)
  * and the receiver demultiplexes bytes in proportion to the members' rates. ORDER policies: only
- * the flows of the most important class are carried (their sizes summed); the others are
- * {@link #deferred()} until those finish.
+ * the flows of the most important class are carried (their sizes summed); the others are {@link
+ * #deferred()} until those finish.
  *
  * @param <K> the caller's flow handle
  */

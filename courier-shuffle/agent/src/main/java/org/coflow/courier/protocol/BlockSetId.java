@@ -3,9 +3,9 @@ package org.coflow.courier.protocol;
 import java.util.Objects;
 
 /**
- * The name of what a local process registered with its agent, as {@code BlockRef.block_set}
- * carries it: a Spark executor's shuffle files ({@code spark/<application>/<executor>}) or a
- * MapReduce job's map outputs ({@code mr/<job>}). Built and parsed only here. Immutable.
+ * The name of what a local process registered with its agent, as {@code BlockRef.block_set} carries
+ * it: a Spark executor's shuffle files ({@code spark/<application>/<executor>}) or a MapReduce
+ * job's map outputs ({@code mr/<job>}). Built and parsed only here. Immutable.
  */
 public final class BlockSetId {
   /** The engine whose files a set names. */
@@ -50,19 +50,23 @@ public final class BlockSetId {
    */
   public static BlockSetId parse(String text) {
     String[] parts = text == null ? new String[0] : text.split("/", -1);
-    if (parts.length == 3 && parts[0].equals(Engine.SPARK.prefix) && !parts[1].isEmpty() && !parts[2].isEmpty()) {
+    if (parts.length == 3
+        && parts[0].equals(Engine.SPARK.prefix)
+        && !parts[1].isEmpty()
+        && !parts[2].isEmpty()) {
       return new BlockSetId(Engine.SPARK, parts[1], parts[2]);
     }
     if (parts.length == 2 && parts[0].equals(Engine.MAPREDUCE.prefix) && !parts[1].isEmpty()) {
       return new BlockSetId(Engine.MAPREDUCE, parts[1], null);
     }
-    throw new IllegalArgumentException("block set '" + text + "' is neither spark/<application>/<executor> "
-        + "nor mr/<job>");
+    throw new IllegalArgumentException(
+        "block set '" + text + "' is neither spark/<application>/<executor> " + "nor mr/<job>");
   }
 
   private static void requireSegment(String value, String what) {
     if (value == null || value.isEmpty() || value.indexOf('/') >= 0) {
-      throw new IllegalArgumentException(what + " '" + value + "' must be non-empty and contain no '/'");
+      throw new IllegalArgumentException(
+          what + " '" + value + "' must be non-empty and contain no '/'");
     }
   }
 
@@ -86,7 +90,9 @@ public final class BlockSetId {
       return false;
     }
     BlockSetId b = (BlockSetId) o;
-    return engine == b.engine && application.equals(b.application) && Objects.equals(executor, b.executor);
+    return engine == b.engine
+        && application.equals(b.application)
+        && Objects.equals(executor, b.executor);
   }
 
   @Override
@@ -97,6 +103,8 @@ public final class BlockSetId {
   /** The wire form. */
   @Override
   public String toString() {
-    return executor == null ? engine.prefix + "/" + application : engine.prefix + "/" + application + "/" + executor;
+    return executor == null
+        ? engine.prefix + "/" + application
+        : engine.prefix + "/" + application + "/" + executor;
   }
 }

@@ -8,10 +8,10 @@ import io.netty.util.ReferenceCountUtil;
 /**
  * One protocol frame: a type, its protobuf header and an optional body.
  *
- * <p>Ownership: a frame owns its body (a {@link ByteBuf} or, for zero-copy sends, a
- * {@link FileRegion}). Writing the frame to a channel passes the body to the channel, which
- * releases it; a frame that is not written must be {@link #release released} by whoever holds it.
- * Frames produced by {@link FrameDecoder} own a retained slice of the received bytes.
+ * <p>Ownership: a frame owns its body (a {@link ByteBuf} or, for zero-copy sends, a {@link
+ * FileRegion}). Writing the frame to a channel passes the body to the channel, which releases it; a
+ * frame that is not written must be {@link #release released} by whoever holds it. Frames produced
+ * by {@link FrameDecoder} own a retained slice of the received bytes.
  */
 public final class Frame {
   private final FrameType type;
@@ -42,8 +42,8 @@ public final class Frame {
   }
 
   /**
-   * A piece of a frame's body, from a decoder that passes bodies on as they arrive: {@code data}
-   * is the body's bytes from {@code offset} on (ownership passes to the frame).
+   * A piece of a frame's body, from a decoder that passes bodies on as they arrive: {@code data} is
+   * the body's bytes from {@code offset} on (ownership passes to the frame).
    */
   public static Frame piece(FrameType type, MessageLite header, ByteBuf data, long offset) {
     return new Frame(type, header, data, offset);

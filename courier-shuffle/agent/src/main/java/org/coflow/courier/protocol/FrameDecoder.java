@@ -9,17 +9,17 @@ import java.util.List;
 import org.coflow.api.proto.courier.v1.ErrorCode;
 
 /**
- * Reads frames written by {@link FrameEncoder}. Every length is checked before it is used: a
- * frame longer than {@code maxFrameLength}, a header length outside the frame, an unknown type, a
- * body on a type that has none, or a header that does not parse is a {@link ProtocolException}.
- * A decoded frame owns a retained slice of the input as its body.
+ * Reads frames written by {@link FrameEncoder}. Every length is checked before it is used: a frame
+ * longer than {@code maxFrameLength}, a header length outside the frame, an unknown type, a body on
+ * a type that has none, or a header that does not parse is a {@link ProtocolException}. A decoded
+ * frame owns a retained slice of the input as its body.
  *
- * <p>With {@code streamChunks}, a {@link FrameType#CHUNK} body is not gathered: once its header
- * has arrived, each socket read's share of the body is passed on at once as a piece, a frame
- * with the chunk's header whose {@link Frame#bodyOffset()} says where in the chunk the piece
- * starts (a 64 KiB chunk usually spans two reads). The receiver checks and writes the bytes while
- * they are still in the cache and never assembles a chunk from parts; this is what the fetching
- * end of an agent-to-agent connection uses. Other frames are always delivered whole.
+ * <p>With {@code streamChunks}, a {@link FrameType#CHUNK} body is not gathered: once its header has
+ * arrived, each socket read's share of the body is passed on at once as a piece, a frame with the
+ * chunk's header whose {@link Frame#bodyOffset()} says where in the chunk the piece starts (a 64
+ * KiB chunk usually spans two reads). The receiver checks and writes the bytes while they are still
+ * in the cache and never assembles a chunk from parts; this is what the fetching end of an
+ * agent-to-agent connection uses. Other frames are always delivered whole.
  */
 public final class FrameDecoder extends ByteToMessageDecoder {
   /** Bytes before the header: length, type, header length. */
@@ -27,10 +27,13 @@ public final class FrameDecoder extends ByteToMessageDecoder {
 
   private final int maxFrameLength;
   private final boolean streamChunks;
+
   /** The chunk whose body is arriving (streaming only), null between frames. */
   private MessageLite chunk;
+
   private long bodyLeft;
   private long bodyOffset;
+
   /** Set by a malformed frame: the connection is being closed and its input is dropped. */
   private boolean failed;
 
@@ -78,11 +81,15 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     int at = in.readerIndex();
     long length = in.getUnsignedInt(at);
     if (length > maxFrameLength) {
-      throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL,
-          "frame longer than the limit of " + maxFrameLength + " bytes (coflow.courier.maxFrameSize)");
+      throw new ProtocolException(
+          ErrorCode.ERROR_CODE_PROTOCOL,
+          "frame longer than the limit of "
+              + maxFrameLength
+              + " bytes (coflow.courier.maxFrameSize)");
     }
     if (length < 5) {
-      throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL,
+      throw new ProtocolException(
+          ErrorCode.ERROR_CODE_PROTOCOL,
           "frame of " + length + " bytes is shorter than its type and header length");
     }
     if (in.readableBytes() < PREFIX) {
@@ -91,17 +98,29 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     int id = in.getUnsignedByte(at + 4);
     FrameType type = FrameType.of(id);
     if (type == null) {
-      throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL,
-          "unknown frame type " + id + " (this agent speaks protocol version " + Preamble.VERSION + ")");
+      throw new ProtocolException(
+          ErrorCode.ERROR_CODE_PROTOCOL,
+          "unknown frame type "
+              + id
+              + " (this agent speaks protocol version "
+              + Preamble.VERSION
+              + ")");
     }
     int headerLength = in.getInt(at + 5);
     long bodyLength = length - 5 - headerLength;
     if (headerLength < 0 || bodyLength < 0) {
-      throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL, type + " frame: header length "
-          + headerLength + " outside the frame's " + (length - 5) + " remaining bytes");
+      throw new ProtocolException(
+          ErrorCode.ERROR_CODE_PROTOCOL,
+          type
+              + " frame: header length "
+              + headerLength
+              + " outside the frame's "
+              + (length - 5)
+              + " remaining bytes");
     }
     if (bodyLength > 0 && !type.hasBody()) {
-      throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL,
+      throw new ProtocolException(
+          ErrorCode.ERROR_CODE_PROTOCOL,
           type + " frame carries a body of " + bodyLength + " bytes; it takes none");
     }
     boolean streamed = streamChunks && type == FrameType.CHUNK && bodyLength > 0;
@@ -141,7 +160,8 @@ public final class FrameDecoder extends ByteToMessageDecoder {
       // Parsed in place (a stream parser would allocate a 4 KiB buffer for every chunk's header).
       return type.parser().parseFrom(in.nioBuffer(at, headerLength));
     } catch (InvalidProtocolBufferException e) {
-      throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL,
+      throw new ProtocolException(
+          ErrorCode.ERROR_CODE_PROTOCOL,
           type + " frame: malformed header (" + e.getMessage() + ")");
     }
   }

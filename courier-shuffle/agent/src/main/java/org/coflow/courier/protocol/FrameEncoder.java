@@ -11,10 +11,10 @@ import java.io.IOException;
 
 /**
  * Writes a {@link Frame} as {@code [int32 length][uint8 type][int32 header length][header][body]}.
- * The prefix and header go in one small buffer; the body follows as it is, so a
- * {@link io.netty.channel.FileRegion} body is sent zero-copy. The frame's promise completes with
- * its last part (the body when there is one): writes on a channel complete in order, and a failed
- * prefix write fails the channel. Other messages pass through.
+ * The prefix and header go in one small buffer; the body follows as it is, so a {@link
+ * io.netty.channel.FileRegion} body is sent zero-copy. The frame's promise completes with its last
+ * part (the body when there is one): writes on a channel complete in order, and a failed prefix
+ * write fails the channel. Other messages pass through.
  */
 @ChannelHandler.Sharable
 public final class FrameEncoder extends ChannelOutboundHandlerAdapter {
@@ -54,18 +54,21 @@ public final class FrameEncoder extends ChannelOutboundHandlerAdapter {
     int headerLength = header.getSerializedSize();
     long length = 1 + 4 + (long) headerLength + frame.bodyLength();
     if (length > Integer.MAX_VALUE) {
-      throw new IllegalArgumentException(frame + " is too long for one frame: " + length + " bytes");
+      throw new IllegalArgumentException(
+          frame + " is too long for one frame: " + length + " bytes");
     }
     ByteBuf prefix = ctx.alloc().buffer(PREFIX + headerLength);
     prefix.writeInt((int) length).writeByte(frame.type().id()).writeInt(headerLength);
     // Serialised straight into the buffer: no byte[] per frame.
     try {
-      CodedOutputStream coded = CodedOutputStream.newInstance(prefix.nioBuffer(prefix.writerIndex(), headerLength));
+      CodedOutputStream coded =
+          CodedOutputStream.newInstance(prefix.nioBuffer(prefix.writerIndex(), headerLength));
       header.writeTo(coded);
       coded.checkNoSpaceLeft();
     } catch (IOException | RuntimeException e) {
       prefix.release();
-      throw new IllegalStateException(frame + ": its header of " + headerLength + " bytes did not serialise", e);
+      throw new IllegalStateException(
+          frame + ": its header of " + headerLength + " bytes did not serialise", e);
     }
     return prefix.writerIndex(prefix.writerIndex() + headerLength);
   }

@@ -12,16 +12,16 @@ import org.coflow.api.proto.courier.v1.Credit;
 import org.coflow.api.proto.courier.v1.Error;
 import org.coflow.api.proto.courier.v1.FetchRequest;
 import org.coflow.api.proto.courier.v1.Hello;
-import org.coflow.api.proto.courier.v1.Priority;
 import org.coflow.api.proto.courier.v1.HelloAck;
+import org.coflow.api.proto.courier.v1.Priority;
 import org.coflow.api.proto.courier.v1.RegisterMapReduce;
 import org.coflow.api.proto.courier.v1.RegisterSpark;
 import org.coflow.api.proto.courier.v1.Registered;
 
 /**
- * The frame types of the Courier protocol with their stable wire ids (see
- * {@code courier.proto} and {@code docs/protocol.md}). Ids are never reused; a frame whose type id
- * is not listed here is a protocol error.
+ * The frame types of the Courier protocol with their stable wire ids (see {@code courier.proto} and
+ * {@code docs/protocol.md}). Ids are never reused; a frame whose type id is not listed here is a
+ * protocol error.
  */
 public enum FrameType {
   HELLO(1, Hello.parser(), false),

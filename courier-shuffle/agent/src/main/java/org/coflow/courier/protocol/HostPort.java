@@ -4,8 +4,8 @@ import java.net.InetSocketAddress;
 import java.util.Objects;
 
 /**
- * An agent's address as the protocol and the configuration write it: {@code host:port}, or
- * {@code [v6]:port}. The one place addresses are parsed and printed. Immutable.
+ * An agent's address as the protocol and the configuration write it: {@code host:port}, or {@code
+ * [v6]:port}. The one place addresses are parsed and printed. Immutable.
  */
 public final class HostPort {
   private final String host;
@@ -21,7 +21,8 @@ public final class HostPort {
       throw new IllegalArgumentException("an address needs a host");
     }
     if (port < 0 || port > 65535) {
-      throw new IllegalArgumentException("port " + port + " of " + host + " is out of range (0 to 65535)");
+      throw new IllegalArgumentException(
+          "port " + port + " of " + host + " is out of range (0 to 65535)");
     }
     return new HostPort(host, port);
   }

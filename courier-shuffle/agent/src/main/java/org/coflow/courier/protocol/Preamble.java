@@ -9,15 +9,17 @@ import org.coflow.api.proto.courier.v1.ErrorCode;
 
 /**
  * The first 8 bytes of every connection, from the connecting side: the magic {@code "CFLW"} and a
- * big-endian int32 protocol version. The accepting side checks them with a {@link Check} before
- * any frame is decoded: a peer that does not speak the protocol is closed at once; for a peer of
+ * big-endian int32 protocol version. The accepting side checks them with a {@link Check} before any
+ * frame is decoded: a peer that does not speak the protocol is closed at once; for a peer of
  * another version the check raises a {@link ProtocolException}, which the connection's error
  * handler answers with an {@link FrameType#ERROR} frame naming both versions before closing.
  */
 public final class Preamble {
   public static final int MAGIC = 0x43464C57; // "CFLW"
+
   /** The protocol version of this release. */
   public static final int VERSION = 1;
+
   public static final int LENGTH = 8;
 
   private Preamble() {}
@@ -38,16 +40,22 @@ public final class Preamble {
       if (magic != MAGIC) {
         in.skipBytes(in.readableBytes());
         ctx.close();
-        throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL, String.format(
-            "connection from %s does not speak the Courier protocol (magic 0x%08x, expected 0x%08x)",
-            ctx.channel().remoteAddress(), magic, MAGIC));
+        throw new ProtocolException(
+            ErrorCode.ERROR_CODE_PROTOCOL,
+            String.format(
+                "connection from %s does not speak the Courier protocol (magic 0x%08x, expected 0x%08x)",
+                ctx.channel().remoteAddress(), magic, MAGIC));
       }
       if (version != VERSION) {
         in.skipBytes(in.readableBytes());
         // The connection's error handler answers with an ERROR frame naming both versions.
-        throw new ProtocolException(ErrorCode.ERROR_CODE_UNSUPPORTED_VERSION, "protocol version "
-            + version + " is not supported by this agent, which speaks " + VERSION
-            + ": run agents and clients of the same release");
+        throw new ProtocolException(
+            ErrorCode.ERROR_CODE_UNSUPPORTED_VERSION,
+            "protocol version "
+                + version
+                + " is not supported by this agent, which speaks "
+                + VERSION
+                + ": run agents and clients of the same release");
       }
       ctx.pipeline().remove(this);
     }

@@ -33,8 +33,11 @@ public final class BlockRegistry {
       try {
         real.add(r.toRealPath());
       } catch (IOException e) {
-        throw new IllegalArgumentException("agent directory " + r + " does not exist: create it or "
-            + "fix coflow.courier.dirs / --dirs");
+        throw new IllegalArgumentException(
+            "agent directory "
+                + r
+                + " does not exist: create it or "
+                + "fix coflow.courier.dirs / --dirs");
       }
     }
     this.roots = java.util.List.copyOf(real);
@@ -56,14 +59,19 @@ public final class BlockRegistry {
    */
   public String register(RegisterMapReduce req) {
     if (refuseClientMapReduce) {
-      throw Dirs.forbidden("this agent runs inside a NodeManager, which registers MapReduce jobs itself; "
-          + "job " + req.getJobId() + " cannot be registered over a client connection");
+      throw Dirs.forbidden(
+          "this agent runs inside a NodeManager, which registers MapReduce jobs itself; "
+              + "job "
+              + req.getJobId()
+              + " cannot be registered over a client connection");
     }
     MapReduceBlockSet set = new MapReduceBlockSet(req);
     BlockSet old = sets.get(set.id());
     if (old instanceof MapReduceBlockSet && ((MapReduceBlockSet) old).secured()) {
-      throw Dirs.forbidden(set.id() + " was registered by its NodeManager with the job's secret; "
-          + "it cannot be registered again over a client connection");
+      throw Dirs.forbidden(
+          set.id()
+              + " was registered by its NodeManager with the job's secret; "
+              + "it cannot be registered again over a client connection");
     }
     return add(set);
   }
@@ -74,12 +82,13 @@ public final class BlockRegistry {
   }
 
   /**
-   * Registers a MapReduce job in-process, from the NodeManager that received its token: the
-   * request must carry the shuffle secret, and every fetch of its blocks is then authenticated.
+   * Registers a MapReduce job in-process, from the NodeManager that received its token: the request
+   * must carry the shuffle secret, and every fetch of its blocks is then authenticated.
    */
   public String registerSecured(RegisterMapReduce req) {
     if (req.getShuffleSecret().isEmpty()) {
-      throw new IllegalArgumentException("a secured registration of " + req.getJobId() + " needs the job's shuffle secret");
+      throw new IllegalArgumentException(
+          "a secured registration of " + req.getJobId() + " needs the job's shuffle secret");
     }
     return add(new MapReduceBlockSet(req));
   }
@@ -88,8 +97,13 @@ public final class BlockRegistry {
     if (!roots.isEmpty()) {
       for (java.nio.file.Path d : set.dirs()) {
         if (roots.stream().noneMatch(d::startsWith)) {
-          throw Dirs.invalid(set.id() + ": directory " + d + " is outside the agent's directories "
-              + roots + " (coflow.courier.dirs)");
+          throw Dirs.invalid(
+              set.id()
+                  + ": directory "
+                  + d
+                  + " is outside the agent's directories "
+                  + roots
+                  + " (coflow.courier.dirs)");
         }
       }
     }
@@ -103,8 +117,9 @@ public final class BlockRegistry {
   }
 
   /**
-   * @throws ProtocolException FORBIDDEN for missing or wrong credentials, NOT_FOUND for an unregistered set or a missing block, INVALID for a
-   *     malformed name, CORRUPT for an inconsistent index
+   * @throws ProtocolException FORBIDDEN for missing or wrong credentials, NOT_FOUND for an
+   *     unregistered set or a missing block, INVALID for a malformed name, CORRUPT for an
+   *     inconsistent index
    */
   public BlockSegment resolve(BlockRef ref) throws IOException {
     BlockSet set = sets.get(ref.getBlockSet());

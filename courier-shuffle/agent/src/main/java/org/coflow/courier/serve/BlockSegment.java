@@ -5,10 +5,10 @@ import java.nio.file.Path;
 /**
  * Where a registered block's bytes are: a range of a local file, and how the receiver checks them.
  *
- * <p>{@link #checksumAlgorithm()} names what {@link #checksum()} is: {@code ADLER32} or
- * {@code CRC32} of the whole range (Spark's per-partition checksum files, or computed once when
- * first served), or {@code IFILE} for MapReduce segments, which carry their own CRC32 trailer in
- * their last 4 bytes (the receiver checks the trailer against the bytes before it).
+ * <p>{@link #checksumAlgorithm()} names what {@link #checksum()} is: {@code ADLER32} or {@code
+ * CRC32} of the whole range (Spark's per-partition checksum files, or computed once when first
+ * served), or {@code IFILE} for MapReduce segments, which carry their own CRC32 trailer in their
+ * last 4 bytes (the receiver checks the trailer against the bytes before it).
  */
 public final class BlockSegment {
   private final Path file;
@@ -18,7 +18,13 @@ public final class BlockSegment {
   private final long checksum;
   private final long rawLength;
 
-  BlockSegment(Path file, long offset, long length, String checksumAlgorithm, long checksum, long rawLength) {
+  BlockSegment(
+      Path file,
+      long offset,
+      long length,
+      String checksumAlgorithm,
+      long checksum,
+      long rawLength) {
     this.file = file;
     this.offset = offset;
     this.length = length;
@@ -47,7 +53,10 @@ public final class BlockSegment {
     return checksum;
   }
 
-  /** MapReduce: the segment's uncompressed length (what a reducer's ShuffleHeader carries); else the length. */
+  /**
+   * MapReduce: the segment's uncompressed length (what a reducer's ShuffleHeader carries); else the
+   * length.
+   */
   public long rawLength() {
     return rawLength;
   }

@@ -27,13 +27,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The serving end of a connection from another host's agent: answers each {@link BlockRequest}
- * with {@code BLOCK_START}, chunks sent zero-copy from the file (never more than the stream's
- * credit ahead of the requester, never while the channel's outbound buffer is full), then
- * {@code BLOCK_END}; or with {@code BLOCK_ERROR} when the block cannot be served. Streams go by
- * their coflow's priority (from the request and later {@code PRIORITY} frames), equal priorities
- * taking turns chunk by chunk, all within the host's {@link LinkRate}. A malformed request fails only its stream; a protocol
- * violation (a reused stream id) closes the connection.
+ * The serving end of a connection from another host's agent: answers each {@link BlockRequest} with
+ * {@code BLOCK_START}, chunks sent zero-copy from the file (never more than the stream's credit
+ * ahead of the requester, never while the channel's outbound buffer is full), then {@code
+ * BLOCK_END}; or with {@code BLOCK_ERROR} when the block cannot be served. Streams go by their
+ * coflow's priority (from the request and later {@code PRIORITY} frames), equal priorities taking
+ * turns chunk by chunk, all within the host's {@link LinkRate}. A malformed request fails only its
+ * stream; a protocol violation (a reused stream id) closes the connection.
  *
  * <p>One instance per channel; everything runs on the channel's event loop.
  */
@@ -44,23 +44,32 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
   private final int chunkSize;
   private final org.coflow.courier.enforce.PriorityPacer link;
   private final Map<Long, OutStream> streams = new HashMap<>();
+
   /** Streams with something to send, by priority (lowest first), round robin within one. */
   private final TreeMap<Integer, ArrayDeque<OutStream>> ready = new TreeMap<>();
+
   private final Map<String, Integer> priorities = new HashMap<>();
+
   /** RATE policies: a token bucket per paced coflow on this connection. */
   /** Paces shared with the agent's other connections from the same host. */
   private final org.coflow.courier.enforce.PaceTable paces;
+
   /** The fetching agent's host id (from its HELLO). */
   private final String dstHost;
+
   private ChannelHandlerContext ctx;
   private boolean waitingForLink;
+
   /** A chunk's bytes were taken at the link for us while we waited in its queue. */
   private boolean prepaid;
 
   /**
    * @param link the host's link rate all its sending connections share
    */
-  public BlockSender(BlockRegistry registry, int chunkSize, org.coflow.courier.enforce.PriorityPacer link,
+  public BlockSender(
+      BlockRegistry registry,
+      int chunkSize,
+      org.coflow.courier.enforce.PriorityPacer link,
       org.coflow.courier.enforce.PaceTable paces,
       String dstHost) {
     this.paces = paces;
@@ -80,6 +89,7 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
     long credit;
     boolean queued;
     boolean cancelled;
+
     /** Open from the first chunk until the last one was written. */
     FileChannel file;
 
@@ -132,7 +142,8 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
           prioritize(pr.getCoflowId(), pr.getPriority());
           break;
         default:
-          throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL,
+          throw new ProtocolException(
+              ErrorCode.ERROR_CODE_PROTOCOL,
               frame.type() + " is not expected from a fetching agent");
       }
     } finally {
@@ -142,7 +153,8 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
 
   private void request(BlockRequest req) {
     if (streams.containsKey(req.getStreamId())) {
-      throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL,
+      throw new ProtocolException(
+          ErrorCode.ERROR_CODE_PROTOCOL,
           "stream " + req.getStreamId() + " is already open on this connection");
     }
     BlockSegment segment;
@@ -152,10 +164,19 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
       error(req.getStreamId(), e.code(), e.getMessage());
       return;
     } catch (IOException e) {
-      LOG.warn("remote={} block={} stream={}: cannot read its index", ctx.channel().remoteAddress(),
-          req.getBlock().getBlock(), req.getStreamId(), e);
-      error(req.getStreamId(), ErrorCode.ERROR_CODE_IO, "reading block " + req.getBlock().getBlock()
-          + " failed on the serving host: " + e.getMessage());
+      LOG.warn(
+          "remote={} block={} stream={}: cannot read its index",
+          ctx.channel().remoteAddress(),
+          req.getBlock().getBlock(),
+          req.getStreamId(),
+          e);
+      error(
+          req.getStreamId(),
+          ErrorCode.ERROR_CODE_IO,
+          "reading block "
+              + req.getBlock().getBlock()
+              + " failed on the serving host: "
+              + e.getMessage());
       return;
     }
     OutStream s = new OutStream(req.getStreamId(), req.getCoflowId(), segment, req.getCredit());
@@ -165,9 +186,16 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
     }
     s.priority = priorities.get(s.coflow);
     streams.put(s.id, s);
-    ctx.write(Frame.of(FrameType.BLOCK_START, BlockStart.newBuilder().setStreamId(s.id)
-        .setLength(segment.length()).setChecksumAlgorithm(segment.checksumAlgorithm())
-        .setChecksum(segment.checksum()).setRawLength(segment.rawLength()).build()));
+    ctx.write(
+        Frame.of(
+            FrameType.BLOCK_START,
+            BlockStart.newBuilder()
+                .setStreamId(s.id)
+                .setLength(segment.length())
+                .setChecksumAlgorithm(segment.checksumAlgorithm())
+                .setChecksum(segment.checksum())
+                .setRawLength(segment.rawLength())
+                .build()));
     enqueue(s);
     pump();
   }
@@ -271,18 +299,26 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
   }
 
   /**
-   * Sends chunks while the channel can take them and the link rate allows: the most important
-   * ready stream first, streams of equal priority in turn.
+   * Sends chunks while the channel can take them and the link rate allows: the most important ready
+   * stream first, streams of equal priority in turn.
    */
   private void pump() {
     long[] paced = new long[1];
     while (ctx.channel().isWritable() && !ready.isEmpty() && !waitingForLink) {
-      if (!prepaid && !link.grant(ready.firstKey(), chunkSize, () -> ctx.executor().execute(() -> {
-        // Our turn at the host's link came: the chunk's bytes are already taken.
-        waitingForLink = false;
-        prepaid = true;
-        pump();
-      }))) {
+      if (!prepaid
+          && !link.grant(
+              ready.firstKey(),
+              chunkSize,
+              () ->
+                  ctx.executor()
+                      .execute(
+                          () -> {
+                            // Our turn at the host's link came: the chunk's bytes are already
+                            // taken.
+                            waitingForLink = false;
+                            prepaid = true;
+                            pump();
+                          }))) {
         waitingForLink = true; // queued behind more important connections of this host
         break;
       }
@@ -292,10 +328,14 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
         link.giveBack(chunkSize);
         if (paced[0] != Long.MAX_VALUE) {
           waitingForLink = true;
-          ctx.executor().schedule(() -> {
-            waitingForLink = false;
-            pump();
-          }, paced[0], TimeUnit.NANOSECONDS);
+          ctx.executor()
+              .schedule(
+                  () -> {
+                    waitingForLink = false;
+                    pump();
+                  },
+                  paced[0],
+                  TimeUnit.NANOSECONDS);
         }
         break;
       }
@@ -308,9 +348,15 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
         link.giveBack(chunkSize);
         streams.remove(s.id);
         s.closeFile();
-        ctx.write(Frame.of(FrameType.BLOCK_END, BlockEnd.newBuilder().setStreamId(s.id)
-            .setLength(s.segment.length()).setChecksum(s.segment.checksum())
-            .setChecksumAlgorithm(s.segment.checksumAlgorithm()).build()));
+        ctx.write(
+            Frame.of(
+                FrameType.BLOCK_END,
+                BlockEnd.newBuilder()
+                    .setStreamId(s.id)
+                    .setLength(s.segment.length())
+                    .setChecksum(s.segment.checksum())
+                    .setChecksumAlgorithm(s.segment.checksumAlgorithm())
+                    .build()));
         continue;
       }
       if (s.file == null) {
@@ -319,9 +365,16 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
         } catch (IOException e) {
           link.giveBack(chunkSize);
           streams.remove(s.id);
-          LOG.warn("remote={} stream={}: cannot open {}", ctx.channel().remoteAddress(), s.id, s.segment.file(), e);
-          error(s.id, ErrorCode.ERROR_CODE_IO, "opening " + s.segment + " failed on the serving host: "
-              + e.getMessage());
+          LOG.warn(
+              "remote={} stream={}: cannot open {}",
+              ctx.channel().remoteAddress(),
+              s.id,
+              s.segment.file(),
+              e);
+          error(
+              s.id,
+              ErrorCode.ERROR_CODE_IO,
+              "opening " + s.segment + " failed on the serving host: " + e.getMessage());
           continue;
         }
       }
@@ -332,8 +385,12 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
         // partitions) costs only its bytes, else small blocks would crawl at a chunk each.
         link.giveBack(chunkSize - n);
       }
-      ctx.write(Frame.withFile(FrameType.CHUNK, Chunk.newBuilder().setStreamId(s.id).setOffset(s.sent).build(),
-          new SegmentRegion(s.file, s.segment.offset() + s.sent, n)), ctx.voidPromise());
+      ctx.write(
+          Frame.withFile(
+              FrameType.CHUNK,
+              Chunk.newBuilder().setStreamId(s.id).setOffset(s.sent).build(),
+              new SegmentRegion(s.file, s.segment.offset() + s.sent, n)),
+          ctx.voidPromise());
       s.sent += n;
       s.credit -= n;
       enqueue(s);
@@ -342,8 +399,10 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
   }
 
   private void error(long stream, ErrorCode code, String message) {
-    ctx.writeAndFlush(Frame.of(FrameType.BLOCK_ERROR, BlockError.newBuilder().setStreamId(stream)
-        .setCode(code).setMessage(message).build()));
+    ctx.writeAndFlush(
+        Frame.of(
+            FrameType.BLOCK_ERROR,
+            BlockError.newBuilder().setStreamId(stream).setCode(code).setMessage(message).build()));
   }
 
   @Override

@@ -8,7 +8,9 @@ public interface BlockSet {
   /** Its {@link org.coflow.courier.protocol.BlockSetId} in wire form. */
   String id();
 
-  /** The registered directories (real paths): nothing outside them is read or written for the set. */
+  /**
+   * The registered directories (real paths): nothing outside them is read or written for the set.
+   */
   java.util.List<java.nio.file.Path> dirs();
 
   /**

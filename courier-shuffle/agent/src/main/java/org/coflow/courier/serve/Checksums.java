@@ -15,6 +15,7 @@ public final class Checksums {
   public static final String ADLER32 = "ADLER32";
   public static final String CRC32 = "CRC32";
   public static final String CRC32C = "CRC32C";
+
   /** MapReduce IFile segments: a CRC32 of the segment in its last 4 bytes. */
   public static final String IFILE = "IFILE";
 
@@ -31,8 +32,8 @@ public final class Checksums {
       case CRC32C:
         return new CRC32C();
       default:
-        throw new IllegalArgumentException("unknown checksum algorithm '" + algorithm
-            + "'; known: ADLER32, CRC32, CRC32C, IFILE");
+        throw new IllegalArgumentException(
+            "unknown checksum algorithm '" + algorithm + "'; known: ADLER32, CRC32, CRC32C, IFILE");
     }
   }
 

@@ -52,7 +52,8 @@ final class Dirs {
   static Path inside(Path dir, Path file, String block) {
     Path normal = file.normalize();
     if (!normal.startsWith(dir)) {
-      throw new ProtocolException(ErrorCode.ERROR_CODE_NOT_FOUND,
+      throw new ProtocolException(
+          ErrorCode.ERROR_CODE_NOT_FOUND,
           "block " + block + " resolves outside the registered directories");
     }
     return normal;

@@ -1,6 +1,5 @@
 package org.coflow.courier.serve;
 
-import org.coflow.courier.protocol.BlockSetId;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -17,24 +16,27 @@ import java.util.zip.CRC32;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 import org.coflow.api.proto.courier.v1.RegisterMapReduce;
+import org.coflow.courier.protocol.BlockSetId;
 
 /**
- * A MapReduce job's map outputs in a NodeManager's local directories:
- * {@code <dir>/usercache/<user>/appcache/<app>/output/<map attempt>/file.out} and
- * {@code file.out.index}, the index holding per reduce partition (start offset, raw length,
- * part length) as three longs, then a CRC32 of those entries (Hadoop's {@code SpillRecord}).
- * Block {@code <map attempt>/<reduce>} is that partition's IFile segment, which ends with its own
- * CRC32 (checksum algorithm {@link Checksums#IFILE}).
+ * A MapReduce job's map outputs in a NodeManager's local directories: {@code
+ * <dir>/usercache/<user>/appcache/<app>/output/<map attempt>/file.out} and {@code file.out.index},
+ * the index holding per reduce partition (start offset, raw length, part length) as three longs,
+ * then a CRC32 of those entries (Hadoop's {@code SpillRecord}). Block {@code <map
+ * attempt>/<reduce>} is that partition's IFile segment, which ends with its own CRC32 (checksum
+ * algorithm {@link Checksums#IFILE}).
  *
  * <p>Registered with the job's shuffle secret (by the NodeManager, which got it with the job's
  * token), every request must carry the HMAC-SHA1 a stock reducer would send to the NodeManager's
- * shuffle handler for that one map output, {@code <port>/mapOutput?job=<job>&reduce=<r>&map=<attempt>}
- * (Hadoop's {@code SecureShuffleUtils}); the message is rebuilt here from the block's name and
- * this NodeManager's port, never taken from the request.
+ * shuffle handler for that one map output, {@code
+ * <port>/mapOutput?job=<job>&reduce=<r>&map=<attempt>} (Hadoop's {@code SecureShuffleUtils}); the
+ * message is rebuilt here from the block's name and this NodeManager's port, never taken from the
+ * request.
  */
 final class MapReduceBlockSet implements BlockSet {
   private static final Pattern JOB = Pattern.compile("job_(\\d{1,20})_(\\d{1,10})");
-  private static final Pattern BLOCK = Pattern.compile("(attempt_\\d{1,20}_\\d{1,10}_m_\\d{1,10}_\\d{1,5})/(\\d{1,9})");
+  private static final Pattern BLOCK =
+      Pattern.compile("(attempt_\\d{1,20}_\\d{1,10}_m_\\d{1,10}_\\d{1,5})/(\\d{1,9})");
   private static final int ENTRY = 24;
 
   private final String id;
@@ -42,8 +44,10 @@ final class MapReduceBlockSet implements BlockSet {
   private final String app;
   private final List<Path> dirs;
   private final String job;
+
   /** Null when registered without a secret (requests are then not authenticated). */
   private final SecretKeySpec secret;
+
   private final int shufflePort;
 
   MapReduceBlockSet(RegisterMapReduce req) {
@@ -56,8 +60,10 @@ final class MapReduceBlockSet implements BlockSet {
     this.app = "application_" + job.group(1) + "_" + job.group(2);
     this.dirs = Dirs.realDirs(req.getLocalDirsList(), id);
     this.job = req.getJobId();
-    this.secret = req.getShuffleSecret().isEmpty() ? null
-        : new SecretKeySpec(req.getShuffleSecret().toByteArray(), "HmacSHA1");
+    this.secret =
+        req.getShuffleSecret().isEmpty()
+            ? null
+            : new SecretKeySpec(req.getShuffleSecret().toByteArray(), "HmacSHA1");
     this.shufflePort = req.getShufflePort();
   }
 
@@ -80,7 +86,8 @@ final class MapReduceBlockSet implements BlockSet {
   public BlockSegment resolve(String block, String auth) throws IOException {
     Matcher m = BLOCK.matcher(block);
     if (!m.matches()) {
-      throw Dirs.invalid(id + ": '" + block + "' is not a map output block (<map attempt id>/<reduce>)");
+      throw Dirs.invalid(
+          id + ": '" + block + "' is not a map output block (<map attempt id>/<reduce>)");
     }
     int reduce = Integer.parseInt(m.group(2));
     if (secret != null) {
@@ -98,13 +105,25 @@ final class MapReduceBlockSet implements BlockSet {
 
   private void verify(String attempt, int reduce, String auth, String block) {
     if (auth == null || auth.isEmpty()) {
-      throw Dirs.forbidden(id + ": the request for " + block + " carries no shuffle HMAC; the job's "
-          + "map outputs are served only to its own reducers");
+      throw Dirs.forbidden(
+          id
+              + ": the request for "
+              + block
+              + " carries no shuffle HMAC; the job's "
+              + "map outputs are served only to its own reducers");
     }
-    byte[] expected = hmac(secret, shufflePort + "/mapOutput?job=" + job + "&reduce=" + reduce + "&map=" + attempt);
-    if (!MessageDigest.isEqual(expected, auth.getBytes(java.nio.charset.StandardCharsets.US_ASCII))) {
-      throw Dirs.forbidden(id + ": the shuffle HMAC of the request for " + block + " is wrong (not this job's "
-          + "token, or another NodeManager's block)");
+    byte[] expected =
+        hmac(
+            secret,
+            shufflePort + "/mapOutput?job=" + job + "&reduce=" + reduce + "&map=" + attempt);
+    if (!MessageDigest.isEqual(
+        expected, auth.getBytes(java.nio.charset.StandardCharsets.US_ASCII))) {
+      throw Dirs.forbidden(
+          id
+              + ": the shuffle HMAC of the request for "
+              + block
+              + " is wrong (not this job's "
+              + "token, or another NodeManager's block)");
     }
   }
 
@@ -113,7 +132,8 @@ final class MapReduceBlockSet implements BlockSet {
     try {
       Mac mac = Mac.getInstance("HmacSHA1");
       mac.init(key);
-      return Base64.getEncoder().encode(mac.doFinal(msg.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+      return Base64.getEncoder()
+          .encode(mac.doFinal(msg.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
     } catch (GeneralSecurityException e) {
       throw new IllegalStateException("HmacSHA1 is not available in this JVM", e);
     }
@@ -122,12 +142,21 @@ final class MapReduceBlockSet implements BlockSet {
   /** The map attempt's file {@code name} in whichever registered dir holds it, or null. */
   private Path find(String attempt, String name, String block) throws IOException {
     for (Path dir : dirs) {
-      Path out = Dirs.inside(dir, dir.resolve("usercache").resolve(user).resolve("appcache").resolve(app)
-          .resolve("output").resolve(attempt), block);
+      Path out =
+          Dirs.inside(
+              dir,
+              dir.resolve("usercache")
+                  .resolve(user)
+                  .resolve("appcache")
+                  .resolve(app)
+                  .resolve("output")
+                  .resolve(attempt),
+              block);
       Path file = out.resolve(name);
       if (Files.exists(file)) {
         if (!file.toRealPath().startsWith(dir)) {
-          throw Dirs.notFound(id + ": block " + block + " links outside the registered directories");
+          throw Dirs.notFound(
+              id + ": block " + block + " links outside the registered directories");
         }
         return file;
       }
@@ -157,16 +186,31 @@ final class MapReduceBlockSet implements BlockSet {
     }
     int partitions = body / ENTRY;
     if (reduce >= partitions) {
-      throw Dirs.notFound(id + ": block " + block + " names reduce partition " + reduce
-          + " but the map output has " + partitions);
+      throw Dirs.notFound(
+          id
+              + ": block "
+              + block
+              + " names reduce partition "
+              + reduce
+              + " but the map output has "
+              + partitions);
     }
     long start = entries.getLong(reduce * ENTRY);
     long raw = entries.getLong(reduce * ENTRY + 8);
     long part = entries.getLong(reduce * ENTRY + 16);
     long dataSize = Files.size(data);
     if (start < 0 || part < 4 || raw < 0 || start + part > dataSize) {
-      throw Dirs.corrupt(id + ": index of " + block + " gives [" + start + ", " + (start + part)
-          + ") outside its data file of " + dataSize + " bytes");
+      throw Dirs.corrupt(
+          id
+              + ": index of "
+              + block
+              + " gives ["
+              + start
+              + ", "
+              + (start + part)
+              + ") outside its data file of "
+              + dataSize
+              + " bytes");
     }
     long trailer;
     try (FileChannel ch = FileChannel.open(data, StandardOpenOption.READ)) {

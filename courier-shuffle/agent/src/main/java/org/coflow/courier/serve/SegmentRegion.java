@@ -48,7 +48,8 @@ final class SegmentRegion extends AbstractReferenceCounted implements FileRegion
   public long transferTo(WritableByteChannel target, long at) throws IOException {
     long left = count - at;
     if (left < 0 || at < 0) {
-      throw new IllegalArgumentException("position " + at + " outside the region's " + count + " bytes");
+      throw new IllegalArgumentException(
+          "position " + at + " outside the region's " + count + " bytes");
     }
     if (left == 0) {
       return 0;
@@ -57,7 +58,8 @@ final class SegmentRegion extends AbstractReferenceCounted implements FileRegion
     if (written > 0) {
       transferred += written;
     } else if (written == 0 && position + at >= file.size()) {
-      throw new IOException("the file shrank under a block being sent (at " + (position + at) + ")");
+      throw new IOException(
+          "the file shrank under a block being sent (at " + (position + at) + ")");
     }
     return written;
   }

@@ -1,6 +1,5 @@
 package org.coflow.courier.serve;
 
-import org.coflow.courier.protocol.BlockSetId;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -13,14 +12,15 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.coflow.api.proto.courier.v1.RegisterSpark;
+import org.coflow.courier.protocol.BlockSetId;
 
 /**
- * A Spark executor's shuffle files, laid out as Spark's disk block manager writes them: file
- * {@code name} lives in {@code localDirs[h % n]/%02x((h / n) % subDirs)/name} with {@code h} the
- * non-negative hash of the name (what Spark's external shuffle service computes too). Block
- * {@code shuffle_S_M_R} is bytes {@code [index[R], index[R+1])} of {@code shuffle_S_M_0.data};
- * its checksum is entry R of {@code shuffle_S_M_0.checksum.<algorithm>} when Spark wrote one,
- * else a CRC32 computed once, when the block is first served.
+ * A Spark executor's shuffle files, laid out as Spark's disk block manager writes them: file {@code
+ * name} lives in {@code localDirs[h % n]/%02x((h / n) % subDirs)/name} with {@code h} the
+ * non-negative hash of the name (what Spark's external shuffle service computes too). Block {@code
+ * shuffle_S_M_R} is bytes {@code [index[R], index[R+1])} of {@code shuffle_S_M_0.data}; its
+ * checksum is entry R of {@code shuffle_S_M_0.checksum.<algorithm>} when Spark wrote one, else a
+ * CRC32 computed once, when the block is first served.
  */
 final class SparkBlockSet implements BlockSet {
   private static final Pattern BLOCK = Pattern.compile("shuffle_(\\d{1,9})_(\\d{1,18})_(\\d{1,9})");
@@ -37,13 +37,16 @@ final class SparkBlockSet implements BlockSet {
     this.id = BlockSetId.spark(app, exec).toString();
     this.dirs = Dirs.realDirs(req.getLocalDirsList(), id);
     if (req.getSubDirsPerLocalDir() < 1 || req.getSubDirsPerLocalDir() > 1024) {
-      throw Dirs.invalid(id + ": sub_dirs_per_local_dir must be 1..1024 (Spark's default is 64), got "
-          + req.getSubDirsPerLocalDir());
+      throw Dirs.invalid(
+          id
+              + ": sub_dirs_per_local_dir must be 1..1024 (Spark's default is 64), got "
+              + req.getSubDirsPerLocalDir());
     }
     this.subDirs = req.getSubDirsPerLocalDir();
     String alg = req.getChecksumAlgorithm();
     if (!alg.isEmpty() && !Checksums.known(alg)) {
-      throw Dirs.invalid(id + ": unknown checksum_algorithm '" + alg + "' (ADLER32, CRC32, CRC32C or empty)");
+      throw Dirs.invalid(
+          id + ": unknown checksum_algorithm '" + alg + "' (ADLER32, CRC32, CRC32C or empty)");
     }
     this.algorithm = alg;
   }
@@ -64,7 +67,11 @@ final class SparkBlockSet implements BlockSet {
     // service without spark.authenticate.
     Matcher m = BLOCK.matcher(block);
     if (!m.matches()) {
-      throw Dirs.invalid(id + ": '" + block + "' is not a Spark shuffle block id (shuffle_<shuffle>_<map>_<reduce>)");
+      throw Dirs.invalid(
+          id
+              + ": '"
+              + block
+              + "' is not a Spark shuffle block id (shuffle_<shuffle>_<map>_<reduce>)");
     }
     String base = "shuffle_" + m.group(1) + "_" + m.group(2) + "_0";
     int reduce = Integer.parseInt(m.group(3));
@@ -75,11 +82,18 @@ final class SparkBlockSet implements BlockSet {
     try (FileChannel ch = FileChannel.open(index, StandardOpenOption.READ)) {
       long partitions = ch.size() / 8 - 1;
       if (ch.size() % 8 != 0 || partitions < 1) {
-        throw Dirs.corrupt(id + ": index " + index + " has " + ch.size() + " bytes, not a list of offsets");
+        throw Dirs.corrupt(
+            id + ": index " + index + " has " + ch.size() + " bytes, not a list of offsets");
       }
       if (reduce >= partitions) {
-        throw Dirs.notFound(id + ": block " + block + " names reduce partition " + reduce
-            + " but the map output has " + partitions);
+        throw Dirs.notFound(
+            id
+                + ": block "
+                + block
+                + " names reduce partition "
+                + reduce
+                + " but the map output has "
+                + partitions);
       }
       start = Checksums.readLong(ch, 8L * reduce);
       end = Checksums.readLong(ch, 8L * reduce + 8);
@@ -93,8 +107,17 @@ final class SparkBlockSet implements BlockSet {
       throw Dirs.notFound(id + ": block " + block + " has an index but no data file");
     }
     if (start < 0 || end < start || end > size) {
-      throw Dirs.corrupt(id + ": index of " + block + " gives [" + start + ", " + end
-          + ") outside its data file of " + size + " bytes");
+      throw Dirs.corrupt(
+          id
+              + ": index of "
+              + block
+              + " gives ["
+              + start
+              + ", "
+              + end
+              + ") outside its data file of "
+              + size
+              + " bytes");
     }
     long length = end - start;
     if (!algorithm.isEmpty()) {
@@ -102,7 +125,8 @@ final class SparkBlockSet implements BlockSet {
       if (Files.exists(sums)) {
         try (FileChannel ch = FileChannel.open(sums, StandardOpenOption.READ)) {
           if (ch.size() >= 8L * reduce + 8) {
-            return new BlockSegment(data, start, length, algorithm, Checksums.readLong(ch, 8L * reduce), length);
+            return new BlockSegment(
+                data, start, length, algorithm, Checksums.readLong(ch, 8L * reduce), length);
           }
         }
       }
@@ -119,7 +143,11 @@ final class SparkBlockSet implements BlockSet {
     int h = name.hashCode();
     h = h == Integer.MIN_VALUE ? 0 : Math.abs(h);
     Path dir = dirs.get(h % dirs.size());
-    Path file = Dirs.inside(dir, dir.resolve(String.format("%02x", (h / dirs.size()) % subDirs)).resolve(name), block);
+    Path file =
+        Dirs.inside(
+            dir,
+            dir.resolve(String.format("%02x", (h / dirs.size()) % subDirs)).resolve(name),
+            block);
     if (Files.isSymbolicLink(file) && !file.toRealPath().startsWith(dir)) {
       throw Dirs.notFound(id + ": block " + block + " links outside the registered directories");
     }

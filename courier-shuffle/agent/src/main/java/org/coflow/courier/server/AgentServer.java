@@ -27,14 +27,26 @@ public final class AgentServer implements AutoCloseable {
    * @param link the host's sending cap
    * @throws InterruptedException if interrupted while binding
    */
-  public static AgentServer bind(TransportContext transport, InetSocketAddress address, String hostId,
-      BlockRegistry registry, LocalFetches fetches, int chunkSize, LinkRate link) throws InterruptedException {
+  public static AgentServer bind(
+      TransportContext transport,
+      InetSocketAddress address,
+      String hostId,
+      BlockRegistry registry,
+      LocalFetches fetches,
+      int chunkSize,
+      LinkRate link)
+      throws InterruptedException {
     // One pace per (fetching host, coflow), shared by all connections from that host.
     PaceTable paces = new PaceTable(chunkSize);
     // The host's sending cap, handed to its connections chunk by chunk in priority order.
-    PriorityPacer sending = link.limited() ? new PriorityPacer(link, transport.group().next()) : PriorityPacer.UNLIMITED;
-    return new AgentServer(transport.bind(address,
-        () -> new ServerHandshake(hostId, registry, chunkSize, fetches, sending, paces)));
+    PriorityPacer sending =
+        link.limited()
+            ? new PriorityPacer(link, transport.group().next())
+            : PriorityPacer.UNLIMITED;
+    return new AgentServer(
+        transport.bind(
+            address,
+            () -> new ServerHandshake(hostId, registry, chunkSize, fetches, sending, paces)));
   }
 
   public InetSocketAddress address() {

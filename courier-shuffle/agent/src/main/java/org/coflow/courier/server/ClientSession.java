@@ -39,8 +39,10 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
   private final BlockRegistry registry;
   private final LocalFetches fetches;
   private final Map<Long, FetchService.Handle> streams = new ConcurrentHashMap<>();
+
   /** Streams the client cancelled before they started (dropped when they start or end). */
   private final java.util.Set<Long> cancelled = ConcurrentHashMap.newKeySet();
+
   private Channel channel;
 
   ClientSession(BlockRegistry registry, LocalFetches fetches) {
@@ -73,21 +75,22 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
             h.grant(c.getBytes());
           }
           break;
-        case CANCEL: {
-          // The client gave up on a stream (its reader stopped): stop fetching it, now or, if it
-          // is still waiting for a connection, as soon as it starts.
-          long id = ((Cancel) frame.header()).getStreamId();
-          FetchService.Handle gone = streams.remove(id);
-          if (gone != null) {
-            gone.cancel();
-          } else {
-            cancelled.add(id);
+        case CANCEL:
+          {
+            // The client gave up on a stream (its reader stopped): stop fetching it, now or, if it
+            // is still waiting for a connection, as soon as it starts.
+            long id = ((Cancel) frame.header()).getStreamId();
+            FetchService.Handle gone = streams.remove(id);
+            if (gone != null) {
+              gone.cancel();
+            } else {
+              cancelled.add(id);
+            }
+            break;
           }
-          break;
-        }
         default:
-          throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL,
-              frame.type() + " is not expected from a local client");
+          throw new ProtocolException(
+              ErrorCode.ERROR_CODE_PROTOCOL, frame.type() + " is not expected from a local client");
       }
     } finally {
       frame.release();
@@ -95,42 +98,58 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
   }
 
   private void registered(String blockSet) {
-    channel.writeAndFlush(Frame.of(FrameType.REGISTERED, Registered.newBuilder().setBlockSet(blockSet).build()));
+    channel.writeAndFlush(
+        Frame.of(FrameType.REGISTERED, Registered.newBuilder().setBlockSet(blockSet).build()));
   }
 
   private void fetch(FetchRequest req) {
     if (req.getRequestId() >= 1L << (63 - INDEX_BITS) || req.getBlocksCount() > 1 << INDEX_BITS) {
-      throw new ProtocolException(ErrorCode.ERROR_CODE_INVALID, "fetch request " + req.getRequestId()
-          + " with " + req.getBlocksCount() + " blocks: ids go up to 2^43 and requests to 2^20 blocks");
+      throw new ProtocolException(
+          ErrorCode.ERROR_CODE_INVALID,
+          "fetch request "
+              + req.getRequestId()
+              + " with "
+              + req.getBlocksCount()
+              + " blocks: ids go up to 2^43 and requests to 2^20 blocks");
     }
     long window = req.getWindow() > 0 ? req.getWindow() : DEFAULT_WINDOW;
     for (int i = 0; i < req.getBlocksCount(); i++) {
       long stream = req.getRequestId() << INDEX_BITS | i;
-      fetches.fetch(req.getCoflowId(), req.getBlocks(i), window, true, new Relay(stream), handle -> {
-        if (cancelled.remove(stream)) {
-          handle.cancel();
-          return;
-        }
-        streams.put(stream, handle);
-        if (!channel.isActive()) {
-          cancelAll();
-        }
-      });
+      fetches.fetch(
+          req.getCoflowId(),
+          req.getBlocks(i),
+          window,
+          true,
+          new Relay(stream),
+          handle -> {
+            if (cancelled.remove(stream)) {
+              handle.cancel();
+              return;
+            }
+            streams.put(stream, handle);
+            if (!channel.isActive()) {
+              cancelAll();
+            }
+          });
     }
   }
 
   private void error(long stream, ErrorCode code, String message) {
     streams.remove(stream);
     cancelled.remove(stream);
-    channel.writeAndFlush(Frame.of(FrameType.BLOCK_ERROR, BlockError.newBuilder().setStreamId(stream)
-        .setCode(code).setMessage(message).build()));
+    channel.writeAndFlush(
+        Frame.of(
+            FrameType.BLOCK_ERROR,
+            BlockError.newBuilder().setStreamId(stream).setCode(code).setMessage(message).build()));
   }
 
   private void end(long stream, long length) {
     streams.remove(stream);
     cancelled.remove(stream);
-    channel.writeAndFlush(Frame.of(FrameType.BLOCK_END, BlockEnd.newBuilder().setStreamId(stream)
-        .setLength(length).build()));
+    channel.writeAndFlush(
+        Frame.of(
+            FrameType.BLOCK_END,
+            BlockEnd.newBuilder().setStreamId(stream).setLength(length).build()));
   }
 
   @Override
@@ -150,9 +169,9 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
 
   /**
    * Tells the client of one block: streamed bytes as they come (the client's credit paces them),
-   * then {@code BLOCK_END} once the block is verified (streamed or in its file), or
-   * {@code BLOCK_ERROR}. Bytes already relayed are the client's to discard: only
-   * {@code BLOCK_END} vouches for a block.
+   * then {@code BLOCK_END} once the block is verified (streamed or in its file), or {@code
+   * BLOCK_ERROR}. Bytes already relayed are the client's to discard: only {@code BLOCK_END} vouches
+   * for a block.
    */
   private final class Relay implements LocalFetches.Delivery {
     private final long stream;
@@ -164,15 +183,24 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
 
     @Override
     public void started(long length, long rawLength) {
-      channel.write(Frame.of(FrameType.BLOCK_START, BlockStart.newBuilder().setStreamId(stream)
-          .setLength(length).setRawLength(rawLength).build()));
+      channel.write(
+          Frame.of(
+              FrameType.BLOCK_START,
+              BlockStart.newBuilder()
+                  .setStreamId(stream)
+                  .setLength(length)
+                  .setRawLength(rawLength)
+                  .build()));
     }
 
     @Override
     public void data(ByteBuf data) {
       int n = data.readableBytes();
-      channel.writeAndFlush(Frame.withBody(FrameType.CHUNK,
-          Chunk.newBuilder().setStreamId(stream).setOffset(offset).build(), data.retainedDuplicate()));
+      channel.writeAndFlush(
+          Frame.withBody(
+              FrameType.CHUNK,
+              Chunk.newBuilder().setStreamId(stream).setOffset(offset).build(),
+              data.retainedDuplicate()));
       offset += n;
     }
 

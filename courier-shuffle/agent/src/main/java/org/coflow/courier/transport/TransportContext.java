@@ -23,18 +23,19 @@ import org.coflow.courier.protocol.FrameType;
 import org.coflow.courier.protocol.Preamble;
 
 /**
- * Builds every Netty pipeline of the Courier protocol, as Spark's {@code TransportContext} does
- * for its own: the agent's listening side, its connections to other agents, and a local
- * process's connection to its agent. One place decides the framing, the frame bound, the socket
- * options and the handshake, so that no side can drift from the others.
+ * Builds every Netty pipeline of the Courier protocol, as Spark's {@code TransportContext} does for
+ * its own: the agent's listening side, its connections to other agents, and a local process's
+ * connection to its agent. One place decides the framing, the frame bound, the socket options and
+ * the handshake, so that no side can drift from the others.
  *
  * <p>Every connection starts with the {@link Preamble} (magic and version) and a {@code HELLO}
- * naming the connecting host and its role; the accepting side checks the preamble before any
- * frame is decoded.
+ * naming the connecting host and its role; the accepting side checks the preamble before any frame
+ * is decoded.
  */
 public final class TransportContext {
   /** Receive buffers of agent-to-agent connections: bulk data, read up to 1 MiB at a time. */
   private static final int RECV_MIN = 64 << 10;
+
   private static final int RECV_INITIAL = 256 << 10;
   private static final int RECV_MAX = 1 << 20;
 
@@ -59,57 +60,71 @@ public final class TransportContext {
   }
 
   /**
-   * Listens on {@code address}: every accepted connection gets the preamble check, the frame
-   * codec and a new {@code handshake} handler, which decides what serves it after its HELLO.
+   * Listens on {@code address}: every accepted connection gets the preamble check, the frame codec
+   * and a new {@code handshake} handler, which decides what serves it after its HELLO.
    *
    * @return the bound channel
    */
-  public Channel bind(InetSocketAddress address, Supplier<ChannelHandler> handshake) throws InterruptedException {
-    ServerBootstrap b = new ServerBootstrap().group(group, group).channel(NioServerSocketChannel.class)
-        .childOption(ChannelOption.TCP_NODELAY, true)
-        .childHandler(new ChannelInitializer<SocketChannel>() {
-          @Override
-          protected void initChannel(SocketChannel ch) {
-            ch.pipeline().addLast("preamble", new Preamble.Check())
-                .addLast("decoder", new FrameDecoder(maxFrame))
-                .addLast("encoder", FrameEncoder.INSTANCE)
-                .addLast("handshake", handshake.get());
-          }
-        });
+  public Channel bind(InetSocketAddress address, Supplier<ChannelHandler> handshake)
+      throws InterruptedException {
+    ServerBootstrap b =
+        new ServerBootstrap()
+            .group(group, group)
+            .channel(NioServerSocketChannel.class)
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            .childHandler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    ch.pipeline()
+                        .addLast("preamble", new Preamble.Check())
+                        .addLast("decoder", new FrameDecoder(maxFrame))
+                        .addLast("encoder", FrameEncoder.INSTANCE)
+                        .addLast("handshake", handshake.get());
+                  }
+                });
     return b.bind(address).sync().channel();
   }
 
   /**
-   * Connects to an agent at {@code address} and, once connected, sends the preamble and
-   * {@code hello}. Connections between agents ({@link Role#ROLE_AGENT}) carry bulk data: chunk
-   * bodies are streamed to {@code handler} as they arrive and socket reads are large; a local
-   * client's connection decodes whole frames.
+   * Connects to an agent at {@code address} and, once connected, sends the preamble and {@code
+   * hello}. Connections between agents ({@link Role#ROLE_AGENT}) carry bulk data: chunk bodies are
+   * streamed to {@code handler} as they arrive and socket reads are large; a local client's
+   * connection decodes whole frames.
    *
    * @return the connect future; the handshake's answer reaches {@code handler}
    */
   public ChannelFuture connect(InetSocketAddress address, Hello hello, ChannelHandler handler) {
     boolean bulk = hello.getRole() == Role.ROLE_AGENT;
-    Bootstrap b = new Bootstrap().group(group).channel(NioSocketChannel.class)
-        .option(ChannelOption.TCP_NODELAY, true)
-        .handler(new ChannelInitializer<SocketChannel>() {
-          @Override
-          protected void initChannel(SocketChannel ch) {
-            ch.pipeline().addLast("decoder", new FrameDecoder(maxFrame, bulk))
-                .addLast("encoder", FrameEncoder.INSTANCE)
-                .addLast("handler", handler);
-          }
-        });
+    Bootstrap b =
+        new Bootstrap()
+            .group(group)
+            .channel(NioSocketChannel.class)
+            .option(ChannelOption.TCP_NODELAY, true)
+            .handler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    ch.pipeline()
+                        .addLast("decoder", new FrameDecoder(maxFrame, bulk))
+                        .addLast("encoder", FrameEncoder.INSTANCE)
+                        .addLast("handler", handler);
+                  }
+                });
     if (bulk) {
-      b.option(ChannelOption.RCVBUF_ALLOCATOR, new AdaptiveRecvByteBufAllocator(RECV_MIN, RECV_INITIAL, RECV_MAX));
+      b.option(
+          ChannelOption.RCVBUF_ALLOCATOR,
+          new AdaptiveRecvByteBufAllocator(RECV_MIN, RECV_INITIAL, RECV_MAX));
     }
     ChannelFuture connect = b.connect(address);
-    connect.addListener(f -> {
-      if (f.isSuccess()) {
-        Channel ch = connect.channel();
-        ch.write(Preamble.encode(ch.alloc(), Preamble.VERSION));
-        ch.writeAndFlush(Frame.of(FrameType.HELLO, hello));
-      }
-    });
+    connect.addListener(
+        f -> {
+          if (f.isSuccess()) {
+            Channel ch = connect.channel();
+            ch.write(Preamble.encode(ch.alloc(), Preamble.VERSION));
+            ch.writeAndFlush(Frame.of(FrameType.HELLO, hello));
+          }
+        });
     return connect;
   }
 }

@@ -17,10 +17,13 @@ class RemoteAgentsTest {
   private final Map<String, RemoteAgent> directory = new HashMap<>();
 
   private RemoteAgents<String> agents(long suspendMillis) {
-    return new RemoteAgents<>(k -> {
-      lookups.incrementAndGet();
-      return directory.get(k);
-    }, suspendMillis, now::get);
+    return new RemoteAgents<>(
+        k -> {
+          lookups.incrementAndGet();
+          return directory.get(k);
+        },
+        suspendMillis,
+        now::get);
   }
 
   @Test

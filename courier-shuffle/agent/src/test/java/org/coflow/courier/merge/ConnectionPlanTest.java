@@ -9,7 +9,8 @@ import org.junit.jupiter.api.Test;
 class ConnectionPlanTest {
   private static final long MB = 1 << 20;
 
-  private static ConnectionPlan.Peer<String> peer(String key, int index, long bytes, int order, int usable) {
+  private static ConnectionPlan.Peer<String> peer(
+      String key, int index, long bytes, int order, int usable) {
     return new ConnectionPlan.Peer<>(key, index, bytes, order, true, usable);
   }
 
@@ -19,8 +20,14 @@ class ConnectionPlanTest {
 
   @Test
   void withMorePeersThanMaxNumTheMostImportantGoFirst() {
-    ConnectionPlan<String> plan = ConnectionPlan.plan(List.of(peer("a", 0, 10 * MB, 2, 0),
-        peer("b", 1, 10 * MB, 0, 0), peer("c", 2, 10 * MB, 1, 0)), 2, 4 * MB);
+    ConnectionPlan<String> plan =
+        ConnectionPlan.plan(
+            List.of(
+                peer("a", 0, 10 * MB, 2, 0),
+                peer("b", 1, 10 * MB, 0, 0),
+                peer("c", 2, 10 * MB, 1, 0)),
+            2,
+            4 * MB);
     assertEquals(1, plan.wanted("b"));
     assertEquals(1, plan.wanted("c"));
     assertEquals(0, plan.wanted("a"), "the least important peer waits");
@@ -28,16 +35,18 @@ class ConnectionPlanTest {
 
   @Test
   void equalPrioritiesServeTheLargerUnifiedFlowFirst() {
-    ConnectionPlan<String> plan = ConnectionPlan.plan(List.of(peer("small", 0, MB, 0, 0),
-        peer("large", 1, 50 * MB, 0, 0)), 1, 4 * MB);
+    ConnectionPlan<String> plan =
+        ConnectionPlan.plan(
+            List.of(peer("small", 0, MB, 0, 0), peer("large", 1, 50 * MB, 0, 0)), 1, 4 * MB);
     assertEquals(1, plan.wanted("large"));
     assertEquals(0, plan.wanted("small"));
   }
 
   @Test
   void withFewerPeersTheBudgetSplitsFlowsAboveMinSizeOnly() {
-    ConnectionPlan<String> plan = ConnectionPlan.plan(List.of(peer("big", 0, 100 * MB, 0, 0),
-        peer("tiny", 1, MB, 1, 0)), 8, 4 * MB);
+    ConnectionPlan<String> plan =
+        ConnectionPlan.plan(
+            List.of(peer("big", 0, 100 * MB, 0, 0), peer("tiny", 1, MB, 1, 0)), 8, 4 * MB);
     assertEquals(1, plan.wanted("tiny"), "a flow below MinSize is never split");
     int total = plan.wanted("big") + plan.wanted("tiny");
     assertEquals(8, total, "the spare budget goes to the flow above MinSize");
@@ -45,7 +54,8 @@ class ConnectionPlanTest {
 
   @Test
   void idleConnectionsDrainOnlyWhenAnotherPeerIsShort() {
-    List<ConnectionPlan.Peer<String>> nobodyShort = List.of(idle("old", 0, 2), peer("new", 1, MB, 0, 1));
+    List<ConnectionPlan.Peer<String>> nobodyShort =
+        List.of(idle("old", 0, 2), peer("new", 1, MB, 0, 1));
     ConnectionPlan<String> keep = ConnectionPlan.plan(nobodyShort, 3, 4 * MB);
     assertEquals(0, keep.drain("old"), "idle connections stay for the next burst");
 

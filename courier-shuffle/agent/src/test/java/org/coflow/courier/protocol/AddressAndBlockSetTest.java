@@ -18,8 +18,10 @@ class AddressAndBlockSetTest {
 
   @Test
   void badAddressesNameTheValueAndTheSetting() {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> HostPort.parse("nohost", "spark.shuffle.courier.agent"));
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> HostPort.parse("nohost", "spark.shuffle.courier.agent"));
     assertTrue(e.getMessage().contains("spark.shuffle.courier.agent 'nohost'"), e.getMessage());
     assertThrows(IllegalArgumentException.class, () -> HostPort.parse("h:0", "x"));
     assertThrows(IllegalArgumentException.class, () -> HostPort.parse("h:port", "x"));
@@ -40,7 +42,8 @@ class AddressAndBlockSetTest {
 
   @Test
   void malformedBlockSetsAreRefused() {
-    for (String bad : new String[] {"spark/a", "spark//1", "mr/", "mr/a/b", "hdfs/x", "", "spark/a/1/2"}) {
+    for (String bad :
+        new String[] {"spark/a", "spark//1", "mr/", "mr/a/b", "hdfs/x", "", "spark/a/1/2"}) {
       assertThrows(IllegalArgumentException.class, () -> BlockSetId.parse(bad), bad);
     }
     assertThrows(IllegalArgumentException.class, () -> BlockSetId.spark("a/b", "1"));

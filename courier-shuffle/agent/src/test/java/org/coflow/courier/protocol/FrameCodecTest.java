@@ -13,9 +13,9 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.DefaultFileRegion;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.DecoderException;
+import java.io.ByteArrayOutputStream;
 import java.nio.channels.Channels;
 import java.nio.channels.WritableByteChannel;
-import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -48,32 +48,96 @@ class FrameCodecTest {
   private static final int MAX = 1 << 20;
 
   static Map<FrameType, MessageLite> samples() {
-    BlockRef ref = BlockRef.newBuilder().setBlockSet("spark/app-1/3").setBlock("shuffle_0_5_2").build();
+    BlockRef ref =
+        BlockRef.newBuilder().setBlockSet("spark/app-1/3").setBlock("shuffle_0_5_2").build();
     Map<FrameType, MessageLite> m = new EnumMap<>(FrameType.class);
-    m.put(FrameType.HELLO, Hello.newBuilder().setRole(Role.ROLE_AGENT).setHostId("exec-2").setConnectionIndex(3).build());
-    m.put(FrameType.HELLO_ACK, HelloAck.newBuilder().setHostId("exec-1").setChunkSize(65536).build());
-    m.put(FrameType.ERROR, Error.newBuilder().setCode(ErrorCode.ERROR_CODE_PROTOCOL).setMessage("bad").build());
-    m.put(FrameType.REGISTER_SPARK, RegisterSpark.newBuilder().setAppId("app-1").setExecId("3")
-        .addLocalDirs("/tmp/a").setSubDirsPerLocalDir(64).setChecksumAlgorithm("ADLER32").build());
-    m.put(FrameType.REGISTER_MAPREDUCE, RegisterMapReduce.newBuilder().setJobId("job_1_0001").setUser("u")
-        .addLocalDirs("/tmp/nm").build());
+    m.put(
+        FrameType.HELLO,
+        Hello.newBuilder()
+            .setRole(Role.ROLE_AGENT)
+            .setHostId("exec-2")
+            .setConnectionIndex(3)
+            .build());
+    m.put(
+        FrameType.HELLO_ACK, HelloAck.newBuilder().setHostId("exec-1").setChunkSize(65536).build());
+    m.put(
+        FrameType.ERROR,
+        Error.newBuilder().setCode(ErrorCode.ERROR_CODE_PROTOCOL).setMessage("bad").build());
+    m.put(
+        FrameType.REGISTER_SPARK,
+        RegisterSpark.newBuilder()
+            .setAppId("app-1")
+            .setExecId("3")
+            .addLocalDirs("/tmp/a")
+            .setSubDirsPerLocalDir(64)
+            .setChecksumAlgorithm("ADLER32")
+            .build());
+    m.put(
+        FrameType.REGISTER_MAPREDUCE,
+        RegisterMapReduce.newBuilder()
+            .setJobId("job_1_0001")
+            .setUser("u")
+            .addLocalDirs("/tmp/nm")
+            .build());
     m.put(FrameType.REGISTERED, Registered.newBuilder().setBlockSet("mr/job_1_0001").build());
-    m.put(FrameType.FETCH_REQUEST, FetchRequest.newBuilder().setRequestId(9).setCoflowId("app-1/0")
-        .addBlocks(RemoteBlock.newBuilder().setHostId("exec-2").setAgentAddress("127.0.0.1:7337")
-            .setBlock(ref).setSize(1234).setTargetFile("/tmp/out")).build());
-    m.put(FrameType.BLOCK_REQUEST, BlockRequest.newBuilder().setStreamId(77).setCoflowId("app-1/0")
-        .setBlock(ref).setDstHost("exec-1").setCredit(1 << 20).setPriority(3).build());
+    m.put(
+        FrameType.FETCH_REQUEST,
+        FetchRequest.newBuilder()
+            .setRequestId(9)
+            .setCoflowId("app-1/0")
+            .addBlocks(
+                RemoteBlock.newBuilder()
+                    .setHostId("exec-2")
+                    .setAgentAddress("127.0.0.1:7337")
+                    .setBlock(ref)
+                    .setSize(1234)
+                    .setTargetFile("/tmp/out"))
+            .build());
+    m.put(
+        FrameType.BLOCK_REQUEST,
+        BlockRequest.newBuilder()
+            .setStreamId(77)
+            .setCoflowId("app-1/0")
+            .setBlock(ref)
+            .setDstHost("exec-1")
+            .setCredit(1 << 20)
+            .setPriority(3)
+            .build());
     m.put(FrameType.CHUNK, Chunk.newBuilder().setStreamId(77).setOffset(65536).build());
-    m.put(FrameType.BLOCK_END, BlockEnd.newBuilder().setStreamId(77).setLength(99).setChecksum(12345)
-        .setChecksumAlgorithm("ADLER32").build());
-    m.put(FrameType.BLOCK_ERROR, BlockError.newBuilder().setStreamId(77).setCode(ErrorCode.ERROR_CODE_NOT_FOUND)
-        .setMessage("no such block").build());
+    m.put(
+        FrameType.BLOCK_END,
+        BlockEnd.newBuilder()
+            .setStreamId(77)
+            .setLength(99)
+            .setChecksum(12345)
+            .setChecksumAlgorithm("ADLER32")
+            .build());
+    m.put(
+        FrameType.BLOCK_ERROR,
+        BlockError.newBuilder()
+            .setStreamId(77)
+            .setCode(ErrorCode.ERROR_CODE_NOT_FOUND)
+            .setMessage("no such block")
+            .build());
     m.put(FrameType.CREDIT, Credit.newBuilder().setStreamId(77).setBytes(1 << 16).build());
-    m.put(FrameType.BLOCK_START, org.coflow.api.proto.courier.v1.BlockStart.newBuilder().setStreamId(77)
-        .setLength(5000).setChecksumAlgorithm("IFILE").setChecksum(99).setRawLength(9000).build());
-    m.put(FrameType.CANCEL, org.coflow.api.proto.courier.v1.Cancel.newBuilder().setStreamId(77).build());
-    m.put(FrameType.PRIORITY, org.coflow.api.proto.courier.v1.Priority.newBuilder().setCoflowId("app-1/0")
-        .setPriority(2).build());
+    m.put(
+        FrameType.BLOCK_START,
+        org.coflow.api.proto.courier.v1.BlockStart.newBuilder()
+            .setStreamId(77)
+            .setLength(5000)
+            .setChecksumAlgorithm("IFILE")
+            .setChecksum(99)
+            .setRawLength(9000)
+            .build());
+    m.put(
+        FrameType.CANCEL,
+        org.coflow.api.proto.courier.v1.Cancel.newBuilder().setStreamId(77).build());
+    m.put(
+        FrameType.PRIORITY,
+        org.coflow.api.proto.courier.v1.Priority.newBuilder()
+            .setCoflowId("app-1/0")
+            .setPriority(2)
+            .build());
     return m;
   }
 
@@ -116,9 +180,13 @@ class FrameCodecTest {
     Map<FrameType, MessageLite> samples = samples();
     assertEquals(FrameType.values().length, samples.size(), "a sample per frame type");
     for (Map.Entry<FrameType, MessageLite> e : samples.entrySet()) {
-      Frame sent = e.getKey().hasBody()
-          ? Frame.withBody(e.getKey(), e.getValue(), Unpooled.copiedBuffer("chunk bytes", StandardCharsets.UTF_8))
-          : Frame.of(e.getKey(), e.getValue());
+      Frame sent =
+          e.getKey().hasBody()
+              ? Frame.withBody(
+                  e.getKey(),
+                  e.getValue(),
+                  Unpooled.copiedBuffer("chunk bytes", StandardCharsets.UTF_8))
+              : Frame.of(e.getKey(), e.getValue());
       Frame got = decode(encode(sent));
       try {
         assertEquals(e.getKey(), got.type());
@@ -142,7 +210,8 @@ class FrameCodecTest {
     Files.write(file, content);
     DefaultFileRegion region = new DefaultFileRegion(file.toFile(), 1000, 50_000);
     EmbeddedChannel out = new EmbeddedChannel(FrameEncoder.INSTANCE);
-    out.writeOutbound(Frame.withFile(FrameType.CHUNK, Chunk.newBuilder().setStreamId(1).build(), region));
+    out.writeOutbound(
+        Frame.withFile(FrameType.CHUNK, Chunk.newBuilder().setStreamId(1).build(), region));
     ByteBuf prefix = out.readOutbound();
     Object body = out.readOutbound();
     assertTrue(body instanceof DefaultFileRegion, "the body stays a FileRegion (zero-copy)");
@@ -150,8 +219,13 @@ class FrameCodecTest {
     ((DefaultFileRegion) body).release();
     out.finishAndReleaseAll();
 
-    Frame got = decode(encode(Frame.withFile(FrameType.CHUNK, Chunk.newBuilder().setStreamId(1).build(),
-        new DefaultFileRegion(file.toFile(), 1000, 50_000))));
+    Frame got =
+        decode(
+            encode(
+                Frame.withFile(
+                    FrameType.CHUNK,
+                    Chunk.newBuilder().setStreamId(1).build(),
+                    new DefaultFileRegion(file.toFile(), 1000, 50_000))));
     byte[] received = new byte[50_000];
     ((ByteBuf) got.body()).readBytes(received);
     got.release();
@@ -160,7 +234,8 @@ class FrameCodecTest {
 
   @Test
   void framesSplitAcrossReadsAreReassembled() throws Exception {
-    ByteBuf wire = encode(Frame.of(FrameType.CREDIT, Credit.newBuilder().setStreamId(5).setBytes(7).build()));
+    ByteBuf wire =
+        encode(Frame.of(FrameType.CREDIT, Credit.newBuilder().setStreamId(5).setBytes(7).build()));
     EmbeddedChannel in = new EmbeddedChannel(new FrameDecoder(MAX));
     while (wire.isReadable()) {
       in.writeInbound(wire.readRetainedSlice(1));
@@ -198,7 +273,8 @@ class FrameCodecTest {
         }
         assertEquals(FrameType.CHUNK, f.type());
         assertEquals(header, f.header(), "every piece carries the chunk's header");
-        assertEquals(got.size(), f.bodyOffset(), "pieces arrive in order, each saying where it starts");
+        assertEquals(
+            got.size(), f.bodyOffset(), "pieces arrive in order, each saying where it starts");
         ByteBuf b = (ByteBuf) f.body();
         assertTrue(b.readableBytes() <= 7000, "a piece is at most one read");
         byte[] bytes = new byte[b.readableBytes()];
@@ -218,8 +294,12 @@ class FrameCodecTest {
   void aWholeFrameDecoderGathersChunksSplitAcrossReads() throws Exception {
     byte[] body = new byte[100_000];
     new java.util.Random(4).nextBytes(body);
-    ByteBuf wire = encode(Frame.withBody(FrameType.CHUNK, Chunk.newBuilder().setStreamId(2).build(),
-        Unpooled.wrappedBuffer(body)));
+    ByteBuf wire =
+        encode(
+            Frame.withBody(
+                FrameType.CHUNK,
+                Chunk.newBuilder().setStreamId(2).build(),
+                Unpooled.wrappedBuffer(body)));
     EmbeddedChannel in = new EmbeddedChannel(new FrameDecoder(MAX));
     while (wire.isReadable()) {
       in.writeInbound(wire.readRetainedSlice(Math.min(7000, wire.readableBytes())));
@@ -241,7 +321,9 @@ class FrameCodecTest {
   private static ProtocolException refused(ByteBuf wire) {
     // Both kinds of decoder refuse the same input the same way.
     EmbeddedChannel streaming = new EmbeddedChannel(new FrameDecoder(MAX, true));
-    DecoderException s = assertThrows(DecoderException.class, () -> streaming.writeInbound(wire.retainedDuplicate()));
+    DecoderException s =
+        assertThrows(
+            DecoderException.class, () -> streaming.writeInbound(wire.retainedDuplicate()));
     streaming.finishAndReleaseAll();
     EmbeddedChannel in = new EmbeddedChannel(new FrameDecoder(MAX));
     DecoderException e = assertThrows(DecoderException.class, () -> in.writeInbound(wire));
@@ -256,10 +338,22 @@ class FrameCodecTest {
     ProtocolException e = refused(Unpooled.buffer().writeInt(5).writeByte(0x7f).writeInt(0));
     assertTrue(e.getMessage().contains("unknown frame type 127"), e.getMessage());
 
-    e = refused(Unpooled.buffer().writeInt(9).writeByte(FrameType.CREDIT.id()).writeInt(1000).writeInt(0));
+    e =
+        refused(
+            Unpooled.buffer()
+                .writeInt(9)
+                .writeByte(FrameType.CREDIT.id())
+                .writeInt(1000)
+                .writeInt(0));
     assertTrue(e.getMessage().contains("header length 1000"), e.getMessage());
 
-    e = refused(Unpooled.buffer().writeInt(9).writeByte(FrameType.CREDIT.id()).writeInt(-4).writeInt(0));
+    e =
+        refused(
+            Unpooled.buffer()
+                .writeInt(9)
+                .writeByte(FrameType.CREDIT.id())
+                .writeInt(-4)
+                .writeInt(0));
     assertTrue(e.getMessage().contains("header length -4"), e.getMessage());
 
     e = refused(Unpooled.buffer().writeInt(3).writeByte(FrameType.CREDIT.id()).writeShort(0));
@@ -268,11 +362,23 @@ class FrameCodecTest {
     e = refused(Unpooled.buffer().writeInt(MAX + 1).writeByte(FrameType.CHUNK.id()));
     assertTrue(e.getMessage().contains("longer than the limit"), e.getMessage());
 
-    e = refused(Unpooled.buffer().writeInt(5 + 3).writeByte(FrameType.CREDIT.id()).writeInt(0).writeMedium(1));
+    e =
+        refused(
+            Unpooled.buffer()
+                .writeInt(5 + 3)
+                .writeByte(FrameType.CREDIT.id())
+                .writeInt(0)
+                .writeMedium(1));
     assertTrue(e.getMessage().contains("takes none"), e.getMessage());
 
-    e = refused(Unpooled.buffer().writeInt(5 + 2).writeByte(FrameType.CREDIT.id()).writeInt(2)
-        .writeByte(0x0a).writeByte(0x7f));
+    e =
+        refused(
+            Unpooled.buffer()
+                .writeInt(5 + 2)
+                .writeByte(FrameType.CREDIT.id())
+                .writeInt(2)
+                .writeByte(0x0a)
+                .writeByte(0x7f));
     assertTrue(e.getMessage().contains("malformed header"), e.getMessage());
   }
 
@@ -285,15 +391,21 @@ class FrameCodecTest {
     ok.finishAndReleaseAll();
 
     EmbeddedChannel old = new EmbeddedChannel(new Preamble.Check());
-    DecoderException e = assertThrows(DecoderException.class,
-        () -> old.writeInbound(Preamble.encode(old.alloc(), 7)));
-    assertEquals(ErrorCode.ERROR_CODE_UNSUPPORTED_VERSION, ((ProtocolException) e.getCause()).code());
+    DecoderException e =
+        assertThrows(
+            DecoderException.class, () -> old.writeInbound(Preamble.encode(old.alloc(), 7)));
+    assertEquals(
+        ErrorCode.ERROR_CODE_UNSUPPORTED_VERSION, ((ProtocolException) e.getCause()).code());
     assertTrue(e.getCause().getMessage().contains("protocol version 7"), e.getMessage());
     old.finishAndReleaseAll();
 
     EmbeddedChannel http = new EmbeddedChannel(new Preamble.Check());
-    e = assertThrows(DecoderException.class, () -> http.writeInbound(
-        Unpooled.copiedBuffer("GET / HTTP/1.1\r\n", StandardCharsets.US_ASCII)));
+    e =
+        assertThrows(
+            DecoderException.class,
+            () ->
+                http.writeInbound(
+                    Unpooled.copiedBuffer("GET / HTTP/1.1\r\n", StandardCharsets.US_ASCII)));
     assertTrue(e.getCause().getMessage().contains("does not speak the Courier protocol"));
     assertFalse(http.isOpen());
     http.finishAndReleaseAll();

@@ -22,18 +22,22 @@ import org.coflow.courier.testing.ShuffleFiles;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Resolving registered Spark and MapReduce blocks from real files, and refusing everything else. */
+/**
+ * Resolving registered Spark and MapReduce blocks from real files, and refusing everything else.
+ */
 class BlockRegistryTest {
   private final Random random = new Random(11);
 
-  byte[][] writeSparkMapOutput(List<Path> dirs, int shuffle, int map, int[] sizes, boolean checksums)
-      throws IOException {
+  byte[][] writeSparkMapOutput(
+      List<Path> dirs, int shuffle, int map, int[] sizes, boolean checksums) throws IOException {
     return ShuffleFiles.writeSparkMapOutput(random, dirs, shuffle, map, sizes, checksums);
   }
 
   static ErrorCode refusal(BlockRegistry reg, String set, String block) {
-    return assertThrows(ProtocolException.class,
-        () -> reg.resolve(BlockRef.newBuilder().setBlockSet(set).setBlock(block).build())).code();
+    return assertThrows(
+            ProtocolException.class,
+            () -> reg.resolve(BlockRef.newBuilder().setBlockSet(set).setBlock(block).build()))
+        .code();
   }
 
   static ErrorCode refusal(Runnable r) {
@@ -42,27 +46,41 @@ class BlockRegistryTest {
 
   @Test
   void sparkBlocksResolveToTheirPartitionsWithSparksChecksums(@TempDir Path tmp) throws Exception {
-    List<Path> dirs = List.of(Files.createDirectories(tmp.resolve("blockmgr-a")).toRealPath(),
-        Files.createDirectories(tmp.resolve("blockmgr-b")).toRealPath());
+    List<Path> dirs =
+        List.of(
+            Files.createDirectories(tmp.resolve("blockmgr-a")).toRealPath(),
+            Files.createDirectories(tmp.resolve("blockmgr-b")).toRealPath());
     byte[][] parts = writeSparkMapOutput(dirs, 0, 5, new int[] {100, 0, 5000}, true);
     writeSparkMapOutput(dirs, 0, 6, new int[] {10, 20}, false);
     BlockRegistry reg = new BlockRegistry();
-    String set = reg.register(RegisterSpark.newBuilder().setAppId("app-20261122-0001").setExecId("3")
-        .addLocalDirs(dirs.get(0).toString()).addLocalDirs(dirs.get(1).toString())
-        .setSubDirsPerLocalDir(64).setChecksumAlgorithm("ADLER32").build());
+    String set =
+        reg.register(
+            RegisterSpark.newBuilder()
+                .setAppId("app-20261122-0001")
+                .setExecId("3")
+                .addLocalDirs(dirs.get(0).toString())
+                .addLocalDirs(dirs.get(1).toString())
+                .setSubDirsPerLocalDir(64)
+                .setChecksumAlgorithm("ADLER32")
+                .build());
     assertEquals("spark/app-20261122-0001/3", set);
 
-    BlockSegment s = reg.resolve(BlockRef.newBuilder().setBlockSet(set).setBlock("shuffle_0_5_2").build());
+    BlockSegment s =
+        reg.resolve(BlockRef.newBuilder().setBlockSet(set).setBlock("shuffle_0_5_2").build());
     assertEquals(100, s.offset());
     assertEquals(5000, s.length());
     assertEquals("ADLER32", s.checksumAlgorithm());
     Adler32 a = new Adler32();
     a.update(parts[2]);
     assertEquals(a.getValue(), s.checksum());
-    assertEquals(0, reg.resolve(BlockRef.newBuilder().setBlockSet(set).setBlock("shuffle_0_5_1").build()).length());
+    assertEquals(
+        0,
+        reg.resolve(BlockRef.newBuilder().setBlockSet(set).setBlock("shuffle_0_5_1").build())
+            .length());
 
     // No checksum file: a CRC32 computed from the data.
-    BlockSegment noSums = reg.resolve(BlockRef.newBuilder().setBlockSet(set).setBlock("shuffle_0_6_1").build());
+    BlockSegment noSums =
+        reg.resolve(BlockRef.newBuilder().setBlockSet(set).setBlock("shuffle_0_6_1").build());
     assertEquals("CRC32", noSums.checksumAlgorithm());
     CRC32 c = new CRC32();
     byte[] all = Files.readAllBytes(noSums.file());
@@ -77,11 +95,15 @@ class BlockRegistryTest {
 
     // An index that points past its data file.
     ShuffleFiles.write(ShuffleFiles.sparkPath(dirs, 64, "shuffle_1_0_0.data"), new byte[10]);
-    ShuffleFiles.write(ShuffleFiles.sparkPath(dirs, 64, "shuffle_1_0_0.index"), ByteBuffer.allocate(16).putLong(0).putLong(50).array());
+    ShuffleFiles.write(
+        ShuffleFiles.sparkPath(dirs, 64, "shuffle_1_0_0.index"),
+        ByteBuffer.allocate(16).putLong(0).putLong(50).array());
     assertEquals(ErrorCode.ERROR_CODE_CORRUPT, refusal(reg, set, "shuffle_1_0_0"));
 
     // A link inside a registered directory to a file outside it.
-    Path secret = Files.write(tmp.resolve("secret.index"), ByteBuffer.allocate(16).putLong(0).putLong(4).array());
+    Path secret =
+        Files.write(
+            tmp.resolve("secret.index"), ByteBuffer.allocate(16).putLong(0).putLong(4).array());
     Path link = ShuffleFiles.sparkPath(dirs, 64, "shuffle_2_0_0.index");
     Files.createDirectories(link.getParent());
     Files.createSymbolicLink(link, secret);
@@ -92,20 +114,57 @@ class BlockRegistryTest {
   @Test
   void registrationsWithUnsafeNamesOrDirectoriesAreRefused(@TempDir Path tmp) {
     BlockRegistry reg = new BlockRegistry();
-    RegisterSpark.Builder ok = RegisterSpark.newBuilder().setAppId("app-1").setExecId("1")
-        .addLocalDirs(tmp.toString()).setSubDirsPerLocalDir(64);
-    assertEquals(ErrorCode.ERROR_CODE_INVALID, refusal(() -> reg.register(ok.clone().setAppId("../x").build())));
-    assertEquals(ErrorCode.ERROR_CODE_INVALID, refusal(() -> reg.register(ok.clone().setExecId("a/b").build())));
-    assertEquals(ErrorCode.ERROR_CODE_INVALID, refusal(() -> reg.register(
-        ok.clone().clearLocalDirs().addLocalDirs("relative/dir").build())));
-    assertEquals(ErrorCode.ERROR_CODE_INVALID, refusal(() -> reg.register(
-        ok.clone().clearLocalDirs().addLocalDirs(tmp.resolve("missing").toString()).build())));
-    assertEquals(ErrorCode.ERROR_CODE_INVALID, refusal(() -> reg.register(ok.clone().setSubDirsPerLocalDir(0).build())));
-    assertEquals(ErrorCode.ERROR_CODE_INVALID, refusal(() -> reg.register(ok.clone().setChecksumAlgorithm("MD5").build())));
-    assertEquals(ErrorCode.ERROR_CODE_INVALID, refusal(() -> reg.register(RegisterMapReduce.newBuilder()
-        .setJobId("job_1_2; rm").setUser("u").addLocalDirs(tmp.toString()).build())));
-    assertEquals(ErrorCode.ERROR_CODE_INVALID, refusal(() -> reg.register(RegisterMapReduce.newBuilder()
-        .setJobId("job_1_2").setUser("..").addLocalDirs(tmp.toString()).build())));
+    RegisterSpark.Builder ok =
+        RegisterSpark.newBuilder()
+            .setAppId("app-1")
+            .setExecId("1")
+            .addLocalDirs(tmp.toString())
+            .setSubDirsPerLocalDir(64);
+    assertEquals(
+        ErrorCode.ERROR_CODE_INVALID,
+        refusal(() -> reg.register(ok.clone().setAppId("../x").build())));
+    assertEquals(
+        ErrorCode.ERROR_CODE_INVALID,
+        refusal(() -> reg.register(ok.clone().setExecId("a/b").build())));
+    assertEquals(
+        ErrorCode.ERROR_CODE_INVALID,
+        refusal(
+            () -> reg.register(ok.clone().clearLocalDirs().addLocalDirs("relative/dir").build())));
+    assertEquals(
+        ErrorCode.ERROR_CODE_INVALID,
+        refusal(
+            () ->
+                reg.register(
+                    ok.clone()
+                        .clearLocalDirs()
+                        .addLocalDirs(tmp.resolve("missing").toString())
+                        .build())));
+    assertEquals(
+        ErrorCode.ERROR_CODE_INVALID,
+        refusal(() -> reg.register(ok.clone().setSubDirsPerLocalDir(0).build())));
+    assertEquals(
+        ErrorCode.ERROR_CODE_INVALID,
+        refusal(() -> reg.register(ok.clone().setChecksumAlgorithm("MD5").build())));
+    assertEquals(
+        ErrorCode.ERROR_CODE_INVALID,
+        refusal(
+            () ->
+                reg.register(
+                    RegisterMapReduce.newBuilder()
+                        .setJobId("job_1_2; rm")
+                        .setUser("u")
+                        .addLocalDirs(tmp.toString())
+                        .build())));
+    assertEquals(
+        ErrorCode.ERROR_CODE_INVALID,
+        refusal(
+            () ->
+                reg.register(
+                    RegisterMapReduce.newBuilder()
+                        .setJobId("job_1_2")
+                        .setUser("..")
+                        .addLocalDirs(tmp.toString())
+                        .build())));
     assertEquals(0, reg.size());
   }
 
@@ -114,7 +173,8 @@ class BlockRegistryTest {
     Path nm1 = Files.createDirectories(tmp.resolve("nm-local-1")).toRealPath();
     Path nm2 = Files.createDirectories(tmp.resolve("nm-local-2")).toRealPath();
     String attempt = "attempt_1763780000000_0001_m_000003_0";
-    Path out = nm2.resolve("usercache/alice/appcache/application_1763780000000_0001/output/" + attempt);
+    Path out =
+        nm2.resolve("usercache/alice/appcache/application_1763780000000_0001/output/" + attempt);
     Files.createDirectories(out);
     byte[] p0 = new byte[300];
     byte[] p1 = new byte[70];
@@ -126,8 +186,10 @@ class BlockRegistryTest {
     file.write(s0);
     file.write(s1);
     // As after a map that spilled: the data in one local dir, its index in another.
-    Path dataDir = Files.createDirectories(
-        nm1.resolve("usercache/alice/appcache/application_1763780000000_0001/output/" + attempt));
+    Path dataDir =
+        Files.createDirectories(
+            nm1.resolve(
+                "usercache/alice/appcache/application_1763780000000_0001/output/" + attempt));
     Files.write(dataDir.resolve("file.out"), file.toByteArray());
     ByteBuffer index = ByteBuffer.allocate(2 * 24 + 8);
     index.putLong(0).putLong(900).putLong(s0.length);
@@ -138,9 +200,16 @@ class BlockRegistryTest {
     Files.write(out.resolve("file.out.index"), index.array());
 
     BlockRegistry reg = new BlockRegistry();
-    String set = reg.register(RegisterMapReduce.newBuilder().setJobId("job_1763780000000_0001").setUser("alice")
-        .addLocalDirs(nm1.toString()).addLocalDirs(nm2.toString()).build());
-    BlockSegment s = reg.resolve(BlockRef.newBuilder().setBlockSet(set).setBlock(attempt + "/1").build());
+    String set =
+        reg.register(
+            RegisterMapReduce.newBuilder()
+                .setJobId("job_1763780000000_0001")
+                .setUser("alice")
+                .addLocalDirs(nm1.toString())
+                .addLocalDirs(nm2.toString())
+                .build());
+    BlockSegment s =
+        reg.resolve(BlockRef.newBuilder().setBlockSet(set).setBlock(attempt + "/1").build());
     assertEquals(s0.length, s.offset());
     assertEquals(s1.length, s.length());
     assertEquals(200, s.rawLength());
@@ -150,7 +219,9 @@ class BlockRegistryTest {
     assertEquals(c.getValue(), s.checksum(), "the segment's own trailer");
 
     assertEquals(ErrorCode.ERROR_CODE_NOT_FOUND, refusal(reg, set, attempt + "/2"));
-    assertEquals(ErrorCode.ERROR_CODE_NOT_FOUND, refusal(reg, set, "attempt_1763780000000_0001_m_000009_0/0"));
+    assertEquals(
+        ErrorCode.ERROR_CODE_NOT_FOUND,
+        refusal(reg, set, "attempt_1763780000000_0001_m_000009_0/0"));
     assertEquals(ErrorCode.ERROR_CODE_INVALID, refusal(reg, set, attempt + "/../../x"));
     index.putLong(48, ic.getValue() + 1);
     Files.write(out.resolve("file.out.index"), index.array());

@@ -30,26 +30,27 @@ public final class LeakCheck implements BeforeAllCallback, AfterEachCallback {
       return;
     }
     ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.PARANOID);
-    ResourceLeakDetectorFactory.setResourceLeakDetectorFactory(new ResourceLeakDetectorFactory() {
-      @Override
-      @SuppressWarnings("deprecation")
-      public <T> ResourceLeakDetector<T> newResourceLeakDetector(Class<T> resource, int samplingInterval,
-          long maxActive) {
-        return new ResourceLeakDetector<T>(resource, samplingInterval, maxActive) {
+    ResourceLeakDetectorFactory.setResourceLeakDetectorFactory(
+        new ResourceLeakDetectorFactory() {
           @Override
-          protected void reportTracedLeak(String resourceType, String records) {
-            LEAKS.add("LEAK: " + resourceType + records);
-            super.reportTracedLeak(resourceType, records);
-          }
+          @SuppressWarnings("deprecation")
+          public <T> ResourceLeakDetector<T> newResourceLeakDetector(
+              Class<T> resource, int samplingInterval, long maxActive) {
+            return new ResourceLeakDetector<T>(resource, samplingInterval, maxActive) {
+              @Override
+              protected void reportTracedLeak(String resourceType, String records) {
+                LEAKS.add("LEAK: " + resourceType + records);
+                super.reportTracedLeak(resourceType, records);
+              }
 
-          @Override
-          protected void reportUntracedLeak(String resourceType) {
-            LEAKS.add("LEAK: " + resourceType);
-            super.reportUntracedLeak(resourceType);
+              @Override
+              protected void reportUntracedLeak(String resourceType) {
+                LEAKS.add("LEAK: " + resourceType);
+                super.reportUntracedLeak(resourceType);
+              }
+            };
           }
-        };
-      }
-    });
+        });
     installed = true;
   }
 

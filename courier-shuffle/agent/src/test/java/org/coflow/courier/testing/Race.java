@@ -14,16 +14,26 @@ public final class Race {
   private Race() {}
 
   /**
-   * Requests {@code first} (coflow {@code firstCoflow}), then {@code second}, streamed with
-   * {@code window}; waits for both and checks their lengths.
+   * Requests {@code first} (coflow {@code firstCoflow}), then {@code second}, streamed with {@code
+   * window}; waits for both and checks their lengths.
    *
    * @return bytes of the first block received when the second completed
    */
-  public static long firstBytesWhenSecondDone(CourierClient client, String firstCoflow, RemoteBlock first,
-      String secondCoflow, RemoteBlock second, long size, long window) throws Exception {
+  public static long firstBytesWhenSecondDone(
+      CourierClient client,
+      String firstCoflow,
+      RemoteBlock first,
+      String secondCoflow,
+      RemoteBlock second,
+      long size,
+      long window)
+      throws Exception {
     AtomicLong firstBytes = new AtomicLong();
-    CompletableFuture<Long> a = client.fetch(firstCoflow, List.of(first),
-        d -> firstBytes.addAndGet(d.readableBytes()), window).get(0);
+    CompletableFuture<Long> a =
+        client
+            .fetch(
+                firstCoflow, List.of(first), d -> firstBytes.addAndGet(d.readableBytes()), window)
+            .get(0);
     CompletableFuture<Long> b = client.fetch(secondCoflow, List.of(second), d -> {}, window).get(0);
     long[] atSecond = {-1};
     b.thenRun(() -> atSecond[0] = firstBytes.get());

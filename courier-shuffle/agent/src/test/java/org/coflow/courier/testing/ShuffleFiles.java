@@ -19,7 +19,9 @@ public final class ShuffleFiles {
   public static Path sparkPath(List<Path> dirs, int subDirs, String name) {
     int h = name.hashCode();
     h = h == Integer.MIN_VALUE ? 0 : Math.abs(h);
-    return dirs.get(h % dirs.size()).resolve(String.format("%02x", (h / dirs.size()) % subDirs)).resolve(name);
+    return dirs.get(h % dirs.size())
+        .resolve(String.format("%02x", (h / dirs.size()) % subDirs))
+        .resolve(name);
   }
 
   /**
@@ -28,8 +30,9 @@ public final class ShuffleFiles {
    *
    * @return the partitions' bytes
    */
-  public static byte[][] writeSparkMapOutput(Random random, List<Path> dirs, int shuffle, int map,
-      int[] sizes, boolean checksums) throws IOException {
+  public static byte[][] writeSparkMapOutput(
+      Random random, List<Path> dirs, int shuffle, int map, int[] sizes, boolean checksums)
+      throws IOException {
     String base = "shuffle_" + shuffle + "_" + map + "_0";
     byte[][] parts = new byte[sizes.length][];
     ByteArrayOutputStream data = new ByteArrayOutputStream();

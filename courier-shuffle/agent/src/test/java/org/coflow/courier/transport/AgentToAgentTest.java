@@ -23,10 +23,10 @@ import org.coflow.api.proto.courier.v1.ErrorCode;
 import org.coflow.api.proto.courier.v1.RegisterSpark;
 import org.coflow.courier.fetch.FileSink;
 import org.coflow.courier.fetch.PeerConnection;
-import org.coflow.courier.server.AgentServer;
 import org.coflow.courier.protocol.Preamble;
 import org.coflow.courier.protocol.ProtocolException;
 import org.coflow.courier.serve.BlockRegistry;
+import org.coflow.courier.server.AgentServer;
 import org.coflow.courier.testing.LeakCheck;
 import org.coflow.courier.testing.ShuffleFiles;
 import org.junit.jupiter.api.AfterEach;
@@ -44,20 +44,34 @@ class AgentToAgentTest {
   private BlockRegistry registry;
   private String set;
   private byte[][] parts;
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
   @BeforeEach
   void start() throws Exception {
     group = new NioEventLoopGroup(2);
     Path dir = Files.createDirectories(tmp.resolve("blockmgr")).toRealPath();
-    parts = ShuffleFiles.writeSparkMapOutput(new Random(3), List.of(dir), 0, 1,
-        new int[] {5 << 20, 1000, 0, 200_000}, true);
+    parts =
+        ShuffleFiles.writeSparkMapOutput(
+            new Random(3), List.of(dir), 0, 1, new int[] {5 << 20, 1000, 0, 200_000}, true);
     registry = new BlockRegistry();
-    set = registry.register(RegisterSpark.newBuilder().setAppId("app-1").setExecId("2")
-        .addLocalDirs(dir.toString()).setSubDirsPerLocalDir(64).setChecksumAlgorithm("ADLER32").build());
-    server = AgentServer.bind(new TransportContext(group, MAX_FRAME), new InetSocketAddress("127.0.0.1", 0),
-        "exec-2", registry, null, 64 << 10, org.coflow.courier.enforce.LinkRate.UNLIMITED);
+    set =
+        registry.register(
+            RegisterSpark.newBuilder()
+                .setAppId("app-1")
+                .setExecId("2")
+                .addLocalDirs(dir.toString())
+                .setSubDirsPerLocalDir(64)
+                .setChecksumAlgorithm("ADLER32")
+                .build());
+    server =
+        AgentServer.bind(
+            new TransportContext(group, MAX_FRAME),
+            new InetSocketAddress("127.0.0.1", 0),
+            "exec-2",
+            registry,
+            null,
+            64 << 10,
+            org.coflow.courier.enforce.LinkRate.UNLIMITED);
   }
 
   @AfterEach
@@ -67,8 +81,8 @@ class AgentToAgentTest {
   }
 
   private PeerConnection connect(long window) throws Exception {
-    return PeerConnection.open(new TransportContext(group, MAX_FRAME), "exec-1", "exec-2", server.address(), 0,
-        window)
+    return PeerConnection.open(
+            new TransportContext(group, MAX_FRAME), "exec-1", "exec-2", server.address(), 0, window)
         .get(10, TimeUnit.SECONDS);
   }
 
@@ -95,7 +109,9 @@ class AgentToAgentTest {
   @Test
   void missingAndCorruptBlocksFailAloneAndLeaveNoFile() throws Exception {
     // Spark's checksum of partition 1 no longer matches its bytes.
-    Path sums = ShuffleFiles.sparkPath(List.of(tmp.resolve("blockmgr").toRealPath()), 64, "shuffle_0_1_0.checksum.ADLER32");
+    Path sums =
+        ShuffleFiles.sparkPath(
+            List.of(tmp.resolve("blockmgr").toRealPath()), 64, "shuffle_0_1_0.checksum.ADLER32");
     byte[] bad = Files.readAllBytes(sums);
     ByteBuffer.wrap(bad).putLong(8, 42);
     Files.write(sums, bad);
@@ -132,7 +148,8 @@ class AgentToAgentTest {
       out.flush();
       byte[] reply = s.getInputStream().readAllBytes();
       String text = new String(reply, java.nio.charset.StandardCharsets.UTF_8);
-      assertTrue(text.contains("protocol version 99") && text.contains("speaks 1"),
+      assertTrue(
+          text.contains("protocol version 99") && text.contains("speaks 1"),
           "an ERROR frame naming both versions: " + text);
     }
     try (Socket s = new Socket("127.0.0.1", server.address().getPort())) {

@@ -1,14 +1,11 @@
 package org.coflow.courier.transport;
 
-import org.coflow.courier.testing.Agents;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.channel.nio.NioEventLoopGroup;
-import java.io.DataInputStream;
 import java.io.DataOutputStream;
-import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -22,10 +19,11 @@ import org.coflow.api.proto.courier.v1.RegisterSpark;
 import org.coflow.api.proto.courier.v1.RemoteBlock;
 import org.coflow.api.proto.courier.v1.Role;
 import org.coflow.courier.CourierAgent;
-import org.coflow.courier.enforce.LinkRate;
 import org.coflow.courier.client.CourierClient;
+import org.coflow.courier.enforce.LinkRate;
 import org.coflow.courier.protocol.FrameType;
 import org.coflow.courier.protocol.Preamble;
+import org.coflow.courier.testing.Agents;
 import org.coflow.courier.testing.LeakCheck;
 import org.coflow.courier.testing.ShuffleFiles;
 import org.junit.jupiter.api.Test;
@@ -60,7 +58,8 @@ class BadPeersTest {
         out.writeInt(0);
         out.flush();
         String reply = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(reply.contains("unknown frame type 127"), "an ERROR frame naming the type: " + reply);
+        assertTrue(
+            reply.contains("unknown frame type 127"), "an ERROR frame naming the type: " + reply);
       }
       try (Socket s = new Socket("127.0.0.1", agent.address().getPort())) {
         hello(s, Role.ROLE_CLIENT, "exec-5");
@@ -80,14 +79,24 @@ class BadPeersTest {
   @Test
   void aClientThatVanishesMidStreamCostsOthersNothing(@TempDir Path tmp) throws Exception {
     NioEventLoopGroup group = new NioEventLoopGroup(1);
-    try (CourierAgent sender = CourierAgent.start(Agents.local("exec-1", 1).link(new LinkRate(16 << 20, 64 << 10)));
+    try (CourierAgent sender =
+            CourierAgent.start(Agents.local("exec-1", 1).link(new LinkRate(16 << 20, 64 << 10)));
         CourierAgent fetcher = CourierAgent.start(Agents.local("exec-0", 1))) {
       Path dir = Files.createDirectories(tmp.resolve("blockmgr")).toRealPath();
-      byte[][] parts = ShuffleFiles.writeSparkMapOutput(new Random(3), List.of(dir), 0, 0,
-          new int[] {8 << 20, 1 << 20}, true);
+      byte[][] parts =
+          ShuffleFiles.writeSparkMapOutput(
+              new Random(3), List.of(dir), 0, 0, new int[] {8 << 20, 1 << 20}, true);
       try (CourierClient registrar = Agents.client(group, sender.address(), "exec-1")) {
-        registrar.register(RegisterSpark.newBuilder().setAppId("app").setExecId("1").addLocalDirs(dir.toString())
-            .setSubDirsPerLocalDir(64).setChecksumAlgorithm("ADLER32").build()).get(10, TimeUnit.SECONDS);
+        registrar
+            .register(
+                RegisterSpark.newBuilder()
+                    .setAppId("app")
+                    .setExecId("1")
+                    .addLocalDirs(dir.toString())
+                    .setSubDirsPerLocalDir(64)
+                    .setChecksumAlgorithm("ADLER32")
+                    .build())
+            .get(10, TimeUnit.SECONDS);
       }
       CourierClient leaver = Agents.client(group, fetcher.address(), "exec-0");
       leaver.fetch("app/0", List.of(block(sender, 0)), d -> {}, 256 << 10);
@@ -95,11 +104,19 @@ class BadPeersTest {
       leaver.close();
       try (CourierClient stayer = Agents.client(group, fetcher.address(), "exec-0")) {
         java.io.ByteArrayOutputStream got = new java.io.ByteArrayOutputStream();
-        long n = stayer.fetch("app/1", List.of(block(sender, 1)), d -> {
-          byte[] b = new byte[d.readableBytes()];
-          d.getBytes(d.readerIndex(), b);
-          got.write(b, 0, b.length);
-        }, 1 << 20).get(0).get(20, TimeUnit.SECONDS);
+        long n =
+            stayer
+                .fetch(
+                    "app/1",
+                    List.of(block(sender, 1)),
+                    d -> {
+                      byte[] b = new byte[d.readableBytes()];
+                      d.getBytes(d.readerIndex(), b);
+                      got.write(b, 0, b.length);
+                    },
+                    1 << 20)
+                .get(0)
+                .get(20, TimeUnit.SECONDS);
         assertEquals(1 << 20, n);
         assertArrayEquals(parts[1], got.toByteArray());
       }
@@ -109,7 +126,11 @@ class BadPeersTest {
   }
 
   private static RemoteBlock block(CourierAgent sender, int reduce) {
-    return RemoteBlock.newBuilder().setHostId("exec-1").setAgentAddress("127.0.0.1:" + sender.address().getPort())
-        .setBlock(BlockRef.newBuilder().setBlockSet("spark/app/1").setBlock("shuffle_0_0_" + reduce)).build();
+    return RemoteBlock.newBuilder()
+        .setHostId("exec-1")
+        .setAgentAddress("127.0.0.1:" + sender.address().getPort())
+        .setBlock(
+            BlockRef.newBuilder().setBlockSet("spark/app/1").setBlock("shuffle_0_0_" + reduce))
+        .build();
   }
 }

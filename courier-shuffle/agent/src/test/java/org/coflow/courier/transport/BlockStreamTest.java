@@ -1,7 +1,5 @@
 package org.coflow.courier.transport;
 
-import org.coflow.courier.merge.CourierConfig;
-import org.coflow.courier.testing.Agents;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -9,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.channel.nio.NioEventLoopGroup;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
@@ -24,6 +21,8 @@ import org.coflow.api.proto.courier.v1.RemoteBlock;
 import org.coflow.courier.CourierAgent;
 import org.coflow.courier.client.BlockStream;
 import org.coflow.courier.client.CourierClient;
+import org.coflow.courier.merge.CourierConfig;
+import org.coflow.courier.testing.Agents;
 import org.coflow.courier.testing.LeakCheck;
 import org.coflow.courier.testing.ShuffleFiles;
 import org.junit.jupiter.api.Test;
@@ -39,8 +38,12 @@ import org.junit.jupiter.api.io.TempDir;
 class BlockStreamTest {
 
   private static RemoteBlock block(CourierAgent sender, int reduce) {
-    return RemoteBlock.newBuilder().setHostId("exec-1").setAgentAddress("127.0.0.1:" + sender.address().getPort())
-        .setBlock(BlockRef.newBuilder().setBlockSet("spark/app/1").setBlock("shuffle_0_0_" + reduce)).setSize(-1)
+    return RemoteBlock.newBuilder()
+        .setHostId("exec-1")
+        .setAgentAddress("127.0.0.1:" + sender.address().getPort())
+        .setBlock(
+            BlockRef.newBuilder().setBlockSet("spark/app/1").setBlock("shuffle_0_0_" + reduce))
+        .setSize(-1)
         .build();
   }
 
@@ -50,17 +53,38 @@ class BlockStreamTest {
     // One data connection: a cancelled stream that still counted as running would block the rest.
     try (CourierAgent sender = CourierAgent.start(Agents.local("exec-1", 1));
         CourierAgent other = CourierAgent.start(Agents.local("exec-2", 1));
-        CourierAgent fetcher = CourierAgent.start(Agents.local("exec-0", 1).set(CourierConfig.MAX_NUM, 1).set(CourierConfig.MIN_SIZE, (long) (1e12)))) {
+        CourierAgent fetcher =
+            CourierAgent.start(
+                Agents.local("exec-0", 1)
+                    .set(CourierConfig.MAX_NUM, 1)
+                    .set(CourierConfig.MIN_SIZE, (long) (1e12)))) {
       Path dir = Files.createDirectories(tmp.resolve("blockmgr")).toRealPath();
-      byte[][] parts = ShuffleFiles.writeSparkMapOutput(new Random(9), List.of(dir), 0, 0,
-          new int[] {3 << 20, 200_000, 5}, true);
+      byte[][] parts =
+          ShuffleFiles.writeSparkMapOutput(
+              new Random(9), List.of(dir), 0, 0, new int[] {3 << 20, 200_000, 5}, true);
       try (CourierClient registrar = Agents.client(group, sender.address(), "exec-1")) {
-        registrar.register(RegisterSpark.newBuilder().setAppId("app").setExecId("1").addLocalDirs(dir.toString())
-            .setSubDirsPerLocalDir(64).setChecksumAlgorithm("ADLER32").build()).get(10, TimeUnit.SECONDS);
+        registrar
+            .register(
+                RegisterSpark.newBuilder()
+                    .setAppId("app")
+                    .setExecId("1")
+                    .addLocalDirs(dir.toString())
+                    .setSubDirsPerLocalDir(64)
+                    .setChecksumAlgorithm("ADLER32")
+                    .build())
+            .get(10, TimeUnit.SECONDS);
       }
       try (CourierClient registrar = Agents.client(group, other.address(), "exec-2")) {
-        registrar.register(RegisterSpark.newBuilder().setAppId("app").setExecId("1").addLocalDirs(dir.toString())
-            .setSubDirsPerLocalDir(64).setChecksumAlgorithm("ADLER32").build()).get(10, TimeUnit.SECONDS);
+        registrar
+            .register(
+                RegisterSpark.newBuilder()
+                    .setAppId("app")
+                    .setExecId("1")
+                    .addLocalDirs(dir.toString())
+                    .setSubDirsPerLocalDir(64)
+                    .setChecksumAlgorithm("ADLER32")
+                    .build())
+            .get(10, TimeUnit.SECONDS);
       }
       try (CourierClient client = Agents.client(group, fetcher.address(), "exec-0")) {
         for (int round = 0; round < 3; round++) {
@@ -71,7 +95,8 @@ class BlockStreamTest {
           assertThrows(IOException.class, early::read, "a closed stream gives no more bytes");
         }
         for (int reduce = 0; reduce < 3; reduce++) {
-          try (BlockStream in = client.stream("app/0", block(sender, reduce), 64 << 10).idleTimeout(20_000)) {
+          try (BlockStream in =
+              client.stream("app/0", block(sender, reduce), 64 << 10).idleTimeout(20_000)) {
             assertEquals(parts[reduce].length, in.length());
             assertArrayEquals(parts[reduce], in.readAllBytes(), "block " + reduce);
           }
@@ -93,19 +118,25 @@ class BlockStreamTest {
     try (ServerSocket silent = new ServerSocket(0, 10, java.net.InetAddress.getLoopbackAddress());
         CourierAgent fetcher = CourierAgent.start(Agents.local("exec-0", 1));
         CourierClient client = Agents.client(group, fetcher.address(), "exec-0")) {
-      Thread acceptor = new Thread(() -> {
-        try {
-          Socket s = silent.accept(); // accepts, then never says a word
-          Thread.sleep(60_000);
-          s.close();
-        } catch (Exception e) {
-          // test over
-        }
-      });
+      Thread acceptor =
+          new Thread(
+              () -> {
+                try {
+                  Socket s = silent.accept(); // accepts, then never says a word
+                  Thread.sleep(60_000);
+                  s.close();
+                } catch (Exception e) {
+                  // test over
+                }
+              });
       acceptor.setDaemon(true);
       acceptor.start();
-      RemoteBlock b = RemoteBlock.newBuilder().setHostId("exec-7").setAgentAddress("127.0.0.1:" + silent.getLocalPort())
-          .setBlock(BlockRef.newBuilder().setBlockSet("spark/app/7").setBlock("shuffle_0_0_0")).build();
+      RemoteBlock b =
+          RemoteBlock.newBuilder()
+              .setHostId("exec-7")
+              .setAgentAddress("127.0.0.1:" + silent.getLocalPort())
+              .setBlock(BlockRef.newBuilder().setBlockSet("spark/app/7").setBlock("shuffle_0_0_0"))
+              .build();
       long t0 = System.nanoTime();
       try (BlockStream in = client.stream("app/0", b, 64 << 10).idleTimeout(500)) {
         assertThrows(SocketTimeoutException.class, in::length);

@@ -1,13 +1,10 @@
 package org.coflow.courier.transport;
 
-import org.coflow.courier.merge.CourierConfig;
-import org.coflow.courier.testing.Agents;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.channel.nio.NioEventLoopGroup;
-import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -19,8 +16,9 @@ import org.coflow.api.proto.courier.v1.BlockRef;
 import org.coflow.api.proto.courier.v1.RegisterSpark;
 import org.coflow.api.proto.courier.v1.RemoteBlock;
 import org.coflow.courier.CourierAgent;
-import org.coflow.courier.enforce.LinkRate;
 import org.coflow.courier.client.CourierClient;
+import org.coflow.courier.merge.CourierConfig;
+import org.coflow.courier.testing.Agents;
 import org.coflow.courier.testing.LeakCheck;
 import org.coflow.courier.testing.ShuffleFiles;
 import org.junit.jupiter.api.Test;
@@ -31,12 +29,19 @@ import org.junit.jupiter.api.io.TempDir;
 @ExtendWith(LeakCheck.class)
 class ConnectionBudgetTest {
 
-  /** Starts {@code peers} serving agents with one map output each; fetches all of it via one agent. */
-  private static int[] fetchAll(Path tmp, int peers, int partitions, int partitionSize, int maxNum,
-      long minSize) throws Exception {
+  /**
+   * Starts {@code peers} serving agents with one map output each; fetches all of it via one agent.
+   */
+  private static int[] fetchAll(
+      Path tmp, int peers, int partitions, int partitionSize, int maxNum, long minSize)
+      throws Exception {
     NioEventLoopGroup group = new NioEventLoopGroup(1);
     List<CourierAgent> servers = new ArrayList<>();
-    try (CourierAgent fetcher = CourierAgent.start(Agents.local("exec-0", 2).set(CourierConfig.MAX_NUM, maxNum).set(CourierConfig.MIN_SIZE, (long) (minSize)))) {
+    try (CourierAgent fetcher =
+        CourierAgent.start(
+            Agents.local("exec-0", 2)
+                .set(CourierConfig.MAX_NUM, maxNum)
+                .set(CourierConfig.MIN_SIZE, (long) (minSize)))) {
       List<RemoteBlock> blocks = new ArrayList<>();
       List<byte[]> expected = new ArrayList<>();
       Path out = Files.createDirectories(tmp.resolve("fetched")).toRealPath();
@@ -46,26 +51,49 @@ class ConnectionBudgetTest {
         Path dir = Files.createDirectories(tmp.resolve("host-" + h)).toRealPath();
         int[] sizes = new int[partitions];
         java.util.Arrays.fill(sizes, partitionSize);
-        byte[][] parts = ShuffleFiles.writeSparkMapOutput(new Random(h), List.of(dir), 0, h, sizes, true);
+        byte[][] parts =
+            ShuffleFiles.writeSparkMapOutput(new Random(h), List.of(dir), 0, h, sizes, true);
         try (CourierClient r = Agents.client(group, s.address(), "exec-" + h)) {
-          r.register(RegisterSpark.newBuilder().setAppId("a").setExecId("" + h).addLocalDirs(dir.toString())
-              .setSubDirsPerLocalDir(64).setChecksumAlgorithm("ADLER32").build()).get(10, TimeUnit.SECONDS);
+          r.register(
+                  RegisterSpark.newBuilder()
+                      .setAppId("a")
+                      .setExecId("" + h)
+                      .addLocalDirs(dir.toString())
+                      .setSubDirsPerLocalDir(64)
+                      .setChecksumAlgorithm("ADLER32")
+                      .build())
+              .get(10, TimeUnit.SECONDS);
         }
         for (int p = 0; p < partitions; p++) {
           expected.add(parts[p]);
-          blocks.add(RemoteBlock.newBuilder().setHostId("exec-" + h).setAgentAddress("127.0.0.1:" + s.address().getPort())
-              .setSize(partitionSize).setBlock(BlockRef.newBuilder().setBlockSet("spark/a/" + h)
-                  .setBlock("shuffle_0_" + h + "_" + p))
-              .setTargetFile(out.resolve("b-" + h + "-" + p).toString()).build());
+          blocks.add(
+              RemoteBlock.newBuilder()
+                  .setHostId("exec-" + h)
+                  .setAgentAddress("127.0.0.1:" + s.address().getPort())
+                  .setSize(partitionSize)
+                  .setBlock(
+                      BlockRef.newBuilder()
+                          .setBlockSet("spark/a/" + h)
+                          .setBlock("shuffle_0_" + h + "_" + p))
+                  .setTargetFile(out.resolve("b-" + h + "-" + p).toString())
+                  .build());
         }
       }
       try (CourierClient client = Agents.client(group, fetcher.address(), "exec-0")) {
-        client.register(RegisterSpark.newBuilder().setAppId("a").setExecId("0").addLocalDirs(out.toString())
-            .setSubDirsPerLocalDir(64).build()).get(10, TimeUnit.SECONDS);
+        client
+            .register(
+                RegisterSpark.newBuilder()
+                    .setAppId("a")
+                    .setExecId("0")
+                    .addLocalDirs(out.toString())
+                    .setSubDirsPerLocalDir(64)
+                    .build())
+            .get(10, TimeUnit.SECONDS);
         List<CompletableFuture<Long>> done = client.fetch("a/0", blocks, d -> {}, 1 << 20);
         for (int i = 0; i < blocks.size(); i++) {
           assertEquals(partitionSize, done.get(i).get(60, TimeUnit.SECONDS));
-          assertArrayEquals(expected.get(i), Files.readAllBytes(Path.of(blocks.get(i).getTargetFile())));
+          assertArrayEquals(
+              expected.get(i), Files.readAllBytes(Path.of(blocks.get(i).getTargetFile())));
         }
       }
       return new int[] {fetcher.maxDataConnections(), fetcher.dataConnectionsTo("exec-1")};

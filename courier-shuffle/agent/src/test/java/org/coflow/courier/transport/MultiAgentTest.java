@@ -1,14 +1,11 @@
 package org.coflow.courier.transport;
 
-import org.coflow.courier.merge.CourierConfig;
-import org.coflow.courier.testing.Agents;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.channel.nio.NioEventLoopGroup;
 import java.io.ByteArrayOutputStream;
-import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -25,7 +22,9 @@ import org.coflow.api.proto.courier.v1.RegisterSpark;
 import org.coflow.api.proto.courier.v1.RemoteBlock;
 import org.coflow.courier.CourierAgent;
 import org.coflow.courier.client.CourierClient;
+import org.coflow.courier.merge.CourierConfig;
 import org.coflow.courier.protocol.ProtocolException;
+import org.coflow.courier.testing.Agents;
 import org.coflow.courier.testing.LeakCheck;
 import org.coflow.courier.testing.ShuffleFiles;
 import org.junit.jupiter.api.Test;
@@ -54,7 +53,11 @@ class MultiAgentTest {
       Map<String, byte[]> expected = new HashMap<>();
       List<Path> dirs = new ArrayList<>();
       for (int h = 0; h < HOSTS; h++) {
-        agents.add(CourierAgent.start(Agents.local("exec-" + h, 2).set(CourierConfig.MAX_NUM, MAX_NUM).set(CourierConfig.MIN_SIZE, (long) (1 << 20))));
+        agents.add(
+            CourierAgent.start(
+                Agents.local("exec-" + h, 2)
+                    .set(CourierConfig.MAX_NUM, MAX_NUM)
+                    .set(CourierConfig.MIN_SIZE, (long) (1 << 20))));
         Path dir = Files.createDirectories(tmp.resolve("host-" + h + "/blockmgr")).toRealPath();
         dirs.add(dir);
         for (int s = 0; s < COFLOWS; s++) {
@@ -62,15 +65,26 @@ class MultiAgentTest {
           for (int r = 0; r < CLIENTS; r++) {
             sizes[r] = random.nextInt(300_000);
           }
-          byte[][] parts = ShuffleFiles.writeSparkMapOutput(random, List.of(dir), s, h, sizes, true);
+          byte[][] parts =
+              ShuffleFiles.writeSparkMapOutput(random, List.of(dir), s, h, sizes, true);
           for (int r = 0; r < CLIENTS; r++) {
             expected.put(s + "/" + h + "/" + r, parts[r]);
           }
         }
-        try (CourierClient registrar = Agents.client(clientGroup, agents.get(h).address(), "exec-" + h)) {
-          assertEquals("spark/app-1/" + h, registrar.register(RegisterSpark.newBuilder().setAppId("app-1")
-              .setExecId(Integer.toString(h)).addLocalDirs(dir.toString()).setSubDirsPerLocalDir(64)
-              .setChecksumAlgorithm("ADLER32").build()).get(10, TimeUnit.SECONDS));
+        try (CourierClient registrar =
+            Agents.client(clientGroup, agents.get(h).address(), "exec-" + h)) {
+          assertEquals(
+              "spark/app-1/" + h,
+              registrar
+                  .register(
+                      RegisterSpark.newBuilder()
+                          .setAppId("app-1")
+                          .setExecId(Integer.toString(h))
+                          .addLocalDirs(dir.toString())
+                          .setSubDirsPerLocalDir(64)
+                          .setChecksumAlgorithm("ADLER32")
+                          .build())
+                  .get(10, TimeUnit.SECONDS));
         }
       }
 
@@ -89,10 +103,15 @@ class MultiAgentTest {
                 continue;
               }
               String key = s + "/" + src + "/" + c;
-              RemoteBlock.Builder b = RemoteBlock.newBuilder().setHostId("exec-" + src)
-                  .setAgentAddress("127.0.0.1:" + agents.get(src).address().getPort())
-                  .setBlock(BlockRef.newBuilder().setBlockSet("spark/app-1/" + src)
-                      .setBlock("shuffle_" + s + "_" + src + "_" + c)).setSize(expected.get(key).length);
+              RemoteBlock.Builder b =
+                  RemoteBlock.newBuilder()
+                      .setHostId("exec-" + src)
+                      .setAgentAddress("127.0.0.1:" + agents.get(src).address().getPort())
+                      .setBlock(
+                          BlockRef.newBuilder()
+                              .setBlockSet("spark/app-1/" + src)
+                              .setBlock("shuffle_" + s + "_" + src + "_" + c))
+                      .setSize(expected.get(key).length);
               if ((c + s) % 2 == 0) {
                 Path target = dirs.get(h).resolve("fetched-" + s + "-" + src + "-" + c);
                 files.put(key + "@" + h, target);
@@ -102,13 +121,18 @@ class MultiAgentTest {
               keys.add(key + "@" + h);
             }
             ByteArrayOutputStream sink = new ByteArrayOutputStream();
-            List<CompletableFuture<Long>> done = client.fetch("app-1/" + s, blocks, data -> {
-              byte[] bytes = new byte[data.readableBytes()];
-              data.getBytes(data.readerIndex(), bytes);
-              synchronized (sink) {
-                sink.write(bytes, 0, bytes.length);
-              }
-            }, 64 << 10);
+            List<CompletableFuture<Long>> done =
+                client.fetch(
+                    "app-1/" + s,
+                    blocks,
+                    data -> {
+                      byte[] bytes = new byte[data.readableBytes()];
+                      data.getBytes(data.readerIndex(), bytes);
+                      synchronized (sink) {
+                        sink.write(bytes, 0, bytes.length);
+                      }
+                    },
+                    64 << 10);
             for (int i = 0; i < keys.size(); i++) {
               results.put(keys.get(i), done.get(i));
               if (!files.containsKey(keys.get(i))) {
@@ -138,11 +162,22 @@ class MultiAgentTest {
         assertEquals(total, e.getKey().size(), "streamed bytes of " + e.getValue());
       }
       for (CourierAgent a : agents) {
-        assertTrue(a.maxDataConnections() <= MAX_NUM, a.hostId() + " held " + a.maxDataConnections()
-            + " data connections at once; MaxNum is " + MAX_NUM);
-        assertTrue(a.maxDataConnections() > HOSTS - 1, a.hostId() + " held at most " + a.maxDataConnections()
-            + " connections for " + (HOSTS - 1) + " peers: with fewer peers than MaxNum, unified flows "
-            + "above MinSize must be split");
+        assertTrue(
+            a.maxDataConnections() <= MAX_NUM,
+            a.hostId()
+                + " held "
+                + a.maxDataConnections()
+                + " data connections at once; MaxNum is "
+                + MAX_NUM);
+        assertTrue(
+            a.maxDataConnections() > HOSTS - 1,
+            a.hostId()
+                + " held at most "
+                + a.maxDataConnections()
+                + " connections for "
+                + (HOSTS - 1)
+                + " peers: with fewer peers than MaxNum, unified flows "
+                + "above MinSize must be split");
       }
     } finally {
       for (CourierClient c : clients) {
@@ -156,19 +191,35 @@ class MultiAgentTest {
   }
 
   @Test
-  void clientsCannotWriteOutsideRegisteredDirectoriesNorReachStrangers(@TempDir Path tmp) throws Exception {
+  void clientsCannotWriteOutsideRegisteredDirectoriesNorReachStrangers(@TempDir Path tmp)
+      throws Exception {
     NioEventLoopGroup group = new NioEventLoopGroup(1);
     try (CourierAgent agent = CourierAgent.start(Agents.local("exec-0", 1));
         CourierClient client = Agents.client(group, agent.address(), "exec-0")) {
       Path dir = Files.createDirectories(tmp.resolve("blockmgr")).toRealPath();
-      client.register(RegisterSpark.newBuilder().setAppId("a").setExecId("0").addLocalDirs(dir.toString())
-          .setSubDirsPerLocalDir(64).build()).get(10, TimeUnit.SECONDS);
-      RemoteBlock.Builder b = RemoteBlock.newBuilder().setHostId("exec-9").setAgentAddress("127.0.0.1:1")
-          .setBlock(BlockRef.newBuilder().setBlockSet("spark/a/9").setBlock("shuffle_0_0_0"));
-      List<CompletableFuture<Long>> r = client.fetch("c", List.of(
-          b.clone().setTargetFile(tmp.resolve("outside").toString()).build(),
-          b.clone().setTargetFile(dir.resolve("inside").toString()).build(),
-          b.clone().setAgentAddress("not-an-address").build()), data -> {}, 1 << 20);
+      client
+          .register(
+              RegisterSpark.newBuilder()
+                  .setAppId("a")
+                  .setExecId("0")
+                  .addLocalDirs(dir.toString())
+                  .setSubDirsPerLocalDir(64)
+                  .build())
+          .get(10, TimeUnit.SECONDS);
+      RemoteBlock.Builder b =
+          RemoteBlock.newBuilder()
+              .setHostId("exec-9")
+              .setAgentAddress("127.0.0.1:1")
+              .setBlock(BlockRef.newBuilder().setBlockSet("spark/a/9").setBlock("shuffle_0_0_0"));
+      List<CompletableFuture<Long>> r =
+          client.fetch(
+              "c",
+              List.of(
+                  b.clone().setTargetFile(tmp.resolve("outside").toString()).build(),
+                  b.clone().setTargetFile(dir.resolve("inside").toString()).build(),
+                  b.clone().setAgentAddress("not-an-address").build()),
+              data -> {},
+              1 << 20);
       assertEquals(ErrorCode.ERROR_CODE_INVALID, code(r.get(0)));
       assertEquals(ErrorCode.ERROR_CODE_UNREACHABLE, code(r.get(1)));
       assertEquals(ErrorCode.ERROR_CODE_INVALID, code(r.get(2)));

@@ -11,8 +11,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.mapred.ShuffleHandler;
 import org.apache.hadoop.mapreduce.JobID;
@@ -32,25 +30,28 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The NodeManager's shuffle service with a Courier agent inside: configured as the class of
- * {@code mapreduce_shuffle}, it is Hadoop's own {@link ShuffleHandler} (same port, same HTTP
- * protocol: the stock fetch and every fallback keep working) and also hosts this NodeManager's
- * agent, which serves the same map outputs to other agents, verified with the same job token.
+ * The NodeManager's shuffle service with a Courier agent inside: configured as the class of {@code
+ * mapreduce_shuffle}, it is Hadoop's own {@link ShuffleHandler} (same port, same HTTP protocol: the
+ * stock fetch and every fallback keep working) and also hosts this NodeManager's agent, which
+ * serves the same map outputs to other agents, verified with the same job token.
  *
  * <p>Why a subclass and not a second aux service: YARN hands the job token (the shuffle secret)
- * only to {@code mapreduce_shuffle}; any other service listed in
- * {@code mapreduce.job.shuffle.provider.services} is initialised with empty data (Hadoop 3.4's
- * {@code TaskAttemptImpl}), and could not learn this NodeManager's shuffle port either.
+ * only to {@code mapreduce_shuffle}; any other service listed in {@code
+ * mapreduce.job.shuffle.provider.services} is initialised with empty data (Hadoop 3.4's {@code
+ * TaskAttemptImpl}), and could not learn this NodeManager's shuffle port either.
  *
  * <p>The agent's host id is the NodeManager's shuffle address ({@code host:port}, what reducers
  * call the map host); it listens on {@code mapreduce.shuffle.courier.agent.port}, reports to the
  * master if one is set, and writes its address into {@code <local dir>/courier-agent} of every
- * NodeManager local dir, where this node's reducers find it without any master. A failure to
- * start the agent is logged and leaves the stock shuffle running: jobs fall back to it.
+ * NodeManager local dir, where this node's reducers find it without any master. A failure to start
+ * the agent is logged and leaves the stock shuffle running: jobs fall back to it.
  */
 public class CourierShuffleHandler extends ShuffleHandler {
   private static final Logger LOG = LoggerFactory.getLogger(CourierShuffleHandler.class);
-  /** The file, in each NodeManager local dir, that names the node's agent ("host id\naddress\n"). */
+
+  /**
+   * The file, in each NodeManager local dir, that names the node's agent ("host id\naddress\n").
+   */
   public static final String AGENT_FILE = "courier-agent";
 
   private volatile CourierAgent agent;
@@ -73,22 +74,32 @@ public class CourierShuffleHandler extends ShuffleHandler {
       int port = cfg.get(CourierMapReduceConfig.AGENT_PORT);
       // A fixed port listens on every interface, as the stock shuffle does; port 0 (several
       // NodeManagers on one machine) binds the node's host, the address the master then hands out.
-      InetSocketAddress bind = port > 0 ? new InetSocketAddress(port) : new InetSocketAddress(host, 0);
-      started = CourierAgent.start(AgentOptions.forHost(hostId).bind(bind)
-          .config(CourierMapReduceConfig.AGENT_KEYS.agentConfig(cfg))
-          .set(CourierConfig.LINK_RATE, cfg.get(CourierMapReduceConfig.LINK_RATE))
-          .set(CourierConfig.MASTER, master)
-          .engineAddress(hostId));
+      InetSocketAddress bind =
+          port > 0 ? new InetSocketAddress(port) : new InetSocketAddress(host, 0);
+      started =
+          CourierAgent.start(
+              AgentOptions.forHost(hostId)
+                  .bind(bind)
+                  .config(CourierMapReduceConfig.AGENT_KEYS.agentConfig(cfg))
+                  .set(CourierConfig.LINK_RATE, cfg.get(CourierMapReduceConfig.LINK_RATE))
+                  .set(CourierConfig.MASTER, master)
+                  .engineAddress(hostId));
       // Only this NodeManager, which holds the jobs' tokens, registers map outputs.
       started.registry().refuseClientMapReduce();
       agent = started;
       advertise();
-      LOG.info("Courier agent of NodeManager {} listening on port {} (master: {})", hostId,
-          agent.address().getPort(), master.isEmpty() ? "none" : master);
+      LOG.info(
+          "Courier agent of NodeManager {} listening on port {} (master: {})",
+          hostId,
+          agent.address().getPort(),
+          master.isEmpty() ? "none" : master);
     } catch (Exception | LinkageError e) {
       // The stock shuffle is up; without an agent, reducers fall back to it.
-      LOG.error("Courier agent of NodeManager {} did not start ({}); reducers will use the stock shuffle",
-          hostId, e.getMessage(), e);
+      LOG.error(
+          "Courier agent of NodeManager {} did not start ({}); reducers will use the stock shuffle",
+          hostId,
+          e.getMessage(),
+          e);
       agent = null;
       if (started != null) {
         started.close();
@@ -96,7 +107,10 @@ public class CourierShuffleHandler extends ShuffleHandler {
     }
   }
 
-  /** The host reducers call this node by: the NodeManager's web address host, else this machine's name. */
+  /**
+   * The host reducers call this node by: the NodeManager's web address host, else this machine's
+   * name.
+   */
   static String nodeHost(Configuration conf) throws IOException {
     String web = conf.getTrimmed("yarn.nodemanager.webapp.address", "");
     int colon = web.lastIndexOf(':');
@@ -112,23 +126,31 @@ public class CourierShuffleHandler extends ShuffleHandler {
 
   private void advertise() throws IOException {
     InetSocketAddress a = agent.address();
-    String bound = a.getAddress().isAnyLocalAddress() ? "127.0.0.1" : a.getAddress().getHostAddress();
-    byte[] text = (hostId + "\n" + bound + ":" + a.getPort() + "\n").getBytes(StandardCharsets.UTF_8);
+    String bound =
+        a.getAddress().isAnyLocalAddress() ? "127.0.0.1" : a.getAddress().getHostAddress();
+    byte[] text =
+        (hostId + "\n" + bound + ":" + a.getPort() + "\n").getBytes(StandardCharsets.UTF_8);
     for (String d : localDirs) {
       Path dir = Path.of(d);
       Files.createDirectories(dir);
       Path tmp = Files.createTempFile(dir, AGENT_FILE, ".tmp");
       Files.write(tmp, text);
       tmp.toFile().setReadable(true, false);
-      Files.move(tmp, dir.resolve(AGENT_FILE), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      Files.move(
+          tmp,
+          dir.resolve(AGENT_FILE),
+          StandardCopyOption.REPLACE_EXISTING,
+          StandardCopyOption.ATOMIC_MOVE);
     }
   }
 
   @Override
   public void initializeApplication(ApplicationInitializationContext context) {
     // The stock handler reads the buffer (moving its position): keep our own view of it.
-    ByteBuffer data = context.getApplicationDataForService() == null ? null
-        : context.getApplicationDataForService().duplicate();
+    ByteBuffer data =
+        context.getApplicationDataForService() == null
+            ? null
+            : context.getApplicationDataForService().duplicate();
     super.initializeApplication(context);
     CourierAgent a = agent;
     if (a == null) {
@@ -144,11 +166,20 @@ public class CourierShuffleHandler extends ShuffleHandler {
       }
       Token<JobTokenIdentifier> token = deserializeServiceData(data);
       // Called on every container start of the application: re-registering is harmless.
-      a.registry().registerSecured(RegisterMapReduce.newBuilder().setJobId(job.toString())
-          .setUser(context.getUser()).addAllLocalDirs(existing(localDirs))
-          .setShuffleSecret(ByteString.copyFrom(token.getPassword())).setShufflePort(shufflePort).build());
+      a.registry()
+          .registerSecured(
+              RegisterMapReduce.newBuilder()
+                  .setJobId(job.toString())
+                  .setUser(context.getUser())
+                  .addAllLocalDirs(existing(localDirs))
+                  .setShuffleSecret(ByteString.copyFrom(token.getPassword()))
+                  .setShufflePort(shufflePort)
+                  .build());
     } catch (IOException | RuntimeException e) {
-      LOG.error("Courier: registering {} with the agent failed; its reducers will use the stock shuffle", job, e);
+      LOG.error(
+          "Courier: registering {} with the agent failed; its reducers will use the stock shuffle",
+          job,
+          e);
     }
   }
 
@@ -168,8 +199,11 @@ public class CourierShuffleHandler extends ShuffleHandler {
     CourierAgent a = agent;
     if (a != null) {
       ApplicationId app = context.getApplicationId();
-      a.registry().unregister(BlockSetId.mapReduce(
-          new JobID(Long.toString(app.getClusterTimestamp()), app.getId()).toString()).toString());
+      a.registry()
+          .unregister(
+              BlockSetId.mapReduce(
+                      new JobID(Long.toString(app.getClusterTimestamp()), app.getId()).toString())
+                  .toString());
     }
   }
 

@@ -10,13 +10,15 @@ final class HadoopSettings {
   private HadoopSettings() {}
 
   /**
-   * Reads {@code mapreduce.shuffle.courier.*} and the deprecated {@code coflow.courier.mapreduce.*}.
+   * Reads {@code mapreduce.shuffle.courier.*} and the deprecated {@code
+   * coflow.courier.mapreduce.*}.
    *
    * @throws IllegalArgumentException naming an unknown key or a bad value
    */
   static Config of(Configuration conf) {
     Map<String, String> entries = new HashMap<>();
-    for (String prefix : new String[] {CourierMapReduceConfig.DEPRECATED_PREFIX, CourierMapReduceConfig.PREFIX}) {
+    for (String prefix :
+        new String[] {CourierMapReduceConfig.DEPRECATED_PREFIX, CourierMapReduceConfig.PREFIX}) {
       conf.getPropsWithPrefix(prefix).forEach((k, v) -> entries.put(prefix + k, v));
     }
     return CourierMapReduceConfig.parse(entries);

@@ -19,23 +19,27 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A reduce task's glue to the engine-neutral client layer: its node's agent (a {@link LocalAgent}
- * reached at the address {@link CourierShuffleHandler} advertises in the NodeManager's local
- * dirs), and where each map host's agent listens ({@link RemoteAgents}): at the map host and the
+ * reached at the address {@link CourierShuffleHandler} advertises in the NodeManager's local dirs),
+ * and where each map host's agent listens ({@link RemoteAgents}): at the map host and the
  * cluster-wide agent port, or, where that port is 0, as the master's registry says for the map
  * host's shuffle address. Hosts whose agent failed are skipped for a while (their maps go through
  * the stock fetch). Thread-safe; one per reduce task.
  */
 public final class ReducerAgents implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ReducerAgents.class);
-  /** How long a map host whose agent failed (or is unknown) is fetched from with the stock shuffle only. */
+
+  /**
+   * How long a map host whose agent failed (or is unknown) is fetched from with the stock shuffle
+   * only.
+   */
   static final long SKIP_MILLIS = 30_000;
 
   /**
    * How long a lookup of a map host's agent waits for the master. The reducer's first call also
-   * pays for opening the channel in a fresh JVM: on a loaded 2-core CI machine that alone took
-   * 3.9 s, and a 5 s deadline sent a host's outputs to the stock fetch. A master that is down
-   * refuses the connection at once; only a hung one makes a fetcher wait this long, once per
-   * host, before it uses the stock fetch.
+   * pays for opening the channel in a fresh JVM: on a loaded 2-core CI machine that alone took 3.9
+   * s, and a 5 s deadline sent a host's outputs to the stock fetch. A master that is down refuses
+   * the connection at once; only a hung one makes a fetcher wait this long, once per host, before
+   * it uses the stock fetch.
    */
   static final long MASTER_DEADLINE_MILLIS = 15_000;
 
@@ -53,44 +57,63 @@ public final class ReducerAgents implements AutoCloseable {
     this.remotes = new RemoteAgents<>(this::resolve, SKIP_MILLIS);
   }
 
-  /** The adapter's settings out of a job's or NodeManager's configuration (new and deprecated key names). */
+  /**
+   * The adapter's settings out of a job's or NodeManager's configuration (new and deprecated key
+   * names).
+   */
   public static Config settings(Configuration conf) {
     return HadoopSettings.of(conf);
   }
 
   /**
-   * Connects to this node's agent, found through {@code taskLocalDirs} (the task's
-   * {@code <nm dir>/usercache/<user>/appcache/<app>} dirs); null (logged) when there is none or
-   * it cannot be reached: the task then uses the stock shuffle.
+   * Connects to this node's agent, found through {@code taskLocalDirs} (the task's {@code <nm
+   * dir>/usercache/<user>/appcache/<app>} dirs); null (logged) when there is none or it cannot be
+   * reached: the task then uses the stock shuffle.
    */
   public static ReducerAgents connect(Config cfg, List<String> taskLocalDirs) {
     int port = cfg.get(CourierMapReduceConfig.AGENT_PORT);
     String masterAddress = cfg.get(CourierMapReduceConfig.MASTER);
     if (port == 0 && masterAddress.isEmpty()) {
-      LOG.warn("Courier: {} is 0 and no {} is set, so map hosts' agents cannot be found; using the stock shuffle",
-          CourierMapReduceConfig.AGENT_PORT.key(), CourierMapReduceConfig.MASTER.key());
+      LOG.warn(
+          "Courier: {} is 0 and no {} is set, so map hosts' agents cannot be found; using the stock shuffle",
+          CourierMapReduceConfig.AGENT_PORT.key(),
+          CourierMapReduceConfig.MASTER.key());
       return null;
     }
     String[] advertised = advertised(taskLocalDirs);
     if (advertised == null) {
-      LOG.warn("Courier: no agent is advertised in this node's local dirs ({} in the NodeManager local dir above {}); "
-          + "is CourierShuffleHandler the class of mapreduce_shuffle? Using the stock shuffle",
-          CourierShuffleHandler.AGENT_FILE, taskLocalDirs);
+      LOG.warn(
+          "Courier: no agent is advertised in this node's local dirs ({} in the NodeManager local dir above {}); "
+              + "is CourierShuffleHandler the class of mapreduce_shuffle? Using the stock shuffle",
+          CourierShuffleHandler.AGENT_FILE,
+          taskLocalDirs);
       return null;
     }
     try {
-      LocalAgent local = LocalAgent.reach(advertised[0],
-          HostPort.parse(advertised[1], "the agent address in " + CourierShuffleHandler.AGENT_FILE));
-      return new ReducerAgents(local, port,
-          masterAddress.isEmpty() ? null : new CoflowRegistrar(masterAddress, MASTER_DEADLINE_MILLIS),
+      LocalAgent local =
+          LocalAgent.reach(
+              advertised[0],
+              HostPort.parse(
+                  advertised[1], "the agent address in " + CourierShuffleHandler.AGENT_FILE));
+      return new ReducerAgents(
+          local,
+          port,
+          masterAddress.isEmpty()
+              ? null
+              : new CoflowRegistrar(masterAddress, MASTER_DEADLINE_MILLIS),
           cfg.get(CourierMapReduceConfig.WINDOW));
     } catch (Exception e) {
-      LOG.warn("Courier: the node's agent at {} cannot be reached; using the stock shuffle", advertised[1], e);
+      LOG.warn(
+          "Courier: the node's agent at {} cannot be reached; using the stock shuffle",
+          advertised[1],
+          e);
       return null;
     }
   }
 
-  /** {host id, address} from the first {@code courier-agent} file above the task's dirs, or null. */
+  /**
+   * {host id, address} from the first {@code courier-agent} file above the task's dirs, or null.
+   */
   static String[] advertised(List<String> taskLocalDirs) {
     for (String d : taskLocalDirs) {
       // <nm dir>/usercache/<user>/appcache/<app>
@@ -125,9 +148,9 @@ public final class ReducerAgents implements AutoCloseable {
   }
 
   /**
-   * The agent serving the map outputs of {@code mapHost} (a reducer's {@code host:shufflePort}),
-   * or null: the local agent is down, the host is being skipped after a failure, or the master
-   * does not know it.
+   * The agent serving the map outputs of {@code mapHost} (a reducer's {@code host:shufflePort}), or
+   * null: the local agent is down, the host is being skipped after a failure, or the master does
+   * not know it.
    */
   public RemoteAgent agentOf(String mapHost) {
     if (!local.isAlive()) {
@@ -136,7 +159,10 @@ public final class ReducerAgents implements AutoCloseable {
     try {
       return remotes.get(mapHost);
     } catch (Exception e) {
-      LOG.info("Courier: finding the agent of map host {} failed; fetching from it with the stock shuffle", mapHost, e);
+      LOG.info(
+          "Courier: finding the agent of map host {} failed; fetching from it with the stock shuffle",
+          mapHost,
+          e);
       remotes.failed(mapHost);
       return null;
     }
@@ -149,13 +175,18 @@ public final class ReducerAgents implements AutoCloseable {
     }
     FindAgentResponse r = master.findAgent(mapHost);
     if (r == null) {
-      LOG.info("Courier: the master knows no agent for map host {}; fetching from it with the stock shuffle", mapHost);
+      LOG.info(
+          "Courier: the master knows no agent for map host {}; fetching from it with the stock shuffle",
+          mapHost);
       return null;
     }
-    return new RemoteAgent(r.getHostId(), HostPort.parse(r.getDataAddress(), "the master's address of " + mapHost));
+    return new RemoteAgent(
+        r.getHostId(), HostPort.parse(r.getDataAddress(), "the master's address of " + mapHost));
   }
 
-  /** A fetch through the agent of {@code mapHost} failed: use the stock shuffle for it for a while. */
+  /**
+   * A fetch through the agent of {@code mapHost} failed: use the stock shuffle for it for a while.
+   */
   public void skip(String mapHost) {
     remotes.failed(mapHost);
   }

@@ -9,7 +9,10 @@ import org.coflow.api.config.Config;
 import org.coflow.courier.merge.CourierConfig;
 import org.junit.jupiter.api.Test;
 
-/** The adapter's keys in a Hadoop configuration: the new names, the deprecated ones, the agent's own. */
+/**
+ * The adapter's keys in a Hadoop configuration: the new names, the deprecated ones, the agent's
+ * own.
+ */
 class CourierMapReduceConfigTest {
   private static Configuration conf() {
     return new Configuration(false);
@@ -42,7 +45,8 @@ class CourierMapReduceConfigTest {
   void unknownKeysAndBadValuesAreNamedUnderEitherPrefix() {
     Configuration typo = conf();
     typo.set("mapreduce.shuffle.courier.maxnum", "2");
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ReducerAgents.settings(typo));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> ReducerAgents.settings(typo));
     assertTrue(e.getMessage().contains("mapreduce.shuffle.courier.maxnum"), e.getMessage());
     Configuration bad = conf();
     bad.set("coflow.courier.mapreduce.agent.port", "70000");

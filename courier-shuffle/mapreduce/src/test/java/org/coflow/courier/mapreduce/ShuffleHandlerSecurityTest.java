@@ -47,8 +47,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The NodeManager's handler, started for real (the stock ShuffleHandler and its agent), with two
- * applications' map outputs on disk: its agent serves a block only to a request carrying the HMAC
- * a reducer of that job computes with the job's token for that map output and reduce, exactly as
+ * applications' map outputs on disk: its agent serves a block only to a request carrying the HMAC a
+ * reducer of that job computes with the job's token for that map output and reduce, exactly as
  * Hadoop's ShuffleHandler checks its URL; nothing is served otherwise.
  */
 class ShuffleHandlerSecurityTest {
@@ -76,12 +76,18 @@ class ShuffleHandlerSecurityTest {
     shufflePort = handler.getConfig().getInt(ShuffleHandler.SHUFFLE_PORT_CONFIG_KEY, -1);
     assertEquals("127.0.0.1:" + shufflePort, handler.hostId());
     group = new NioEventLoopGroup(1);
-    String[] advertised = ReducerAgents.advertised(java.util.List.of(
-        tmp.resolve("nm/usercache/" + USER + "/appcache/application_" + CLUSTER + "_0001").toString()));
+    String[] advertised =
+        ReducerAgents.advertised(
+            java.util.List.of(
+                tmp.resolve("nm/usercache/" + USER + "/appcache/application_" + CLUSTER + "_0001")
+                    .toString()));
     assertNotNull(advertised, "the agent's address is in the NodeManager's local dir");
     assertEquals(handler.hostId(), advertised[0]);
-    client = CourierClient.connect(new TransportContext(group, CourierAgent.MAX_FRAME),
-        HostPort.parse(advertised[1], "advertised agent").toAddress(), advertised[0]);
+    client =
+        CourierClient.connect(
+            new TransportContext(group, CourierAgent.MAX_FRAME),
+            HostPort.parse(advertised[1], "advertised agent").toAddress(),
+            advertised[0]);
   }
 
   @AfterEach
@@ -113,17 +119,31 @@ class ShuffleHandlerSecurityTest {
   private SecretKey startApp(int n) throws IOException {
     byte[] password = new byte[20];
     random.nextBytes(password);
-    Token<JobTokenIdentifier> token = new Token<>(new JobTokenIdentifier(new Text(job(n))).getBytes(), password,
-        JobTokenIdentifier.KIND_NAME, new Text("shuffle"));
-    handler.initializeApplication(new ApplicationInitializationContext(USER, app(n),
-        ShuffleHandler.serializeServiceData(token)));
+    Token<JobTokenIdentifier> token =
+        new Token<>(
+            new JobTokenIdentifier(new Text(job(n))).getBytes(),
+            password,
+            JobTokenIdentifier.KIND_NAME,
+            new Text("shuffle"));
+    handler.initializeApplication(
+        new ApplicationInitializationContext(
+            USER, app(n), ShuffleHandler.serializeServiceData(token)));
     return JobTokenSecretManager.createSecretKey(password);
   }
 
   /** Writes a map output of two partitions; returns the IFile segment of partition 0. */
   private byte[] writeMapOutput(int app, int map) throws IOException {
-    Path out = Files.createDirectories(tmp.resolve("nm/usercache/" + USER + "/appcache/application_" + CLUSTER
-        + "_" + String.format("%04d", app) + "/output/" + attempt(app, map)));
+    Path out =
+        Files.createDirectories(
+            tmp.resolve(
+                "nm/usercache/"
+                    + USER
+                    + "/appcache/application_"
+                    + CLUSTER
+                    + "_"
+                    + String.format("%04d", app)
+                    + "/output/"
+                    + attempt(app, map)));
     byte[] s0 = segment(5000);
     byte[] s1 = segment(700);
     ByteArrayOutputStream data = new ByteArrayOutputStream();
@@ -152,15 +172,27 @@ class ShuffleHandlerSecurityTest {
 
   /** The reducer's HMAC for one map output, as Hadoop's Fetcher computes it for its URL. */
   private String hmac(int app, int map, int reduce, SecretKey key) throws IOException {
-    URL url = new URL("http://127.0.0.1:" + shufflePort + "/mapOutput?job=" + job(app) + "&reduce=" + reduce
-        + "&map=" + attempt(app, map));
+    URL url =
+        new URL(
+            "http://127.0.0.1:"
+                + shufflePort
+                + "/mapOutput?job="
+                + job(app)
+                + "&reduce="
+                + reduce
+                + "&map="
+                + attempt(app, map));
     return SecureShuffleUtils.hashFromString(SecureShuffleUtils.buildMsgFrom(url), key);
   }
 
   private byte[] fetch(String blockSet, String block, String auth) throws IOException {
-    RemoteBlock b = RemoteBlock.newBuilder().setHostId(handler.hostId())
-        .setAgentAddress("127.0.0.1:" + handler.agent().address().getPort())
-        .setBlock(BlockRef.newBuilder().setBlockSet(blockSet).setBlock(block).setAuth(auth)).setSize(-1).build();
+    RemoteBlock b =
+        RemoteBlock.newBuilder()
+            .setHostId(handler.hostId())
+            .setAgentAddress("127.0.0.1:" + handler.agent().address().getPort())
+            .setBlock(BlockRef.newBuilder().setBlockSet(blockSet).setBlock(block).setAuth(auth))
+            .setSize(-1)
+            .build();
     try (BlockStream in = client.stream("test", b, 1 << 20)) {
       return in.readAllBytes();
     }
@@ -181,23 +213,48 @@ class ShuffleHandlerSecurityTest {
     String set1 = BlockSetId.mapReduce(job(1)).toString();
     String block = attempt(1, 3) + "/0";
 
-    assertArrayEquals(s0, fetch(set1, block, hmac(1, 3, 0, key1)), "the reducer's own HMAC: served");
+    assertArrayEquals(
+        s0, fetch(set1, block, hmac(1, 3, 0, key1)), "the reducer's own HMAC: served");
     assertEquals(ErrorCode.ERROR_CODE_FORBIDDEN, refused(set1, block, ""), "no HMAC");
-    assertEquals(ErrorCode.ERROR_CODE_FORBIDDEN, refused(set1, block, hmac(1, 3, 0, key2)), "another job's token");
-    assertEquals(ErrorCode.ERROR_CODE_FORBIDDEN, refused(set1, block, hmac(1, 3, 1, key1)), "another reduce's HMAC");
-    assertEquals(ErrorCode.ERROR_CODE_FORBIDDEN, refused(set1, block, "x" + hmac(1, 3, 0, key1)), "a mangled HMAC");
+    assertEquals(
+        ErrorCode.ERROR_CODE_FORBIDDEN,
+        refused(set1, block, hmac(1, 3, 0, key2)),
+        "another job's token");
+    assertEquals(
+        ErrorCode.ERROR_CODE_FORBIDDEN,
+        refused(set1, block, hmac(1, 3, 1, key1)),
+        "another reduce's HMAC");
+    assertEquals(
+        ErrorCode.ERROR_CODE_FORBIDDEN,
+        refused(set1, block, "x" + hmac(1, 3, 0, key1)),
+        "a mangled HMAC");
     // A reducer of job 1 naming job 2's output: its HMAC cannot be job 2's.
-    assertEquals(ErrorCode.ERROR_CODE_FORBIDDEN,
-        refused(BlockSetId.mapReduce(job(2)).toString(), attempt(2, 3) + "/0", hmac(2, 3, 0, key1)), "another application's output");
+    assertEquals(
+        ErrorCode.ERROR_CODE_FORBIDDEN,
+        refused(BlockSetId.mapReduce(job(2)).toString(), attempt(2, 3) + "/0", hmac(2, 3, 0, key1)),
+        "another application's output");
 
     // Nobody on the host can swap the secured registration for one without a secret.
-    ExecutionException e = assertThrows(ExecutionException.class, () -> client.register(RegisterMapReduce.newBuilder()
-        .setJobId(job(1)).setUser(USER).addLocalDirs(tmp.resolve("nm").toString()).build()).get(10, TimeUnit.SECONDS));
+    ExecutionException e =
+        assertThrows(
+            ExecutionException.class,
+            () ->
+                client
+                    .register(
+                        RegisterMapReduce.newBuilder()
+                            .setJobId(job(1))
+                            .setUser(USER)
+                            .addLocalDirs(tmp.resolve("nm").toString())
+                            .build())
+                    .get(10, TimeUnit.SECONDS));
     assertTrue(e.getCause().getMessage().contains("registers MapReduce jobs itself"), e.toString());
     // A refused registration is a connection-level error: the agent closed that connection.
     client.close();
-    client = CourierClient.connect(new TransportContext(group, CourierAgent.MAX_FRAME), handler.agent().address(),
-        handler.hostId());
+    client =
+        CourierClient.connect(
+            new TransportContext(group, CourierAgent.MAX_FRAME),
+            handler.agent().address(),
+            handler.hostId());
     assertEquals(ErrorCode.ERROR_CODE_FORBIDDEN, refused(set1, block, ""), "still secured");
 
     // After the application ends, nothing of it is served, even with the right HMAC.

@@ -16,8 +16,8 @@ import scala.runtime.AbstractPartialFunction;
 import scala.runtime.BoxedUnit;
 
 /**
- * Which agent serves each executor's shuffle files: executors report theirs to a small endpoint
- * in the driver (as block managers report to Spark's {@code BlockManagerMaster}) and readers look
+ * Which agent serves each executor's shuffle files: executors report theirs to a small endpoint in
+ * the driver (as block managers report to Spark's {@code BlockManagerMaster}) and readers look
  * remote executors up there. Moving data never needs the coflow master.
  */
 final class AgentDirectory {
@@ -54,7 +54,9 @@ final class AgentDirectory {
     }
   }
 
-  /** Reader -> driver: the agent of this executor. Replies an {@link AgentInfo}, or null if none. */
+  /**
+   * Reader -> driver: the agent of this executor. Replies an {@link AgentInfo}, or null if none.
+   */
   static final class Lookup implements Serializable {
     private static final long serialVersionUID = 1L;
     final String executorId;
@@ -99,7 +101,9 @@ final class AgentDirectory {
       return new AbstractPartialFunction<Object, BoxedUnit>() {
         @Override
         public boolean isDefinedAt(Object message) {
-          return message instanceof Register || message instanceof Lookup || message instanceof Unreachable;
+          return message instanceof Register
+              || message instanceof Lookup
+              || message instanceof Unreachable;
         }
 
         @Override

@@ -20,20 +20,21 @@ import org.apache.spark.shuffle.ShuffleReadMetricsReporter;
 import org.apache.spark.storage.BlockId;
 import org.apache.spark.storage.BlockManager;
 import org.apache.spark.storage.BlockManagerId;
-import org.coflow.courier.client.RemoteAgent;
-import org.coflow.courier.protocol.BlockSetId;
 import org.apache.spark.storage.ShuffleBlockBatchId;
 import org.apache.spark.storage.ShuffleBlockId;
 import org.coflow.api.proto.courier.v1.BlockRef;
 import org.coflow.api.proto.courier.v1.RemoteBlock;
+import org.coflow.courier.client.RemoteAgent;
+import org.coflow.courier.protocol.BlockSetId;
 
 /**
- * The blocks of one reduce task, in the order they become readable: local blocks straight from
- * this executor's files, remote ones through the local agent, which fetches them from the remote
+ * The blocks of one reduce task, in the order they become readable: local blocks straight from this
+ * executor's files, remote ones through the local agent, which fetches them from the remote
  * executors' agents over the unified connections. At most {@code maxBytesInFlight} of remote blocks
  * are requested and not yet read; blocks above {@code maxBlockInMemory} land in a file in the
  * executor's local directories. A block that fails or shows no progress for {@code timeoutMillis}
- * becomes Spark's {@link FetchFailedException}, so Spark reruns the map stage as with its own fetch.
+ * becomes Spark's {@link FetchFailedException}, so Spark reruns the map stage as with its own
+ * fetch.
  */
 final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched> {
   /** A block to read: from another executor's agent, or (no agent) from this executor's files. */
@@ -44,7 +45,8 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
     final int mapIndex;
     final RemoteAgent agent;
 
-    Remote(BlockManagerId location, ShuffleBlockId block, long size, int mapIndex, RemoteAgent agent) {
+    Remote(
+        BlockManagerId location, ShuffleBlockId block, long size, int mapIndex, RemoteAgent agent) {
       this.location = location;
       this.block = block;
       this.size = size;
@@ -80,9 +82,9 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
   }
 
   /**
-   * Consecutive blocks of one map output that the reduce task reads as one stream, as Spark's
-   * batch fetch does when AQE allows it (one decompression and deserialisation stream instead of
-   * one per partition), or a single block.
+   * Consecutive blocks of one map output that the reduce task reads as one stream, as Spark's batch
+   * fetch does when AQE allows it (one decompression and deserialisation stream instead of one per
+   * partition), or a single block.
    */
   private static final class Batch {
     final List<Remote> parts;
@@ -115,8 +117,8 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
   }
 
   /**
-   * Blocks in the order given, consecutive partitions of one map output on one executor merged
-   * when {@code batch} (Spark's {@code mergeContinuousShuffleBlockIdsIfNeeded}).
+   * Blocks in the order given, consecutive partitions of one map output on one executor merged when
+   * {@code batch} (Spark's {@code mergeContinuousShuffleBlockIdsIfNeeded}).
    */
   static List<List<Remote>> group(List<Remote> blocks, boolean batch) {
     List<List<Remote>> out = new ArrayList<>();
@@ -124,7 +126,8 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
     for (Remote r : blocks) {
       if (batch && current != null) {
         Remote last = current.get(current.size() - 1);
-        if (last.location.equals(r.location) && last.block.mapId() == r.block.mapId()
+        if (last.location.equals(r.location)
+            && last.block.mapId() == r.block.mapId()
             && last.block.reduceId() + 1 == r.block.reduceId()) {
           current.add(r);
           continue;
@@ -153,15 +156,26 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
   private int nextLocal;
   private int delivered;
   private long inFlight;
+
   /** The size of the block handed out last, released when the next one is asked for. */
   private long lastRemoteSize;
+
   private volatile boolean closed;
 
   /**
-   * @param cfg the plugin's settings: {@code maxBytesInFlight}, {@code maxBlockInMemory}, {@code fetchTimeout}
+   * @param cfg the plugin's settings: {@code maxBytesInFlight}, {@code maxBlockInMemory}, {@code
+   *     fetchTimeout}
    */
-  CourierBlockFetcher(ExecutorAgent agent, String coflowId, BlockManager blockManager, TaskContext context,
-      ShuffleReadMetricsReporter metrics, int shuffleId, List<Remote> remote, List<Remote> local, boolean batch,
+  CourierBlockFetcher(
+      ExecutorAgent agent,
+      String coflowId,
+      BlockManager blockManager,
+      TaskContext context,
+      ShuffleReadMetricsReporter metrics,
+      int shuffleId,
+      List<Remote> remote,
+      List<Remote> local,
+      boolean batch,
       org.coflow.api.config.Config cfg) {
     this.agent = agent;
     this.coflowId = coflowId;
@@ -181,10 +195,13 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
 
   /** Runs of consecutive partitions of one map output this task reads as one stream. */
   long batchedRuns() {
-    return remote.stream().filter(b -> b.parts.size() > 1).count() + local.stream().filter(l -> l.size() > 1).count();
+    return remote.stream().filter(b -> b.parts.size() > 1).count()
+        + local.stream().filter(l -> l.size() > 1).count();
   }
 
-  /** Sends the next requests while they fit in the in-flight budget (a lone big batch always goes). */
+  /**
+   * Sends the next requests while they fit in the in-flight budget (a lone big batch always goes).
+   */
   private void request() {
     List<Arrival> arrivals = new ArrayList<>();
     while (nextRemote < remote.size()) {
@@ -195,8 +212,10 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
       inFlight += batch.size;
       nextRemote++;
       for (Remote r : batch.parts) {
-        Path file = r.size > maxBlockInMemory
-            ? new File(agent.localDirs.get(0), "courier-fetch-" + UUID.randomUUID()).toPath() : null;
+        Path file =
+            r.size > maxBlockInMemory
+                ? new File(agent.localDirs.get(0), "courier-fetch-" + UUID.randomUUID()).toPath()
+                : null;
         Arrival a = new Arrival(r, file, batch);
         batch.arrivals.add(a);
         arrivals.add(a);
@@ -208,10 +227,16 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
     List<RemoteBlock> blocks = new ArrayList<>();
     for (Arrival a : arrivals) {
       Remote r = a.remote;
-      RemoteBlock.Builder b = RemoteBlock.newBuilder().setHostId(r.agent.hostId())
-          .setAgentAddress(r.agent.address().toString()).setSize(r.size).setBlock(BlockRef.newBuilder()
-              .setBlockSet(BlockSetId.spark(agent.appId, r.location.executorId()).toString())
-              .setBlock(r.block.name()));
+      RemoteBlock.Builder b =
+          RemoteBlock.newBuilder()
+              .setHostId(r.agent.hostId())
+              .setAgentAddress(r.agent.address().toString())
+              .setSize(r.size)
+              .setBlock(
+                  BlockRef.newBuilder()
+                      .setBlockSet(
+                          BlockSetId.spark(agent.appId, r.location.executorId()).toString())
+                      .setBlock(r.block.name()));
       if (a.file != null) {
         b.setTargetFile(a.file.toString());
       }
@@ -220,15 +245,18 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
     synchronized (open) {
       open.addAll(arrivals);
     }
-    List<CompletableFuture<Long>> futures = agent.fetchBlocks(coflowId, blocks,
-        (i, data) -> receive(arrivals.get(i), data), 4L << 20);
+    List<CompletableFuture<Long>> futures =
+        agent.fetchBlocks(coflowId, blocks, (i, data) -> receive(arrivals.get(i), data), 4L << 20);
     for (int i = 0; i < futures.size(); i++) {
       Arrival a = arrivals.get(i);
-      futures.get(i).whenComplete((n, e) -> {
-        if (a.batch.partDone(a, e)) {
-          done.add(a.batch);
-        }
-      });
+      futures
+          .get(i)
+          .whenComplete(
+              (n, e) -> {
+                if (a.batch.partDone(a, e)) {
+                  done.add(a.batch);
+                }
+              });
     }
   }
 
@@ -272,10 +300,21 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
     metrics.incFetchWaitTime(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
     if (b == null) {
       Remote late = oldestOpen();
-      throw fetchFailed(late.location, shuffleId, late.block.mapId(), late.mapIndex,
-          late.block.reduceId(), "no shuffle block arrived through the Courier agent for " + timeoutMillis
-              + " ms (" + CourierSparkConfig.FETCH_TIMEOUT.key() + "); waiting for " + late.block + " from "
-              + late.agent, null);
+      throw fetchFailed(
+          late.location,
+          shuffleId,
+          late.block.mapId(),
+          late.mapIndex,
+          late.block.reduceId(),
+          "no shuffle block arrived through the Courier agent for "
+              + timeoutMillis
+              + " ms ("
+              + CourierSparkConfig.FETCH_TIMEOUT.key()
+              + "); waiting for "
+              + late.block
+              + " from "
+              + late.agent,
+          null);
     }
     synchronized (open) {
       open.removeAll(b.arrivals);
@@ -284,18 +323,32 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
     if (b.failure != null) {
       b.arrivals.forEach(a -> deleteQuietly(a.file));
       Remote r = b.failed;
-      Throwable cause = b.failure instanceof java.util.concurrent.CompletionException && b.failure.getCause() != null
-          ? b.failure.getCause() : b.failure;
+      Throwable cause =
+          b.failure instanceof java.util.concurrent.CompletionException
+                  && b.failure.getCause() != null
+              ? b.failure.getCause()
+              : b.failure;
       if (cause instanceof org.coflow.courier.protocol.ProtocolException
           && ((org.coflow.courier.protocol.ProtocolException) cause).code()
               == org.coflow.api.proto.courier.v1.ErrorCode.ERROR_CODE_UNREACHABLE) {
-        agent.unreachable(r.location.executorId(), r.agent.address()); // the retry reads it with Spark's fetch
+        agent.unreachable(
+            r.location.executorId(), r.agent.address()); // the retry reads it with Spark's fetch
       } else {
         agent.failed(r.location.executorId()); // after the stage retry, ask the driver again
       }
-      throw fetchFailed(r.location, shuffleId, r.block.mapId(), r.mapIndex, r.block.reduceId(),
-          "fetching " + r.block + " through the Courier agent of host " + r.agent.hostId() + " failed: "
-              + cause.getMessage(), cause);
+      throw fetchFailed(
+          r.location,
+          shuffleId,
+          r.block.mapId(),
+          r.mapIndex,
+          r.block.reduceId(),
+          "fetching "
+              + r.block
+              + " through the Courier agent of host "
+              + r.agent.hostId()
+              + " failed: "
+              + cause.getMessage(),
+          cause);
     }
     lastRemoteSize = b.size;
     metrics.incRemoteBlocksFetched(1);
@@ -310,8 +363,14 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
         } catch (IOException e) {
           b.arrivals.forEach(x -> deleteQuietly(x.file));
           Remote r = a.remote;
-          throw fetchFailed(r.location, shuffleId, r.block.mapId(), r.mapIndex, r.block.reduceId(),
-              "reading " + a.file + " fetched for " + r.block + " failed: " + e.getMessage(), e);
+          throw fetchFailed(
+              r.location,
+              shuffleId,
+              r.block.mapId(),
+              r.mapIndex,
+              r.block.reduceId(),
+              "reading " + a.file + " fetched for " + r.block + " failed: " + e.getMessage(),
+              e);
         }
       } else {
         synchronized (a) {
@@ -321,8 +380,11 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
       }
     }
     // Wrapped (decompressed) as its first block: the same codec and settings as the whole batch.
-    return new Fetched(b.parts.get(0).block, parts.size() == 1 ? parts.get(0)
-        : new java.io.SequenceInputStream(java.util.Collections.enumeration(parts)));
+    return new Fetched(
+        b.parts.get(0).block,
+        parts.size() == 1
+            ? parts.get(0)
+            : new java.io.SequenceInputStream(java.util.Collections.enumeration(parts)));
   }
 
   /**
@@ -332,8 +394,10 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
    */
   static BlockId blockToRead(int shuffleId, List<Remote> parts) {
     ShuffleBlockId id = parts.get(0).block;
-    return parts.size() == 1 ? id
-        : new ShuffleBlockBatchId(shuffleId, id.mapId(), id.reduceId(), parts.get(parts.size() - 1).block.reduceId() + 1);
+    return parts.size() == 1
+        ? id
+        : new ShuffleBlockBatchId(
+            shuffleId, id.mapId(), id.reduceId(), parts.get(parts.size() - 1).block.reduceId() + 1);
   }
 
   /** A local block, or consecutive ones as one segment of the map output's file. */
@@ -348,8 +412,14 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
       metrics.incLocalBytesRead(buf.size());
       return new Fetched(id, buf.createInputStream());
     } catch (IOException | RuntimeException e) {
-      throw fetchFailed(first.location, shuffleId, id.mapId(), first.mapIndex, id.reduceId(),
-          "reading local shuffle block " + read + " failed: " + e.getMessage(), e);
+      throw fetchFailed(
+          first.location,
+          shuffleId,
+          id.mapId(),
+          first.mapIndex,
+          id.reduceId(),
+          "reading local shuffle block " + read + " failed: " + e.getMessage(),
+          e);
     }
   }
 
@@ -357,8 +427,14 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
    * Spark's {@link FetchFailedException} (checked in Java, thrown unchecked by Spark's Scala
    * reader, which is what callers of a reader's iterator expect).
    */
-  private static RuntimeException fetchFailed(BlockManagerId location, int shuffleId, long mapId, int mapIndex,
-      int reduceId, String message, Throwable cause) {
+  private static RuntimeException fetchFailed(
+      BlockManagerId location,
+      int shuffleId,
+      long mapId,
+      int mapIndex,
+      int reduceId,
+      String message,
+      Throwable cause) {
     throw CourierBlockFetcher.<RuntimeException>sneaky(
         new FetchFailedException(location, shuffleId, mapId, mapIndex, reduceId, message, cause));
   }

@@ -4,6 +4,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import org.apache.spark.ShuffleDependency;
 import org.apache.spark.SparkConf;
 import org.apache.spark.SparkEnv;
@@ -18,9 +21,6 @@ import org.apache.spark.shuffle.sort.SortShuffleManager;
 import org.apache.spark.storage.BlockId;
 import org.apache.spark.storage.BlockManagerId;
 import org.apache.spark.storage.ShuffleBlockId;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import org.coflow.api.client.CoflowRegistrar;
 import org.coflow.api.config.Config;
 import org.slf4j.Logger;
@@ -29,17 +29,16 @@ import scala.Tuple2;
 import scala.Tuple3;
 
 /**
- * Spark's sort shuffle with reducer fetches going through the Courier agents:
- * {@code --conf spark.shuffle.manager=org.apache.spark.shuffle.courier.CourierShuffleManager}.
+ * Spark's sort shuffle with reducer fetches going through the Courier agents: {@code --conf
+ * spark.shuffle.manager=org.apache.spark.shuffle.courier.CourierShuffleManager}.
  *
- * <p>Map output, {@code MapStatus} and scheduling stay Spark's own (this extends
- * {@link SortShuffleManager}, which is also what Spark 4.3's sealed shuffle manager needs). Each
- * executor serves its shuffle files through an agent (embedded by default) and reports it to the
- * driver; a reduce task asks its agent for the remote blocks with their map-status sizes, tagged
- * with the shuffle's coflow id ({@code <application id>/<shuffle id>}), and reads them like
- * Spark's reader does. If this executor's agent or a remote executor's agent cannot be had, the
- * task reads with Spark's own fetch instead (logged once per executor, counted in
- * {@link #metrics()}).
+ * <p>Map output, {@code MapStatus} and scheduling stay Spark's own (this extends {@link
+ * SortShuffleManager}, which is also what Spark 4.3's sealed shuffle manager needs). Each executor
+ * serves its shuffle files through an agent (embedded by default) and reports it to the driver; a
+ * reduce task asks its agent for the remote blocks with their map-status sizes, tagged with the
+ * shuffle's coflow id ({@code <application id>/<shuffle id>}), and reads them like Spark's reader
+ * does. If this executor's agent or a remote executor's agent cannot be had, the task reads with
+ * Spark's own fetch instead (logged once per executor, counted in {@link #metrics()}).
  */
 public class CourierShuffleManager extends SortShuffleManager {
   private static final Logger LOG = LoggerFactory.getLogger(CourierShuffleManager.class);
@@ -51,12 +50,16 @@ public class CourierShuffleManager extends SortShuffleManager {
   private final boolean enabled;
   private final Object agentLock = new Object();
   private ExecutorAgent agent;
+
   /** Why the agent could not be had (then every read falls back), or null. */
   private String agentProblem;
+
   private Throwable problemCause;
   private boolean warned;
+
   /** Driver with a master configured: tells it when each shuffle (coflow) begins and ends. */
   private final CoflowRegistrar registrar;
+
   /** Master calls run here, never on Spark's scheduling threads. */
   private final ExecutorService masterCalls;
 
@@ -69,27 +72,33 @@ public class CourierShuffleManager extends SortShuffleManager {
     String master = cfg.get(CourierSparkConfig.MASTER);
     if (isDriver && enabled && !master.isEmpty()) {
       registrar = new CoflowRegistrar(master, 2_000);
-      masterCalls = Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "courier-coflow-registrar");
-        t.setDaemon(true);
-        return t;
-      });
+      masterCalls =
+          Executors.newSingleThreadExecutor(
+              r -> {
+                Thread t = new Thread(r, "courier-coflow-registrar");
+                t.setDaemon(true);
+                return t;
+              });
     } else {
       registrar = null;
       masterCalls = null;
     }
-    counters.agent(() -> {
-      synchronized (agentLock) {
-        return agent == null ? null : agent.local();
-      }
-    });
+    counters.agent(
+        () -> {
+          synchronized (agentLock) {
+            return agent == null ? null : agent.local();
+          }
+        });
   }
 
   public CourierShuffleManager(SparkConf conf) {
     this(conf, "driver".equals(conf.get("spark.executor.id", "")));
   }
 
-  /** The plugin's keys out of {@code conf}; an unknown {@code spark.shuffle.courier.*} key is an error. */
+  /**
+   * The plugin's keys out of {@code conf}; an unknown {@code spark.shuffle.courier.*} key is an
+   * error.
+   */
   static Config configOf(SparkConf conf) {
     Map<String, String> raw = new HashMap<>();
     for (Tuple2<String, String> kv : conf.getAllWithPrefix(CourierSparkConfig.PREFIX)) {
@@ -99,7 +108,8 @@ public class CourierShuffleManager extends SortShuffleManager {
   }
 
   @Override
-  public <K, V, C> ShuffleHandle registerShuffle(int shuffleId, ShuffleDependency<K, V, C> dependency) {
+  public <K, V, C> ShuffleHandle registerShuffle(
+      int shuffleId, ShuffleDependency<K, V, C> dependency) {
     if (enabled) {
       AgentDirectory.startOnDriver(SparkEnv.get());
       if (registrar != null) {
@@ -112,8 +122,8 @@ public class CourierShuffleManager extends SortShuffleManager {
   }
 
   @Override
-  public <K, V> ShuffleWriter<K, V> getWriter(ShuffleHandle handle, long mapId, TaskContext context,
-      ShuffleWriteMetricsReporter metrics) {
+  public <K, V> ShuffleWriter<K, V> getWriter(
+      ShuffleHandle handle, long mapId, TaskContext context, ShuffleWriteMetricsReporter metrics) {
     if (enabled) {
       agent(); // this executor's files must be served before any reducer asks for them
     }
@@ -122,38 +132,68 @@ public class CourierShuffleManager extends SortShuffleManager {
 
   @Override
   @SuppressWarnings("unchecked")
-  public <K, C> ShuffleReader<K, C> getReader(ShuffleHandle handle, int startMapIndex, int endMapIndex,
-      int startPartition, int endPartition, TaskContext context, ShuffleReadMetricsReporter metrics) {
+  public <K, C> ShuffleReader<K, C> getReader(
+      ShuffleHandle handle,
+      int startMapIndex,
+      int endMapIndex,
+      int startPartition,
+      int endPartition,
+      TaskContext context,
+      ShuffleReadMetricsReporter metrics) {
     // A job can opt out: sc.setLocalProperty("spark.shuffle.courier.enabled", "false").
-    boolean forJob = !"false".equalsIgnoreCase(context.getLocalProperty(CourierSparkConfig.ENABLED.key()));
+    boolean forJob =
+        !"false".equalsIgnoreCase(context.getLocalProperty(CourierSparkConfig.ENABLED.key()));
     ExecutorAgent a = enabled && forJob ? agent() : null;
     if (a != null && handle instanceof BaseShuffleHandle) {
-      CourierBlockFetcher blocks = plan(a, (BaseShuffleHandle<K, ?, C>) handle, startMapIndex, endMapIndex,
-          startPartition, endPartition, context, metrics);
+      CourierBlockFetcher blocks =
+          plan(
+              a,
+              (BaseShuffleHandle<K, ?, C>) handle,
+              startMapIndex,
+              endMapIndex,
+              startPartition,
+              endPartition,
+              context,
+              metrics);
       if (blocks != null) {
         counters.readThroughAgents();
         counters.batched(blocks.batchedRuns());
-        return new CourierShuffleReader<>((BaseShuffleHandle<K, ?, C>) handle, blocks, context, metrics,
+        return new CourierShuffleReader<>(
+            (BaseShuffleHandle<K, ?, C>) handle,
+            blocks,
+            context,
+            metrics,
             SparkEnv.get().serializerManager());
       }
     }
-    return super.getReader(handle, startMapIndex, endMapIndex, startPartition, endPartition, context, metrics);
+    return super.getReader(
+        handle, startMapIndex, endMapIndex, startPartition, endPartition, context, metrics);
   }
 
   /** The task's blocks, each remote one with its executor's agent; null if an agent is unknown. */
-  private CourierBlockFetcher plan(ExecutorAgent a, BaseShuffleHandle<?, ?, ?> handle, int startMapIndex,
-      int endMapIndex, int startPartition, int endPartition, TaskContext context,
+  private CourierBlockFetcher plan(
+      ExecutorAgent a,
+      BaseShuffleHandle<?, ?, ?> handle,
+      int startMapIndex,
+      int endMapIndex,
+      int startPartition,
+      int endPartition,
+      TaskContext context,
       ShuffleReadMetricsReporter metrics) {
     SparkEnv env = SparkEnv.get();
     int shuffleId = handle.shuffleId();
     List<CourierBlockFetcher.Remote> remote = new ArrayList<>();
     List<CourierBlockFetcher.Remote> local = new ArrayList<>();
-    scala.collection.Iterator<Tuple2<BlockManagerId, scala.collection.Seq<Tuple3<BlockId, Object, Object>>>> byHost =
-        env.mapOutputTracker().getMapSizesByExecutorId(shuffleId, startMapIndex, endMapIndex, startPartition,
-            endPartition);
+    scala.collection.Iterator<
+            Tuple2<BlockManagerId, scala.collection.Seq<Tuple3<BlockId, Object, Object>>>>
+        byHost =
+            env.mapOutputTracker()
+                .getMapSizesByExecutorId(
+                    shuffleId, startMapIndex, endMapIndex, startPartition, endPartition);
     String self = env.blockManager().blockManagerId().executorId();
     while (byHost.hasNext()) {
-      Tuple2<BlockManagerId, scala.collection.Seq<Tuple3<BlockId, Object, Object>>> entry = byHost.next();
+      Tuple2<BlockManagerId, scala.collection.Seq<Tuple3<BlockId, Object, Object>>> entry =
+          byHost.next();
       BlockManagerId location = entry._1();
       boolean isLocal = location.executorId().equals(self);
       org.coflow.courier.client.RemoteAgent info = null;
@@ -161,7 +201,8 @@ public class CourierShuffleManager extends SortShuffleManager {
         try {
           info = a.agentOf(location.executorId());
         } catch (Exception e) {
-          fallback("looking up the agent of executor " + location.executorId() + " failed: " + e, e);
+          fallback(
+              "looking up the agent of executor " + location.executorId() + " failed: " + e, e);
           return null;
         }
         if (info == null) {
@@ -176,16 +217,27 @@ public class CourierShuffleManager extends SortShuffleManager {
           fallback("block " + b._1() + " is not a plain shuffle block");
           return null;
         }
-        CourierBlockFetcher.Remote r = new CourierBlockFetcher.Remote(location, (ShuffleBlockId) b._1(),
-            (Long) b._2(), (Integer) b._3(), info);
+        CourierBlockFetcher.Remote r =
+            new CourierBlockFetcher.Remote(
+                location, (ShuffleBlockId) b._1(), (Long) b._2(), (Integer) b._3(), info);
         (isLocal ? local : remote).add(r);
       }
     }
     // AQE marks the tasks whose consecutive partitions may be read as one stream per map output.
-    boolean batch = org.apache.spark.shuffle.sort.SortShuffleManager$.MODULE$.canUseBatchFetch(startPartition,
-        endPartition, context);
-    return new CourierBlockFetcher(a, coflowId(shuffleId), env.blockManager(), context, metrics, shuffleId, remote, local,
-        batch, cfg);
+    boolean batch =
+        org.apache.spark.shuffle.sort.SortShuffleManager$.MODULE$.canUseBatchFetch(
+            startPartition, endPartition, context);
+    return new CourierBlockFetcher(
+        a,
+        coflowId(shuffleId),
+        env.blockManager(),
+        context,
+        metrics,
+        shuffleId,
+        remote,
+        local,
+        batch,
+        cfg);
   }
 
   @Override
@@ -206,7 +258,8 @@ public class CourierShuffleManager extends SortShuffleManager {
   private ExecutorAgent agent() {
     synchronized (agentLock) {
       if (agent != null && !agent.isAlive()) {
-        LOG.warn("Courier: the agent of executor {} went away; starting it again", agent.executorId);
+        LOG.warn(
+            "Courier: the agent of executor {} went away; starting it again", agent.executorId);
         agent.close();
         agent = null;
       }
@@ -235,7 +288,10 @@ public class CourierShuffleManager extends SortShuffleManager {
     synchronized (agentLock) {
       if (!warned) {
         warned = true;
-        LOG.warn("Courier: {}; reading shuffles with Spark's own fetch (logged once per executor)", why, cause);
+        LOG.warn(
+            "Courier: {}; reading shuffles with Spark's own fetch (logged once per executor)",
+            why,
+            cause);
       }
     }
   }
@@ -265,7 +321,10 @@ public class CourierShuffleManager extends SortShuffleManager {
     }
   }
 
-  /** What this JVM's shuffle reads did (also reported as Spark's metrics source {@code CourierShuffle}). */
+  /**
+   * What this JVM's shuffle reads did (also reported as Spark's metrics source {@code
+   * CourierShuffle}).
+   */
   public CourierShuffleMetrics metrics() {
     return counters;
   }

@@ -10,12 +10,11 @@ import org.coflow.courier.client.LocalAgent;
 
 /**
  * What one JVM's {@link CourierShuffleManager} did, for operators and tests alike: reduce tasks
- * that read through the agents and that fell back to Spark's own fetch, runs of partitions read
- * as one stream (batch fetch), the bytes this executor's agent fetched from other agents, and its
- * connection budget and use.
- * Registered with Spark's metrics system as the source {@code CourierShuffle}, so every
- * configured sink (JMX, CSV, Prometheus servlet) reports it per executor; tests read it through
- * {@link CourierShuffleManager#metrics()} in the executor. Thread-safe.
+ * that read through the agents and that fell back to Spark's own fetch, runs of partitions read as
+ * one stream (batch fetch), the bytes this executor's agent fetched from other agents, and its
+ * connection budget and use. Registered with Spark's metrics system as the source {@code
+ * CourierShuffle}, so every configured sink (JMX, CSV, Prometheus servlet) reports it per executor;
+ * tests read it through {@link CourierShuffleManager#metrics()} in the executor. Thread-safe.
  */
 public final class CourierShuffleMetrics implements Source {
   private final LongAdder readsThroughAgents = new LongAdder();
@@ -64,7 +63,10 @@ public final class CourierShuffleMetrics implements Source {
     return a == null ? 0 : a.bytesFetchedFromPeers();
   }
 
-  /** The embedded agent's MaxNum, as configured ({@code spark.shuffle.courier.maxNum}; 0 without one). */
+  /**
+   * The embedded agent's MaxNum, as configured ({@code spark.shuffle.courier.maxNum}; 0 without
+   * one).
+   */
   public int connectionBudget() {
     CourierAgent a = embedded();
     return a == null ? 0 : a.connectionBudget();
@@ -93,7 +95,10 @@ public final class CourierShuffleMetrics implements Source {
     batchedReads.add(runs);
   }
 
-  /** Where the agent's gauges come from: the executor's current agent (it may be restarted), or null. */
+  /**
+   * Where the agent's gauges come from: the executor's current agent (it may be restarted), or
+   * null.
+   */
   void agent(Supplier<LocalAgent> current) {
     this.agent = current;
   }

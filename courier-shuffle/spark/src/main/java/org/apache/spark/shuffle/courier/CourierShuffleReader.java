@@ -17,11 +17,11 @@ import scala.collection.AbstractIterator;
 import scala.collection.Iterator;
 
 /**
- * Reads a reduce task's partitions from blocks that came through the Courier agent, then does
- * what Spark's own reader does with them, in the same order: decompress/decrypt
- * ({@link SerializerManager#wrapStream}), deserialise, count records, aggregate with the
- * dependency's aggregator (combiners if the map side combined), sort by the key ordering in an
- * {@link ExternalSorter} (spilling as Spark's does), all interruptible by task cancellation.
+ * Reads a reduce task's partitions from blocks that came through the Courier agent, then does what
+ * Spark's own reader does with them, in the same order: decompress/decrypt ({@link
+ * SerializerManager#wrapStream}), deserialise, count records, aggregate with the dependency's
+ * aggregator (combiners if the map side combined), sort by the key ordering in an {@link
+ * ExternalSorter} (spilling as Spark's does), all interruptible by task cancellation.
  */
 final class CourierShuffleReader<K, C> implements ShuffleReader<K, C> {
   private final BaseShuffleHandle<K, ?, C> handle;
@@ -30,8 +30,12 @@ final class CourierShuffleReader<K, C> implements ShuffleReader<K, C> {
   private final ShuffleReadMetricsReporter metrics;
   private final SerializerManager serializerManager;
 
-  CourierShuffleReader(BaseShuffleHandle<K, ?, C> handle, CourierBlockFetcher blocks, TaskContext context,
-      ShuffleReadMetricsReporter metrics, SerializerManager serializerManager) {
+  CourierShuffleReader(
+      BaseShuffleHandle<K, ?, C> handle,
+      CourierBlockFetcher blocks,
+      TaskContext context,
+      ShuffleReadMetricsReporter metrics,
+      SerializerManager serializerManager) {
     this.handle = handle;
     this.blocks = blocks;
     this.context = context;
@@ -45,24 +49,30 @@ final class CourierShuffleReader<K, C> implements ShuffleReader<K, C> {
     ShuffleDependency<K, ?, C> dep = handle.dependency();
     SerializerInstance serializer = dep.serializer().newInstance();
     Iterator<Product2<Object, Object>> records = new Records(serializer);
-    InterruptibleIterator<Product2<Object, Object>> interruptible = new InterruptibleIterator<>(context, records);
+    InterruptibleIterator<Product2<Object, Object>> interruptible =
+        new InterruptibleIterator<>(context, records);
     Iterator<Product2<K, C>> aggregated;
     Option<Aggregator<K, ?, C>> agg = (Option) dep.aggregator();
     if (agg.isDefined()) {
       Aggregator a = agg.get();
-      aggregated = dep.mapSideCombine()
-          ? a.combineCombinersByKey((Iterator) interruptible, context)
-          : a.combineValuesByKey((Iterator) interruptible, context);
+      aggregated =
+          dep.mapSideCombine()
+              ? a.combineCombinersByKey((Iterator) interruptible, context)
+              : a.combineValuesByKey((Iterator) interruptible, context);
     } else {
       aggregated = (Iterator) interruptible;
     }
     if (dep.keyOrdering().isDefined()) {
-      ExternalSorter<K, C, C> sorter = new ExternalSorter<>(context, Option.empty(), Option.empty(),
-          dep.keyOrdering(), dep.serializer());
+      ExternalSorter<K, C, C> sorter =
+          new ExternalSorter<>(
+              context, Option.empty(), Option.empty(), dep.keyOrdering(), dep.serializer());
       // Spills and peak memory go into the task's metrics; the sorter stops with the task.
-      return new InterruptibleIterator<>(context, sorter.insertAllAndUpdateMetrics((Iterator) aggregated));
+      return new InterruptibleIterator<>(
+          context, sorter.insertAllAndUpdateMetrics((Iterator) aggregated));
     }
-    return aggregated instanceof InterruptibleIterator ? aggregated : new InterruptibleIterator<>(context, aggregated);
+    return aggregated instanceof InterruptibleIterator
+        ? aggregated
+        : new InterruptibleIterator<>(context, aggregated);
   }
 
   /** Every record of every block, counted; merges the read metrics into the task's at the end. */

@@ -24,8 +24,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * An executor's glue to the engine-neutral client layer: its {@link LocalAgent} (embedded, or the
- * host's own), the registration of its shuffle directories, the report of its agent to the
- * driver, and the other executors' agents, looked up at the driver ({@link RemoteAgents}).
+ * host's own), the registration of its shuffle directories, the report of its agent to the driver,
+ * and the other executors' agents, looked up at the driver ({@link RemoteAgents}).
  */
 final class ExecutorAgent implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ExecutorAgent.class);
@@ -33,13 +33,22 @@ final class ExecutorAgent implements AutoCloseable {
   final String executorId;
   final String appId;
   private final LocalAgent agent;
+
   /** The executor's local directories (fetched blocks too big for memory go there). */
   final List<String> localDirs;
+
   private final RpcEndpointRef driver;
-  /** By executor id; a failed executor's agent is looked up again at once (Spark retries the stage). */
+
+  /**
+   * By executor id; a failed executor's agent is looked up again at once (Spark retries the stage).
+   */
   private final RemoteAgents<String> remotes;
 
-  private ExecutorAgent(String executorId, String appId, LocalAgent agent, List<String> localDirs,
+  private ExecutorAgent(
+      String executorId,
+      String appId,
+      LocalAgent agent,
+      List<String> localDirs,
       RpcEndpointRef driver) {
     this.executorId = executorId;
     this.appId = appId;
@@ -59,26 +68,42 @@ final class ExecutorAgent implements AutoCloseable {
     String setting = cfg.get(CourierSparkConfig.AGENT);
     LocalAgent agent;
     if ("embedded".equals(setting)) {
-      // Every executor is its own host (host id = executor id), so cross-executor reads cross agents.
-      agent = LocalAgent.embed(AgentOptions.forHost(executorId).bind(new InetSocketAddress(host, 0))
-          .config(CourierSparkConfig.AGENT_KEYS.agentConfig(cfg))
-          .set(CourierConfig.LINK_RATE, cfg.get(CourierSparkConfig.LINK_RATE))
-          .set(CourierConfig.MASTER, cfg.get(CourierSparkConfig.MASTER)));
+      // Every executor is its own host (host id = executor id), so cross-executor reads cross
+      // agents.
+      agent =
+          LocalAgent.embed(
+              AgentOptions.forHost(executorId)
+                  .bind(new InetSocketAddress(host, 0))
+                  .config(CourierSparkConfig.AGENT_KEYS.agentConfig(cfg))
+                  .set(CourierConfig.LINK_RATE, cfg.get(CourierSparkConfig.LINK_RATE))
+                  .set(CourierConfig.MASTER, cfg.get(CourierSparkConfig.MASTER)));
     } else {
       agent = LocalAgent.reach(host, parseAgent(setting));
     }
     try {
       List<String> dirs = Arrays.asList(bm.diskBlockManager().localDirsString());
       boolean checksums = conf.getBoolean("spark.shuffle.checksum.enabled", true);
-      agent.register(RegisterSpark.newBuilder().setAppId(appId).setExecId(executorId).addAllLocalDirs(dirs)
-          .setSubDirsPerLocalDir(bm.diskBlockManager().subDirsPerLocalDir())
-          .setChecksumAlgorithm(checksums ? conf.get("spark.shuffle.checksum.algorithm", "ADLER32") : "")
-          .build()).get(30, TimeUnit.SECONDS);
+      agent
+          .register(
+              RegisterSpark.newBuilder()
+                  .setAppId(appId)
+                  .setExecId(executorId)
+                  .addAllLocalDirs(dirs)
+                  .setSubDirsPerLocalDir(bm.diskBlockManager().subDirsPerLocalDir())
+                  .setChecksumAlgorithm(
+                      checksums ? conf.get("spark.shuffle.checksum.algorithm", "ADLER32") : "")
+                  .build())
+          .get(30, TimeUnit.SECONDS);
       RpcEndpointRef driver = AgentDirectory.driver(env);
       String reported = agent.address().toString();
-      AgentDirectory.register(driver, new AgentDirectory.AgentInfo(executorId, agent.hostId(), reported));
-      LOG.info("Courier: executor {} serves its shuffle files through the agent of host {} at {}{}", executorId,
-          agent.hostId(), reported, agent.embedded() != null ? " (embedded)" : "");
+      AgentDirectory.register(
+          driver, new AgentDirectory.AgentInfo(executorId, agent.hostId(), reported));
+      LOG.info(
+          "Courier: executor {} serves its shuffle files through the agent of host {} at {}{}",
+          executorId,
+          agent.hostId(),
+          reported,
+          agent.embedded() != null ? " (embedded)" : "");
       return new ExecutorAgent(executorId, appId, agent, dirs, driver);
     } catch (Exception | Error e) {
       agent.close();
@@ -87,28 +112,36 @@ final class ExecutorAgent implements AutoCloseable {
   }
 
   static HostPort parseAgent(String setting) {
-    return HostPort.parse(setting, CourierSparkConfig.AGENT.key() + " (neither 'embedded' nor host:port)");
+    return HostPort.parse(
+        setting, CourierSparkConfig.AGENT.key() + " (neither 'embedded' nor host:port)");
   }
 
   private RemoteAgent lookup(String executor) {
     AgentDirectory.AgentInfo a = AgentDirectory.lookup(driver, executor);
-    return a == null ? null : new RemoteAgent(a.hostId, HostPort.parse(a.address, "the agent of executor " + executor));
+    return a == null
+        ? null
+        : new RemoteAgent(a.hostId, HostPort.parse(a.address, "the agent of executor " + executor));
   }
 
-  /** The agent serving {@code executorId}'s files, asked of the driver once; null if it has none. */
+  /**
+   * The agent serving {@code executorId}'s files, asked of the driver once; null if it has none.
+   */
   RemoteAgent agentOf(String executorId) throws Exception {
     return remotes.get(executorId);
   }
 
-  /** A fetch from {@code executorId}'s agent failed: ask the driver again next time (it may have moved). */
+  /**
+   * A fetch from {@code executorId}'s agent failed: ask the driver again next time (it may have
+   * moved).
+   */
   void failed(String executorId) {
     remotes.failed(executorId);
   }
 
   /**
-   * The agent of {@code executorId} at {@code address} refused connections: forgets it here and
-   * in the driver, so that until the executor reports a live agent, reads from it fall back to
-   * Spark's own fetch (its block manager still serves).
+   * The agent of {@code executorId} at {@code address} refused connections: forgets it here and in
+   * the driver, so that until the executor reports a live agent, reads from it fall back to Spark's
+   * own fetch (its block manager still serves).
    */
   void unreachable(String executorId, HostPort address) {
     remotes.failed(executorId);
@@ -124,8 +157,8 @@ final class ExecutorAgent implements AutoCloseable {
     return agent.isAlive();
   }
 
-  List<CompletableFuture<Long>> fetchBlocks(String coflowId, List<RemoteBlock> blocks, BlockConsumer consumer,
-      long window) {
+  List<CompletableFuture<Long>> fetchBlocks(
+      String coflowId, List<RemoteBlock> blocks, BlockConsumer consumer, long window) {
     return agent.fetchBlocks(coflowId, blocks, consumer, window);
   }
 

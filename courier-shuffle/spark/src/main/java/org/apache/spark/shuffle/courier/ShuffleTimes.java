@@ -13,10 +13,10 @@ import org.apache.spark.scheduler.StageInfo;
 
 /**
  * Each shuffle's completion time as a coflow, measured in the driver: from the submission of the
- * stage that reads it until that stage completes (the reducers wait for the shuffle's last flow,
- * so this is when the coflow is done for the job). Add with
- * {@code --conf spark.extraListeners=org.apache.spark.shuffle.courier.ShuffleTimes}; read with
- * {@link #json()} (also from pyspark: {@code spark._jvm.org.apache.spark.shuffle.courier.ShuffleTimes.json()}).
+ * stage that reads it until that stage completes (the reducers wait for the shuffle's last flow, so
+ * this is when the coflow is done for the job). Add with {@code --conf
+ * spark.extraListeners=org.apache.spark.shuffle.courier.ShuffleTimes}; read with {@link #json()}
+ * (also from pyspark: {@code spark._jvm.org.apache.spark.shuffle.courier.ShuffleTimes.json()}).
  */
 public class ShuffleTimes extends SparkListener {
   /** One shuffle read by one stage. */
@@ -28,7 +28,13 @@ public class ShuffleTimes extends SparkListener {
     final long endMillis;
     final long bytesRead;
 
-    Time(int shuffleId, int stageId, String group, long startMillis, long endMillis, long bytesRead) {
+    Time(
+        int shuffleId,
+        int stageId,
+        String group,
+        long startMillis,
+        long endMillis,
+        long bytesRead) {
       this.shuffleId = shuffleId;
       this.stageId = stageId;
       this.group = group;
@@ -56,16 +62,23 @@ public class ShuffleTimes extends SparkListener {
   @Override
   public void onStageCompleted(SparkListenerStageCompleted event) {
     StageInfo s = event.stageInfo();
-    if (s.failureReason().isDefined() || s.submissionTime().isEmpty() || s.completionTime().isEmpty()) {
+    if (s.failureReason().isDefined()
+        || s.submissionTime().isEmpty()
+        || s.completionTime().isEmpty()) {
       return;
     }
     scala.collection.Iterator<Object> parents = s.parentIds().iterator();
     while (parents.hasNext()) {
       Integer shuffle = shuffleWrittenBy.get((Integer) parents.next());
       if (shuffle != null) {
-        Time t = new Time(shuffle, s.stageId(), groupOf.getOrDefault(s.stageId(), ""),
-            (Long) s.submissionTime().get(), (Long) s.completionTime().get(),
-            s.taskMetrics().shuffleReadMetrics().totalBytesRead());
+        Time t =
+            new Time(
+                shuffle,
+                s.stageId(),
+                groupOf.getOrDefault(s.stageId(), ""),
+                (Long) s.submissionTime().get(),
+                (Long) s.completionTime().get(),
+                s.taskMetrics().shuffleReadMetrics().totalBytesRead());
         synchronized (TIMES) {
           TIMES.add(t);
         }
@@ -84,9 +97,16 @@ public class ShuffleTimes extends SparkListener {
         if (b.length() > 1) {
           b.append(',');
         }
-        b.append(String.format(Locale.ROOT, "{\"shuffle\":%d,\"stage\":%d,\"group\":\"%s\",\"cct_s\":%.3f,"
-            + "\"bytes_read\":%d}", t.shuffleId, t.stageId, t.group.replace("\\", "\\\\").replace("\"", "\\\""),
-            (t.endMillis - t.startMillis) / 1000.0, t.bytesRead));
+        b.append(
+            String.format(
+                Locale.ROOT,
+                "{\"shuffle\":%d,\"stage\":%d,\"group\":\"%s\",\"cct_s\":%.3f,"
+                    + "\"bytes_read\":%d}",
+                t.shuffleId,
+                t.stageId,
+                t.group.replace("\\", "\\\\").replace("\"", "\\\""),
+                (t.endMillis - t.startMillis) / 1000.0,
+                t.bytesRead));
       }
     }
     return b.append(']').toString();

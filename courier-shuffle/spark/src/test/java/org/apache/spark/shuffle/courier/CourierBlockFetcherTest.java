@@ -14,12 +14,16 @@ import scala.Option;
 
 /** The reader's pure parts: which blocks are read together, and as what. */
 class CourierBlockFetcherTest {
-  private static final BlockManagerId EXEC_1 = BlockManagerId.apply("1", "host-a", 7001, Option.empty());
-  private static final BlockManagerId EXEC_2 = BlockManagerId.apply("2", "host-b", 7002, Option.empty());
-  private static final RemoteAgent AGENT = new RemoteAgent("1", HostPort.parse("127.0.0.1:7337", "test"));
+  private static final BlockManagerId EXEC_1 =
+      BlockManagerId.apply("1", "host-a", 7001, Option.empty());
+  private static final BlockManagerId EXEC_2 =
+      BlockManagerId.apply("2", "host-b", 7002, Option.empty());
+  private static final RemoteAgent AGENT =
+      new RemoteAgent("1", HostPort.parse("127.0.0.1:7337", "test"));
 
   private static CourierBlockFetcher.Remote block(BlockManagerId where, long map, int reduce) {
-    return new CourierBlockFetcher.Remote(where, new ShuffleBlockId(3, map, reduce), 100, (int) map, AGENT);
+    return new CourierBlockFetcher.Remote(
+        where, new ShuffleBlockId(3, map, reduce), 100, (int) map, AGENT);
   }
 
   private static List<String> names(List<List<CourierBlockFetcher.Remote>> groups) {
@@ -36,26 +40,43 @@ class CourierBlockFetcherTest {
 
   @Test
   void withoutBatchFetchEveryBlockIsItsOwnRead() {
-    List<CourierBlockFetcher.Remote> blocks = List.of(block(EXEC_1, 5, 0), block(EXEC_1, 5, 1), block(EXEC_1, 5, 2));
+    List<CourierBlockFetcher.Remote> blocks =
+        List.of(block(EXEC_1, 5, 0), block(EXEC_1, 5, 1), block(EXEC_1, 5, 2));
     assertEquals(3, CourierBlockFetcher.group(blocks, false).size());
   }
 
   @Test
   void batchFetchMergesConsecutivePartitionsOfOneMapOutputOnOneExecutor() {
-    List<CourierBlockFetcher.Remote> blocks = List.of(block(EXEC_1, 5, 0), block(EXEC_1, 5, 1), block(EXEC_1, 5, 2),
-        block(EXEC_1, 5, 4), // a gap: a new run
-        block(EXEC_1, 6, 5), // another map output
-        block(EXEC_2, 6, 6), // same map id, another executor
-        block(EXEC_2, 6, 7));
-    assertEquals(List.of("shuffle_3_5_0+shuffle_3_5_1+shuffle_3_5_2", "shuffle_3_5_4", "shuffle_3_6_5",
-        "shuffle_3_6_6+shuffle_3_6_7"), names(CourierBlockFetcher.group(blocks, true)));
+    List<CourierBlockFetcher.Remote> blocks =
+        List.of(
+            block(EXEC_1, 5, 0),
+            block(EXEC_1, 5, 1),
+            block(EXEC_1, 5, 2),
+            block(EXEC_1, 5, 4), // a gap: a new run
+            block(EXEC_1, 6, 5), // another map output
+            block(EXEC_2, 6, 6), // same map id, another executor
+            block(EXEC_2, 6, 7));
+    assertEquals(
+        List.of(
+            "shuffle_3_5_0+shuffle_3_5_1+shuffle_3_5_2",
+            "shuffle_3_5_4",
+            "shuffle_3_6_5",
+            "shuffle_3_6_6+shuffle_3_6_7"),
+        names(CourierBlockFetcher.group(blocks, true)));
   }
 
   @Test
   void aRunIsReadAsTheBatchFromItsFirstToPastItsLastPartition() {
-    List<List<CourierBlockFetcher.Remote>> groups = CourierBlockFetcher.group(
-        List.of(block(EXEC_1, 9, 2), block(EXEC_1, 9, 3), block(EXEC_1, 9, 4), block(EXEC_1, 10, 0)), true);
-    assertEquals(new ShuffleBlockBatchId(3, 9, 2, 5), CourierBlockFetcher.blockToRead(3, groups.get(0)));
+    List<List<CourierBlockFetcher.Remote>> groups =
+        CourierBlockFetcher.group(
+            List.of(
+                block(EXEC_1, 9, 2),
+                block(EXEC_1, 9, 3),
+                block(EXEC_1, 9, 4),
+                block(EXEC_1, 10, 0)),
+            true);
+    assertEquals(
+        new ShuffleBlockBatchId(3, 9, 2, 5), CourierBlockFetcher.blockToRead(3, groups.get(0)));
     assertEquals(new ShuffleBlockId(3, 10, 0), CourierBlockFetcher.blockToRead(3, groups.get(1)));
   }
 }

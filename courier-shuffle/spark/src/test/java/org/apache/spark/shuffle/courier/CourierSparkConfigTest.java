@@ -13,9 +13,12 @@ import org.junit.jupiter.api.Test;
 class CourierSparkConfigTest {
   @Test
   void agentKeysTravelUnderTheSparkPrefix() {
-    Config cfg = CourierShuffleManager.configOf(new SparkConf(false)
-        .set("spark.shuffle.courier.maxNum", "2").set("spark.shuffle.courier.minSize", "1m")
-        .set("spark.shuffle.courier.threads", "3"));
+    Config cfg =
+        CourierShuffleManager.configOf(
+            new SparkConf(false)
+                .set("spark.shuffle.courier.maxNum", "2")
+                .set("spark.shuffle.courier.minSize", "1m")
+                .set("spark.shuffle.courier.threads", "3"));
     Config agent = CourierSparkConfig.AGENT_KEYS.agentConfig(cfg);
     assertEquals(2, agent.get(CourierConfig.MAX_NUM));
     assertEquals(1L << 20, agent.get(CourierConfig.MIN_SIZE));
@@ -24,18 +27,28 @@ class CourierSparkConfigTest {
 
   @Test
   void unsetAgentKeysKeepTheAgentsDefaults() {
-    Config agent = CourierSparkConfig.AGENT_KEYS.agentConfig(CourierShuffleManager.configOf(new SparkConf(false)));
+    Config agent =
+        CourierSparkConfig.AGENT_KEYS.agentConfig(
+            CourierShuffleManager.configOf(new SparkConf(false)));
     assertEquals(CourierConfig.MAX_NUM.defaultValue(), agent.get(CourierConfig.MAX_NUM));
     assertEquals(CourierConfig.MIN_SIZE.defaultValue(), agent.get(CourierConfig.MIN_SIZE));
   }
 
   @Test
   void aBadValueOrAnUnknownKeyIsNamed() {
-    IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
-        () -> CourierShuffleManager.configOf(new SparkConf(false).set("spark.shuffle.courier.maxNum", "0")));
+    IllegalArgumentException bad =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                CourierShuffleManager.configOf(
+                    new SparkConf(false).set("spark.shuffle.courier.maxNum", "0")));
     assertTrue(bad.getMessage().contains("spark.shuffle.courier.maxNum"), bad.getMessage());
-    IllegalArgumentException typo = assertThrows(IllegalArgumentException.class,
-        () -> CourierShuffleManager.configOf(new SparkConf(false).set("spark.shuffle.courier.maxnum", "2")));
+    IllegalArgumentException typo =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                CourierShuffleManager.configOf(
+                    new SparkConf(false).set("spark.shuffle.courier.maxnum", "2")));
     assertTrue(typo.getMessage().contains("spark.shuffle.courier.maxnum"), typo.getMessage());
   }
 }

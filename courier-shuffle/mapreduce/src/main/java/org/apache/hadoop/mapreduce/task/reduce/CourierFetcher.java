@@ -2,7 +2,6 @@ package org.apache.hadoop.mapreduce.task.reduce;
 
 import java.io.IOException;
 import java.net.URL;
-import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -16,8 +15,8 @@ import org.coflow.api.proto.courier.v1.BlockRef;
 import org.coflow.api.proto.courier.v1.RemoteBlock;
 import org.coflow.courier.client.BlockStream;
 import org.coflow.courier.client.RemoteAgent;
-import org.coflow.courier.protocol.BlockSetId;
 import org.coflow.courier.mapreduce.ReducerAgents;
+import org.coflow.courier.protocol.BlockSetId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,11 +37,19 @@ class CourierFetcher<K, V> extends Fetcher<K, V> {
   private final String job;
   private final int reduce;
   private final int fetcherId;
+
   /** As the stock fetch's read timeout: a block that shows no progress this long is given up. */
   private final long idleMillis;
 
-  CourierFetcher(JobConf job, TaskAttemptID reduceId, ShuffleSchedulerImpl<K, V> scheduler, MergeManager<K, V> merger,
-      Reporter reporter, ShuffleClientMetrics metrics, ExceptionReporter exceptionReporter, SecretKey shuffleKey,
+  CourierFetcher(
+      JobConf job,
+      TaskAttemptID reduceId,
+      ShuffleSchedulerImpl<K, V> scheduler,
+      MergeManager<K, V> merger,
+      Reporter reporter,
+      ShuffleClientMetrics metrics,
+      ExceptionReporter exceptionReporter,
+      SecretKey shuffleKey,
       ReducerAgents agents) {
     super(job, reduceId, scheduler, merger, reporter, metrics, exceptionReporter, shuffleKey);
     this.agents = agents;
@@ -50,7 +57,8 @@ class CourierFetcher<K, V> extends Fetcher<K, V> {
     this.job = reduceId.getJobID().toString();
     this.reduce = reduceId.getTaskID().getId();
     this.fetcherId = id;
-    this.idleMillis = job.getInt(org.apache.hadoop.mapreduce.MRJobConfig.SHUFFLE_READ_TIMEOUT, 3 * 60 * 1000);
+    this.idleMillis =
+        job.getInt(org.apache.hadoop.mapreduce.MRJobConfig.SHUFFLE_READ_TIMEOUT, 3 * 60 * 1000);
     setName("courier-fetcher#" + id);
   }
 
@@ -97,18 +105,31 @@ class CourierFetcher<K, V> extends Fetcher<K, V> {
     int known = host.getNumKnownMapOutputs();
     super.copyFromHost(host);
     int left = host.getNumKnownMapOutputs();
-    reporter.incrCounter(CourierShuffle.COUNTERS, CourierShuffle.MAPS_VIA_STOCK, Math.max(0, known - left));
+    reporter.incrCounter(
+        CourierShuffle.COUNTERS, CourierShuffle.MAPS_VIA_STOCK, Math.max(0, known - left));
   }
 
-  private enum Outcome { COPIED, WAIT, FAILED, STOPPED }
+  private enum Outcome {
+    COPIED,
+    WAIT,
+    FAILED,
+    STOPPED
+  }
 
   private Outcome copyOne(MapHost host, RemoteAgent agent, TaskAttemptID map) throws IOException {
     URL url = new URL(host.getBaseUrl() + map);
     String hmac = SecureShuffleUtils.hashFromString(SecureShuffleUtils.buildMsgFrom(url), secret);
-    RemoteBlock block = RemoteBlock.newBuilder().setHostId(agent.hostId()).setAgentAddress(agent.address().toString())
-        .setBlock(BlockRef.newBuilder().setBlockSet(BlockSetId.mapReduce(job).toString()).setBlock(map + "/" + reduce)
-            .setAuth(hmac))
-        .setSize(-1).build();
+    RemoteBlock block =
+        RemoteBlock.newBuilder()
+            .setHostId(agent.hostId())
+            .setAgentAddress(agent.address().toString())
+            .setBlock(
+                BlockRef.newBuilder()
+                    .setBlockSet(BlockSetId.mapReduce(job).toString())
+                    .setBlock(map + "/" + reduce)
+                    .setAuth(hmac))
+            .setSize(-1)
+            .build();
     long start = Time.monotonicNow();
     MapOutput<K, V> out = null;
     try (BlockStream in = agents.stream(job, block).idleTimeout(idleMillis)) {
@@ -120,7 +141,8 @@ class CourierFetcher<K, V> extends Fetcher<K, V> {
       }
       out.shuffle(host, in, part, raw, metrics, reporter);
       if (in.read() != -1) {
-        throw new IOException("the agent sent more than the " + part + " bytes of " + map + "'s segment");
+        throw new IOException(
+            "the agent sent more than the " + part + " bytes of " + map + "'s segment");
       }
       scheduler.copySucceeded(map, host, part, start, Time.monotonicNow(), out);
       reporter.incrCounter(CourierShuffle.COUNTERS, CourierShuffle.MAPS_VIA_AGENT, 1);
@@ -135,8 +157,14 @@ class CourierFetcher<K, V> extends Fetcher<K, V> {
       if (isInterrupted() || e instanceof java.io.InterruptedIOException) {
         return Outcome.STOPPED;
       }
-      LOG.warn("Courier: fetching coflow={} map={} reduce={} remote={} through the agents failed; using the stock "
-          + "shuffle for that host", job, map, reduce, host.getHostName(), e);
+      LOG.warn(
+          "Courier: fetching coflow={} map={} reduce={} remote={} through the agents failed; using the stock "
+              + "shuffle for that host",
+          job,
+          map,
+          reduce,
+          host.getHostName(),
+          e);
       return Outcome.FAILED;
     }
   }

@@ -2,8 +2,6 @@ package org.apache.hadoop.mapreduce.task.reduce;
 
 import java.io.IOException;
 import java.util.Arrays;
-import java.util.HashMap;
-import java.util.Map;
 import org.apache.hadoop.mapred.JobConf;
 import org.apache.hadoop.mapred.RawKeyValueIterator;
 import org.apache.hadoop.mapred.Reporter;
@@ -21,8 +19,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The reducers' side of Courier for MapReduce, set as
- * {@code mapreduce.job.reduce.shuffle.consumer.plugin.class}. It runs Hadoop's own machinery (the
+ * The reducers' side of Courier for MapReduce, set as {@code
+ * mapreduce.job.reduce.shuffle.consumer.plugin.class}. It runs Hadoop's own machinery (the
  * map-completion event fetcher, {@link ShuffleSchedulerImpl}, {@link MergeManagerImpl}: merge,
  * spill, combiner and codec are Hadoop's) with {@link CourierFetcher}s that ask this node's agent
  * for each map output, the job being one coflow. Without a reachable agent, for local (uber) runs,
@@ -33,11 +31,14 @@ import org.slf4j.LoggerFactory;
  */
 public class CourierShuffle<K, V> implements ShuffleConsumerPlugin<K, V>, ExceptionReporter {
   private static final Logger LOG = LoggerFactory.getLogger(CourierShuffle.class);
+
   /** The counter group reducers report to (visible in the job's counters). */
   public static final String COUNTERS = "Courier shuffle";
+
   public static final String MAPS_VIA_AGENT = "Map outputs fetched through the agents";
   public static final String BYTES_VIA_AGENT = "Bytes fetched through the agents";
-  public static final String MAPS_VIA_STOCK = "Map outputs fetched with the stock shuffle (fallback)";
+  public static final String MAPS_VIA_STOCK =
+      "Map outputs fetched with the stock shuffle (fallback)";
 
   private static final int PROGRESS_MILLIS = 2000;
 
@@ -64,16 +65,20 @@ public class CourierShuffle<K, V> implements ShuffleConsumerPlugin<K, V>, Except
     JobConf conf = context.getJobConf();
     Config cfg = ReducerAgents.settings(conf);
     boolean encrypted = conf.getBoolean(MRJobConfig.MR_ENCRYPTED_INTERMEDIATE_DATA, false);
-    boolean ssl = conf.getBoolean(org.apache.hadoop.mapreduce.MRConfig.SHUFFLE_SSL_ENABLED_KEY, false);
+    boolean ssl =
+        conf.getBoolean(org.apache.hadoop.mapreduce.MRConfig.SHUFFLE_SSL_ENABLED_KEY, false);
     if (cfg.get(CourierMapReduceConfig.ENABLED) && (encrypted || ssl)) {
       // The agents move bytes in the clear and check IFile checksums of unencrypted segments.
-      LOG.info("Courier: {} is on, so this job's shuffle stays Hadoop's own",
+      LOG.info(
+          "Courier: {} is on, so this job's shuffle stays Hadoop's own",
           encrypted ? MRJobConfig.MR_ENCRYPTED_INTERMEDIATE_DATA : "mapreduce.shuffle.ssl.enabled");
     } else if (context.getLocalMapFiles() == null && cfg.get(CourierMapReduceConfig.ENABLED)) {
       try {
         agents = ReducerAgents.connect(cfg, Arrays.asList(conf.getLocalDirs()));
       } catch (IOException e) {
-        LOG.warn("Courier: the task's local dirs are not known ({}); using the stock shuffle", e.toString());
+        LOG.warn(
+            "Courier: the task's local dirs are not known ({}); using the stock shuffle",
+            e.toString());
       }
     }
     if (agents == null) {
@@ -89,13 +94,36 @@ public class CourierShuffle<K, V> implements ShuffleConsumerPlugin<K, V>, Except
     copyPhase = context.getCopyPhase();
     taskStatus = context.getStatus();
     reduceTask = context.getReduceTask();
-    scheduler = new ShuffleSchedulerImpl<>(jobConf, taskStatus, reduceId, this, copyPhase,
-        context.getShuffledMapsCounter(), context.getReduceShuffleBytes(), context.getFailedShuffleCounter());
-    merger = new MergeManagerImpl<K, V>(reduceId, jobConf, context.getLocalFS(), context.getLocalDirAllocator(),
-        reporter, context.getCodec(), context.getCombinerClass(), context.getCombineCollector(),
-        context.getSpilledRecordsCounter(), context.getReduceCombineInputCounter(),
-        context.getMergedMapOutputsCounter(), this, context.getMergePhase(), context.getMapOutputFile());
-    LOG.info("Courier: {} fetches its map outputs through the agent of {}", reduceId, agents.localHostId());
+    scheduler =
+        new ShuffleSchedulerImpl<>(
+            jobConf,
+            taskStatus,
+            reduceId,
+            this,
+            copyPhase,
+            context.getShuffledMapsCounter(),
+            context.getReduceShuffleBytes(),
+            context.getFailedShuffleCounter());
+    merger =
+        new MergeManagerImpl<K, V>(
+            reduceId,
+            jobConf,
+            context.getLocalFS(),
+            context.getLocalDirAllocator(),
+            reporter,
+            context.getCodec(),
+            context.getCombinerClass(),
+            context.getCombineCollector(),
+            context.getSpilledRecordsCounter(),
+            context.getReduceCombineInputCounter(),
+            context.getMergedMapOutputsCounter(),
+            this,
+            context.getMergePhase(),
+            context.getMapOutputFile());
+    LOG.info(
+        "Courier: {} fetches its map outputs through the agent of {}",
+        reduceId,
+        agents.localHostId());
   }
 
   @Override
@@ -104,14 +132,24 @@ public class CourierShuffle<K, V> implements ShuffleConsumerPlugin<K, V>, Except
       return stock.run();
     }
     // As Hadoop's Shuffle: fewer events per call the more reducers ask the AM.
-    int maxEvents = Math.min(10_000, Math.max(100, 3_000_000 / Math.max(1, jobConf.getNumReduceTasks())));
+    int maxEvents =
+        Math.min(10_000, Math.max(100, 3_000_000 / Math.max(1, jobConf.getNumReduceTasks())));
     EventFetcher<K, V> events = new EventFetcher<>(reduceId, umbilical, scheduler, this, maxEvents);
     events.start();
     int n = jobConf.getInt(MRJobConfig.SHUFFLE_PARALLEL_COPIES, 5);
     CourierFetcher<K, V>[] fetchers = new CourierFetcher[n];
     for (int i = 0; i < n; i++) {
-      fetchers[i] = new CourierFetcher<>(jobConf, reduceId, scheduler, merger, reporter, metrics, this,
-          reduceTask.getShuffleSecret(), agents);
+      fetchers[i] =
+          new CourierFetcher<>(
+              jobConf,
+              reduceId,
+              scheduler,
+              merger,
+              reporter,
+              metrics,
+              this,
+              reduceTask.getShuffleSecret(),
+              agents);
       fetchers[i].start();
     }
     try {
