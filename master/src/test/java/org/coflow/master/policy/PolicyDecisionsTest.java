@@ -1,0 +1,83 @@
+package org.coflow.master.policy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.coflow.api.config.Config;
+import org.coflow.api.model.ClusterState;
+import org.coflow.api.model.Coflow;
+import org.coflow.api.model.Fabric;
+import org.junit.jupiter.api.Test;
+
+/**
+ * One decision of each policy on a cluster worked out by hand, with the policy alone (no
+ * simulator): the behaviour each paper defines. The simulator's hand-computed CCTs over time
+ * ({@code bench}'s HandComputedCctTest) build on these.
+ */
+class PolicyDecisionsTest {
+  private static final double CAP = 12;
+
+  /** A (12 bytes, 0 -> 1) arrived first; B (2 bytes, 0 -> 1) just after it. Flows 0 (A) and 1 (B). */
+  private static ClusterState twoOnOnePair() {
+    ClusterState s = new ClusterState(Fabric.uniform(2, CAP));
+    Coflow a = new Coflow("a", 0, 0, 1);
+    Coflow b = new Coflow("b", 1, 0, 1);
+    s.addCoflow(a);
+    s.addCoflow(b);
+    s.addFlow(a, 0, 1, 12, 0);
+    s.addFlow(b, 0, 1, 2, 0);
+    return s;
+  }
+
+  private static Schedule decide(String policy, ClusterState s) {
+    return Policies.create(policy, Config.defaults()).schedule(s, 0);
+  }
+
+  @Test
+  void fairSharingSplitsThePairEvenly() {
+    Schedule s = decide("fair", twoOnOnePair());
+    assertEquals(CAP / 2, s.rate(0), 1e-9);
+    assertEquals(CAP / 2, s.rate(1), 1e-9);
+  }
+
+  @Test
+  void fairSharingIsWaterFillingNotAPerPortSplit() {
+    // A: 0 -> 1. B: 0, 3 and 4 -> 2. Port 2's downlink gives B's flows CAP/3 each; A shares port
+    // 0's uplink with one of them and gets the rest, 2 CAP/3 (a per-port split would give CAP/2).
+    ClusterState s = new ClusterState(Fabric.uniform(5, CAP));
+    Coflow a = new Coflow("a", 0, 0, 1);
+    Coflow b = new Coflow("b", 1, 0, 1);
+    s.addCoflow(a);
+    s.addCoflow(b);
+    s.addFlow(a, 0, 1, 100, 0);
+    for (int m : new int[] {0, 3, 4}) {
+      s.addFlow(b, m, 2, 100, 0);
+    }
+    Schedule sch = decide("fair", s);
+    assertEquals(2 * CAP / 3, sch.rate(0), 1e-9);
+    for (int i = 1; i <= 3; i++) {
+      assertEquals(CAP / 3, sch.rate(i), 1e-9);
+    }
+  }
+
+  @Test
+  void smallestBottleneckFirstServesTheSmallCoflow() {
+    // Varys SEBF: B's bottleneck (2 bytes) is smaller than A's, so B takes the pair.
+    Schedule s = decide("varys", twoOnOnePair());
+    assertEquals(CAP, s.rate(1), 1e-9);
+    assertEquals(0, s.rate(0), 1e-9);
+    // Sincronia orders the same way: B before A.
+    Schedule order = decide("sincronia", twoOnOnePair());
+    assertTrue(order.priority(1) < order.priority(0), "B first");
+  }
+
+  @Test
+  void blindPoliciesServeInArrivalOrderWithinAQueue() {
+    // Neither coflow has crossed a queue threshold: Aalo, Graviton, Baraat and CODA go FIFO.
+    for (String policy : new String[] {"aalo", "graviton", "baraat", "coda"}) {
+      Schedule s = decide(policy, twoOnOnePair());
+      assertEquals(CAP, s.rate(0), 1e-9, policy + ": A, the first to arrive, takes the pair");
+      assertEquals(0, s.rate(1), 1e-9, policy);
+    }
+  }
+}
