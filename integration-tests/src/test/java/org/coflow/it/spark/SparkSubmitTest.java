@@ -82,18 +82,18 @@ class SparkSubmitTest {
     List<Path> mine = apps(work);
     mine.removeAll(before);
     assertEquals(1, mine.size(), "one new application under " + work);
-    long reads = 0;
-    long peerBytes = 0;
     for (String exec : List.of("0", "1")) {
       assertEquals(
           0,
           lastValue(metrics, exec, "fallbacks"),
           "executor " + exec + " fell back to Spark's fetch");
-      reads += lastValue(metrics, exec, "readsThroughAgents");
-      peerBytes += lastValue(metrics, exec, "bytesFetchedFromPeers");
+      assertTrue(
+          lastValue(metrics, exec, "readsThroughAgents") > 0,
+          "executor " + exec + " read through its agent");
+      assertTrue(
+          lastValue(metrics, exec, "bytesFetchedFromPeers") > 0,
+          "executor " + exec + " received bytes from the other executor's agent");
     }
-    assertTrue(reads > 0, "no reduce task read through the agents");
-    assertTrue(peerBytes > 0, "no bytes crossed between the executors' agents");
     deleteTree(mine.get(0)); // the work dir grows with every run
   }
 

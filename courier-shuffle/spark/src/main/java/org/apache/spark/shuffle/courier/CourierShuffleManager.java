@@ -261,6 +261,7 @@ public class CourierShuffleManager extends SortShuffleManager {
         LOG.warn(
             "Courier: the agent of executor {} went away; starting it again", agent.executorId);
         agent.close();
+        counters.retire(agent.local());
         agent = null;
       }
       if (agent == null && agentProblem == null) {
@@ -334,6 +335,7 @@ public class CourierShuffleManager extends SortShuffleManager {
     synchronized (agentLock) {
       if (agent != null) {
         agent.close();
+        counters.retire(agent.local());
         agent = null;
       }
     }

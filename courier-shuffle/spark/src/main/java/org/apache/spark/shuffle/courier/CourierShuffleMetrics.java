@@ -23,6 +23,12 @@ public final class CourierShuffleMetrics implements Source {
   private final MetricRegistry registry = new MetricRegistry();
   private volatile Supplier<LocalAgent> agent = () -> null;
 
+  /** What agents this JVM ran before the current one (restarted, or stopped with Spark) did. */
+  private final LongAdder retiredBytes = new LongAdder();
+
+  private volatile int retiredBudget;
+  private volatile int retiredMaxConnections;
+
   CourierShuffleMetrics() {
     registry.register("readsThroughAgents", (Gauge<Long>) readsThroughAgents::sum);
     registry.register("fallbacks", (Gauge<Long>) fallbacks::sum);
@@ -60,7 +66,7 @@ public final class CourierShuffleMetrics implements Source {
   /** Bytes this JVM's embedded agent fetched from other executors' agents (0 without one). */
   public long bytesFetchedFromPeers() {
     LocalAgent a = agent.get();
-    return a == null ? 0 : a.bytesFetchedFromPeers();
+    return retiredBytes.sum() + (a == null ? 0 : a.bytesFetchedFromPeers());
   }
 
   /**
@@ -69,13 +75,26 @@ public final class CourierShuffleMetrics implements Source {
    */
   public int connectionBudget() {
     CourierAgent a = embedded();
-    return a == null ? 0 : a.connectionBudget();
+    return a == null ? retiredBudget : a.connectionBudget();
   }
 
   /** The most data connections the embedded agent held at once (0 without one). */
   public int maxDataConnections() {
     CourierAgent a = embedded();
-    return a == null ? 0 : a.maxDataConnections();
+    return Math.max(retiredMaxConnections, a == null ? 0 : a.maxDataConnections());
+  }
+
+  /**
+   * Keeps what {@code old} did before it goes away (restarted, or stopped with Spark, before the
+   * metrics system's last report), so that the counters only ever grow.
+   */
+  synchronized void retire(LocalAgent old) {
+    retiredBytes.add(old.bytesFetchedFromPeers());
+    CourierAgent a = old.embedded();
+    if (a != null) {
+      retiredBudget = a.connectionBudget();
+      retiredMaxConnections = Math.max(retiredMaxConnections, a.maxDataConnections());
+    }
   }
 
   private CourierAgent embedded() {
