@@ -8,7 +8,7 @@ import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import org.coflow.api.config.Config;
 import org.coflow.master.service.MasterConfig;
-import org.coflow.master.service.MasterServer;
+import org.coflow.master.MasterServer;
 
 /** {@code bin/coflow master}: runs the coflow master until SIGTERM or Ctrl-C. */
 final class MasterCommand {

@@ -18,7 +18,7 @@ import org.coflow.bench.report.Json;
 import org.coflow.cli.Args;
 import org.coflow.cli.UsageException;
 import org.coflow.master.service.MasterConfig;
-import org.coflow.master.service.MasterServer;
+import org.coflow.master.MasterServer;
 
 /**
  * {@code bin/coflow demo}: the project end to end. A real {@code spark-submit} (pyspark's, set up

@@ -22,7 +22,7 @@ import org.coflow.bench.swim.SwimPlan;
 import org.coflow.cli.Args;
 import org.coflow.cli.UsageException;
 import org.coflow.master.service.MasterConfig;
-import org.coflow.master.service.MasterServer;
+import org.coflow.master.MasterServer;
 
 /**
  * {@code bin/coflow bench swim}: a SWIM workload replayed on a two-NodeManager MiniMRYarnCluster

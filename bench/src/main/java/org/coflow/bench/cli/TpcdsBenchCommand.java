@@ -19,7 +19,7 @@ import org.coflow.bench.tpcds.TpcdsGenerator;
 import org.coflow.cli.Args;
 import org.coflow.cli.UsageException;
 import org.coflow.master.service.MasterConfig;
-import org.coflow.master.service.MasterServer;
+import org.coflow.master.MasterServer;
 
 /**
  * {@code bin/coflow bench tpcds}: queries derived from TPC-DS on a real {@code spark-submit} {@code

@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 import org.coflow.api.config.Config;
 import org.coflow.master.policy.PolicyConfig;
 import org.coflow.master.service.MasterConfig;
-import org.coflow.master.service.MasterServer;
+import org.coflow.master.MasterServer;
 import org.coflow.master.service.MasterService;
 
 /**

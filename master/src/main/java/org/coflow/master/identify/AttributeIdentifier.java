@@ -17,7 +17,7 @@ public final class AttributeIdentifier implements CoflowIdentifier {
   }
 
   @Override
-  public List<String> identify(List<Arrival> arrivals) {
+  public List<String> identify(List<Arrival> arrivals, long roundMillis) {
     List<String> ids = new ArrayList<>(arrivals.size());
     for (Arrival a : arrivals) {
       String value = attribute.isEmpty() ? null : a.attributes().get(attribute);

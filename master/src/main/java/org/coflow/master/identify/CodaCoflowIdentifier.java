@@ -39,8 +39,7 @@ public final class CodaCoflowIdentifier implements CoflowIdentifier {
   }
 
   @Override
-  public List<String> identify(List<Arrival> arrivals) {
-    long roundMillis = System.currentTimeMillis();
+  public List<String> identify(List<Arrival> arrivals, long roundMillis) {
     for (Arrival a : arrivals) {
       // A flow reported without a start time starts when the master first hears of it.
       long start = a.startMillis() > 0 ? a.startMillis() : roundMillis;

@@ -30,8 +30,13 @@ public interface CoflowIdentifier {
   record Arrival(long handle, String reporter, long flowId, String srcHost, String dstHost, long startMillis,
       Map<String, String> attributes) {}
 
-  /** The coflow ids of one round's arrivals, in order; never empty strings. */
-  List<String> identify(List<Arrival> arrivals);
+  /**
+   * The coflow ids of one round's arrivals, in order; never empty strings.
+   *
+   * @param roundMillis the round's time, epoch milliseconds on the master's clock (the start of a
+   *     flow reported without one): time comes in, the identifier reads no clock
+   */
+  List<String> identify(List<Arrival> arrivals, long roundMillis);
 
   /** A flow identified earlier left the model (finished, dropped, or had nothing to send). */
   default void departed(long handle) {}

@@ -1,5 +1,6 @@
 package org.coflow.master.service;
 
+import org.coflow.master.MasterServer;
 import io.grpc.BindableService;
 import java.util.List;
 import java.util.UUID;
@@ -19,7 +20,7 @@ import org.coflow.master.policy.SchedulingPolicy;
 
 /**
  * The master without its transports: the registry, the scheduling loop and the gRPC service
- * implementations, ready to be bound to any gRPC server (Netty in {@link MasterServer}, in-process
+ * implementations, ready to be bound to any gRPC server (Netty in {@code org.coflow.master.MasterServer}, in-process
  * in tests). Lifecycle: construct, bind {@link #services()}, {@link #start()}, {@link #close()}.
  */
 public final class MasterService implements AutoCloseable {

@@ -207,7 +207,7 @@ final class MasterState {
       throw invalid("coflow '" + req.getCoflowId() + "': deadline_ms must not be negative, got "
           + req.getDeadlineMs());
     }
-    Map<String, Long> sizes = new HashMap<>();
+    Map<HostPair, Long> sizes = new HashMap<>();
     for (PairSize p : req.getSizesList()) {
       requireNonEmpty(p.getSrcHost(), "coflow '" + req.getCoflowId() + "': sizes.src_host", "a host id");
       requireNonEmpty(p.getDstHost(), "coflow '" + req.getCoflowId() + "': sizes.dst_host", "a host id");
@@ -215,7 +215,7 @@ final class MasterState {
         throw invalid("coflow '" + req.getCoflowId() + "': size of " + p.getSrcHost() + "->"
             + p.getDstHost() + " must not be negative, got " + p.getBytes());
       }
-      sizes.merge(RegisteredCoflow.pairKey(p.getSrcHost(), p.getDstHost()), p.getBytes(), Long::sum);
+      sizes.merge(new HostPair(p.getSrcHost(), p.getDstHost()), p.getBytes(), Long::sum);
     }
     double weight = req.getWeight() == 0 ? 1 : req.getWeight();
     coflows.put(req.getCoflowId(), new RegisteredCoflow(req.getCoflowId(), req.getName(), weight,

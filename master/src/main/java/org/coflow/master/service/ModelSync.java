@@ -31,7 +31,8 @@ final class ModelSync {
   private boolean fabricStale;
   private final Map<String, Coflow> live = new HashMap<>();
   /** Bytes of registered pair sizes already given to flows, by coflow id and pair. */
-  private final Map<String, Long> pairAssigned = new HashMap<>();
+  /** Per coflow and host pair, the registered bytes already handed to the pair's flows. */
+  private final Map<String, Map<HostPair, Long>> pairAssigned = new HashMap<>();
   private Map<String, RegisteredCoflow> registered = Map.of();
   private final List<FlowRecord> active = new ArrayList<>();
   private long seq;
@@ -102,9 +103,12 @@ final class ModelSync {
    * Applies the round's changed records: new flows join the model, counters advance, ended flows
    * leave it.
    *
+   * @param now the round's time on the scheduler's clock (seconds since the master started)
+   * @param wallMillis the same instant in epoch milliseconds, for identification (flow start
+   *     times are the agents' epoch clocks)
    * @param removed receives the records whose flows left the model
    */
-  void apply(List<FlowRecord> changed, double now, List<FlowRecord> removed) {
+  void apply(List<FlowRecord> changed, double now, long wallMillis, List<FlowRecord> removed) {
     List<FlowRecord> created = new ArrayList<>();
     for (FlowRecord r : changed) {
       if (r.flow == null) {
@@ -147,7 +151,7 @@ final class ModelSync {
             r.startMillis, r.attributes));
       }
     }
-    List<String> identified = dark.isEmpty() ? List.of() : identifier.identify(dark);
+    List<String> identified = dark.isEmpty() ? List.of() : identifier.identify(dark, wallMillis);
     int k = 0;
     for (FlowRecord r : created) {
       // An id-less flow with nothing to send is not identified (it would only perturb clusters);
@@ -209,16 +213,17 @@ final class ModelSync {
       return (double) r.viewSent + r.viewRemaining;
     }
     RegisteredCoflow reg = registered.get(coflowId);
-    Long pair = reg == null ? null : reg.pairSizes.get(RegisteredCoflow.pairKey(r.srcHost, r.dstHost));
+    HostPair key = new HostPair(r.srcHost, r.dstHost);
+    Long pair = reg == null ? null : reg.pairSizes.get(key);
     if (pair == null) {
       return Flow.UNKNOWN;
     }
-    String key = coflowId + '\u0000' + RegisteredCoflow.pairKey(r.srcHost, r.dstHost);
-    long left = pair - pairAssigned.getOrDefault(key, 0L);
+    Map<HostPair, Long> assigned = pairAssigned.computeIfAbsent(coflowId, k -> new HashMap<>());
+    long left = pair - assigned.getOrDefault(key, 0L);
     if (left <= r.viewSent) {
       return Flow.UNKNOWN;
     }
-    pairAssigned.merge(key, left, Long::sum);
+    assigned.merge(key, left, Long::sum);
     return left;
   }
 
@@ -244,7 +249,7 @@ final class ModelSync {
     Coflow c = r.flow.coflow();
     if (state.finishFlow(r.flow, now)) {
       live.remove(c.id());
-      pairAssigned.keySet().removeIf(k -> k.startsWith(c.id() + '\u0000'));
+      pairAssigned.remove(c.id());
     }
     r.flow = null;
     FlowRecord last = active.remove(active.size() - 1);

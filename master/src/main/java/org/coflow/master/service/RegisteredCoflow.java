@@ -4,27 +4,23 @@ import java.util.Map;
 
 /**
  * What a framework told the master about a coflow: name, weight, deadline and the clairvoyant
- * sizes per host pair (keyed by {@link #pairKey}). Immutable.
+ * sizes per host pair. Immutable.
  */
 final class RegisteredCoflow {
   final String id;
   final String name;
   final double weight;
   final long deadlineMillis;
-  final Map<String, Long> pairSizes;
+  final Map<HostPair, Long> pairSizes;
   final long registeredMillis;
 
   RegisteredCoflow(String id, String name, double weight, long deadlineMillis,
-      Map<String, Long> pairSizes, long registeredMillis) {
+      Map<HostPair, Long> pairSizes, long registeredMillis) {
     this.id = id;
     this.name = name;
     this.weight = weight;
     this.deadlineMillis = deadlineMillis;
     this.pairSizes = pairSizes;
     this.registeredMillis = registeredMillis;
-  }
-
-  static String pairKey(String src, String dst) {
-    return src + '\u0000' + dst;
   }
 }

@@ -197,7 +197,7 @@ final class SchedulerLoop {
       model.attach(policy);
     }
     try {
-      model.apply(changes.flows, now, removed);
+      model.apply(changes.flows, now, System.currentTimeMillis(), removed);
       model.drop(changes.unregistered, now, removed);
     } catch (RuntimeException | Error e) {
       tables.requeue(changes.flows);

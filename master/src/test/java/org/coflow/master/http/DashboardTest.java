@@ -22,7 +22,7 @@ import org.coflow.api.proto.v1.FlowSpec;
 import org.coflow.api.proto.v1.RegisterCoflowRequest;
 import org.coflow.master.policy.PolicyConfig;
 import org.coflow.master.service.MasterConfig;
-import org.coflow.master.service.MasterServer;
+import org.coflow.master.MasterServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

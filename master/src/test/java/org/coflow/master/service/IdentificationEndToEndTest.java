@@ -1,5 +1,6 @@
 package org.coflow.master.service;
 
+import org.coflow.master.MasterServer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

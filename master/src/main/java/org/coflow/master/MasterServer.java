@@ -1,4 +1,4 @@
-package org.coflow.master.service;
+package org.coflow.master;
 
 import io.grpc.BindableService;
 import io.grpc.Server;
@@ -9,12 +9,15 @@ import java.util.concurrent.TimeUnit;
 import org.coflow.api.config.Config;
 import org.coflow.master.http.HttpApi;
 import org.coflow.master.identify.CoflowIdentifier;
+import org.coflow.master.service.MasterConfig;
+import org.coflow.master.service.MasterService;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * A running master: {@link MasterService} behind a Netty gRPC server, plus the HTTP dashboard,
- * JSON API and metrics. {@link #close()} shuts down gracefully: it stops taking calls, lets
+ * JSON API and metrics ({@code http}, which sits on top of {@code service}: this class wires the
+ * two, so that neither imports the other's side). {@link #close()} shuts down gracefully: it stops taking calls, lets
  * in-flight unary calls finish (a few seconds at most), ends agents' streams and the loop.
  */
 public final class MasterServer implements AutoCloseable {
