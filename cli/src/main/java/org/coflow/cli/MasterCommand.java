@@ -7,8 +7,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import org.coflow.api.config.Config;
-import org.coflow.master.service.MasterConfig;
 import org.coflow.master.MasterServer;
+import org.coflow.master.service.MasterConfig;
 
 /** {@code bin/coflow master}: runs the coflow master until SIGTERM or Ctrl-C. */
 final class MasterCommand {

@@ -25,9 +25,9 @@ import org.coflow.courier.client.CourierClient;
 import org.coflow.courier.enforce.LinkRate;
 import org.coflow.courier.merge.CourierConfig;
 import org.coflow.courier.transport.TransportContext;
+import org.coflow.master.MasterServer;
 import org.coflow.master.policy.PolicyConfig;
 import org.coflow.master.service.MasterConfig;
-import org.coflow.master.MasterServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

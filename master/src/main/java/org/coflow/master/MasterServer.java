@@ -15,10 +15,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A running master: {@link MasterService} behind a Netty gRPC server, plus the HTTP dashboard,
- * JSON API and metrics ({@code http}, which sits on top of {@code service}: this class wires the
- * two, so that neither imports the other's side). {@link #close()} shuts down gracefully: it stops taking calls, lets
- * in-flight unary calls finish (a few seconds at most), ends agents' streams and the loop.
+ * A running master: {@link MasterService} behind a Netty gRPC server, plus the HTTP dashboard, JSON
+ * API and metrics ({@code http}, which sits on top of {@code service}: this class wires the two, so
+ * that neither imports the other's side). {@link #close()} shuts down gracefully: it stops taking
+ * calls, lets in-flight unary calls finish (a few seconds at most), ends agents' streams and the
+ * loop.
  */
 public final class MasterServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(MasterServer.class);
@@ -39,17 +40,18 @@ public final class MasterServer implements AutoCloseable {
    * @throws IOException if a port cannot be bound (the message names it)
    */
   public static MasterServer start(Config config, CoflowIdentifier identifier) throws IOException {
-    MasterService service = identifier == null ? new MasterService(config)
-        : new MasterService(config, identifier);
+    MasterService service =
+        identifier == null ? new MasterService(config) : new MasterService(config, identifier);
     String host = config.get(MasterConfig.HOST);
     int port = config.get(MasterConfig.PORT);
     long keepalive = config.get(MasterConfig.KEEPALIVE_MS);
-    NettyServerBuilder builder = NettyServerBuilder.forAddress(new InetSocketAddress(host, port))
-        .maxInboundMessageSize((int) (long) config.get(MasterConfig.MAX_MESSAGE_BYTES))
-        .keepAliveTime(keepalive, TimeUnit.MILLISECONDS)
-        .keepAliveTimeout(keepalive, TimeUnit.MILLISECONDS)
-        .permitKeepAliveTime(Math.min(keepalive, 5_000), TimeUnit.MILLISECONDS)
-        .permitKeepAliveWithoutCalls(true);
+    NettyServerBuilder builder =
+        NettyServerBuilder.forAddress(new InetSocketAddress(host, port))
+            .maxInboundMessageSize((int) (long) config.get(MasterConfig.MAX_MESSAGE_BYTES))
+            .keepAliveTime(keepalive, TimeUnit.MILLISECONDS)
+            .keepAliveTimeout(keepalive, TimeUnit.MILLISECONDS)
+            .permitKeepAliveTime(Math.min(keepalive, 5_000), TimeUnit.MILLISECONDS)
+            .permitKeepAliveWithoutCalls(true);
     for (BindableService s : service.services()) {
       builder.addService(s);
     }
@@ -57,8 +59,15 @@ public final class MasterServer implements AutoCloseable {
     try {
       grpc.start();
     } catch (IOException e) {
-      throw new IOException("cannot listen for gRPC on " + host + ":" + port + " ("
-          + e.getMessage() + "): choose another --port or coflow.master.port", e);
+      throw new IOException(
+          "cannot listen for gRPC on "
+              + host
+              + ":"
+              + port
+              + " ("
+              + e.getMessage()
+              + "): choose another --port or coflow.master.port",
+          e);
     }
     HttpApi http = null;
     int httpPort = config.get(MasterConfig.HTTP_PORT);
@@ -67,14 +76,26 @@ public final class MasterServer implements AutoCloseable {
         http = HttpApi.start(service, host, httpPort);
       } catch (IOException e) {
         grpc.shutdownNow();
-        throw new IOException("cannot listen for HTTP on " + host + ":" + httpPort + " ("
-            + e.getMessage() + "): choose another --http-port or coflow.master.http.port", e);
+        throw new IOException(
+            "cannot listen for HTTP on "
+                + host
+                + ":"
+                + httpPort
+                + " ("
+                + e.getMessage()
+                + "): choose another --http-port or coflow.master.http.port",
+            e);
       }
     }
     service.start();
-    LOG.info("master {} listening: grpc={}:{} http={} policy={} interval={}ms", service.masterId(),
-        host, grpc.getPort(), http == null ? "off" : host + ":" + http.port(),
-        service.policy().name(), service.intervalMillis());
+    LOG.info(
+        "master {} listening: grpc={}:{} http={} policy={} interval={}ms",
+        service.masterId(),
+        host,
+        grpc.getPort(),
+        http == null ? "off" : host + ":" + http.port(),
+        service.policy().name(),
+        service.intervalMillis());
     return new MasterServer(service, grpc, http);
   }
 

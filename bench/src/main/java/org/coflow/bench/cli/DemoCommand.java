@@ -17,8 +17,8 @@ import org.coflow.api.config.Units;
 import org.coflow.bench.report.Json;
 import org.coflow.cli.Args;
 import org.coflow.cli.UsageException;
-import org.coflow.master.service.MasterConfig;
 import org.coflow.master.MasterServer;
+import org.coflow.master.service.MasterConfig;
 
 /**
  * {@code bin/coflow demo}: the project end to end. A real {@code spark-submit} (pyspark's, set up

@@ -21,8 +21,8 @@ import org.coflow.bench.report.Stats;
 import org.coflow.bench.swim.SwimPlan;
 import org.coflow.cli.Args;
 import org.coflow.cli.UsageException;
-import org.coflow.master.service.MasterConfig;
 import org.coflow.master.MasterServer;
+import org.coflow.master.service.MasterConfig;
 
 /**
  * {@code bin/coflow bench swim}: a SWIM workload replayed on a two-NodeManager MiniMRYarnCluster

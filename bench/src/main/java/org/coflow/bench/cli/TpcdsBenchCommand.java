@@ -18,8 +18,8 @@ import org.coflow.bench.tpcds.TpcdsBenchApp;
 import org.coflow.bench.tpcds.TpcdsGenerator;
 import org.coflow.cli.Args;
 import org.coflow.cli.UsageException;
-import org.coflow.master.service.MasterConfig;
 import org.coflow.master.MasterServer;
+import org.coflow.master.service.MasterConfig;
 
 /**
  * {@code bin/coflow bench tpcds}: queries derived from TPC-DS on a real {@code spark-submit} {@code

@@ -19,11 +19,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The master's HTTP side: the dashboard page ({@code /}), the JSON API behind it
- * ({@code /api/state}, {@code /api/policy}) and Prometheus metrics ({@code /metrics}).
+ * The master's HTTP side: the dashboard page ({@code /}), the JSON API behind it ({@code
+ * /api/state}, {@code /api/policy}) and Prometheus metrics ({@code /metrics}).
  *
- * <p>{@code /api/state?maxFlows=N} lists at most N flows per coflow (default 1000).
- * {@code POST /api/policy} with the form field {@code name} switches the policy.
+ * <p>{@code /api/state?maxFlows=N} lists at most N flows per coflow (default 1000). {@code POST
+ * /api/policy} with the form field {@code name} switches the policy.
  */
 public final class HttpApi {
   private static final Logger LOG = LoggerFactory.getLogger(HttpApi.class);
@@ -40,19 +40,27 @@ public final class HttpApi {
 
   public static HttpApi start(MasterService master, String host, int port) throws IOException {
     HttpServer server = HttpServer.create(new InetSocketAddress(host, port), 64);
-    ExecutorService executor = Executors.newFixedThreadPool(2, r -> {
-      Thread t = new Thread(r, "coflow-http");
-      t.setDaemon(true);
-      return t;
-    });
+    ExecutorService executor =
+        Executors.newFixedThreadPool(
+            2,
+            r -> {
+              Thread t = new Thread(r, "coflow-http");
+              t.setDaemon(true);
+              return t;
+            });
     server.setExecutor(executor);
     server.createContext("/", ex -> handle(ex, () -> page(ex)));
     server.createContext("/api/state", ex -> handle(ex, () -> state(ex, master)));
     server.createContext("/api/policy", ex -> handle(ex, () -> policy(ex, master)));
-    server.createContext("/metrics", ex -> handle(ex, () -> {
-      requireGet(ex);
-      send(ex, 200, "text/plain; version=0.0.4; charset=utf-8", master.prometheus());
-    }));
+    server.createContext(
+        "/metrics",
+        ex ->
+            handle(
+                ex,
+                () -> {
+                  requireGet(ex);
+                  send(ex, 200, "text/plain; version=0.0.4; charset=utf-8", master.prometheus());
+                }));
     server.start();
     return new HttpApi(server, executor);
   }
@@ -100,13 +108,18 @@ public final class HttpApi {
     requireGet(ex);
     String path = ex.getRequestURI().getPath();
     if (!path.equals("/") && !path.equals("/index.html")) {
-      throw new HttpError(404, "no such page: " + path + " (try /, /api/state, /api/policy, /metrics)");
+      throw new HttpError(
+          404, "no such page: " + path + " (try /, /api/state, /api/policy, /metrics)");
     }
     try (InputStream in = HttpApi.class.getResourceAsStream("dashboard.html")) {
       if (in == null) {
         throw new IllegalStateException("dashboard.html is missing from the master's jar");
       }
-      send(ex, 200, "text/html; charset=utf-8", new String(in.readAllBytes(), StandardCharsets.UTF_8));
+      send(
+          ex,
+          200,
+          "text/html; charset=utf-8",
+          new String(in.readAllBytes(), StandardCharsets.UTF_8));
     }
   }
 
@@ -121,7 +134,8 @@ public final class HttpApi {
         maxFlows = -1;
       }
       if (maxFlows < 0) {
-        throw new HttpError(400, "maxFlows must be a non-negative integer, got '" + q.get("maxFlows") + "'");
+        throw new HttpError(
+            400, "maxFlows must be a non-negative integer, got '" + q.get("maxFlows") + "'");
       }
     }
     send(ex, 200, "application/json", StateJson.render(master.snapshot(maxFlows)));
@@ -136,8 +150,11 @@ public final class HttpApi {
       }
       String name = params(new String(body, StandardCharsets.UTF_8).trim()).get("name");
       if (name == null || name.isEmpty()) {
-        throw new HttpError(400, "POST /api/policy needs the form field name, e.g. name=varys; "
-            + "valid policies: " + String.join(", ", Policies.NAMES));
+        throw new HttpError(
+            400,
+            "POST /api/policy needs the form field name, e.g. name=varys; "
+                + "valid policies: "
+                + String.join(", ", Policies.NAMES));
       }
       try {
         p = master.setPolicy(name);
@@ -150,8 +167,15 @@ public final class HttpApi {
     }
     StringBuilder sb = new StringBuilder();
     JsonWriter w = new JsonWriter(sb);
-    w.beginObject().name("policy").value(p.name()).name("type").value(p.type().name())
-        .name("intervalMs").value(master.intervalMillis()).name("available").beginArray();
+    w.beginObject()
+        .name("policy")
+        .value(p.name())
+        .name("type")
+        .value(p.type().name())
+        .name("intervalMs")
+        .value(master.intervalMillis())
+        .name("available")
+        .beginArray();
     for (String n : Policies.NAMES) {
       w.value(n);
     }
@@ -161,7 +185,8 @@ public final class HttpApi {
 
   private static void requireGet(HttpExchange ex) {
     if (!ex.getRequestMethod().equals("GET") && !ex.getRequestMethod().equals("HEAD")) {
-      throw new HttpError(405, ex.getRequestMethod() + " is not allowed on " + ex.getRequestURI().getPath());
+      throw new HttpError(
+          405, ex.getRequestMethod() + " is not allowed on " + ex.getRequestURI().getPath());
     }
   }
 
@@ -175,7 +200,9 @@ public final class HttpApi {
       String k = eq < 0 ? part : part.substring(0, eq);
       String v = eq < 0 ? "" : part.substring(eq + 1);
       try {
-        out.put(URLDecoder.decode(k, StandardCharsets.UTF_8), URLDecoder.decode(v, StandardCharsets.UTF_8));
+        out.put(
+            URLDecoder.decode(k, StandardCharsets.UTF_8),
+            URLDecoder.decode(v, StandardCharsets.UTF_8));
       } catch (IllegalArgumentException e) {
         throw new HttpError(400, "malformed query or form field '" + part + "'");
       }
@@ -183,7 +210,8 @@ public final class HttpApi {
     return out;
   }
 
-  private static void send(HttpExchange ex, int status, String type, String body) throws IOException {
+  private static void send(HttpExchange ex, int status, String type, String body)
+      throws IOException {
     byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
     ex.getResponseHeaders().set("Content-Type", type);
     ex.getResponseHeaders().set("Cache-Control", "no-store");

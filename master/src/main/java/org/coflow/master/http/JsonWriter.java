@@ -6,8 +6,10 @@ package org.coflow.master.http;
  */
 public final class JsonWriter {
   private final StringBuilder out;
+
   /** Whether the current container already holds a value (one bit per nesting level). */
   private long hasValue;
+
   private int depth;
   private boolean afterKey;
 

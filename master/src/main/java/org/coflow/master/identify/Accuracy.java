@@ -4,13 +4,14 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * Identification accuracy as CODA defines it (seed 002 §6.1): the precision of an identified
- * coflow is the fraction of its flows that truly belong to the coflow most of them belong to; the
- * recall of a true coflow is the fraction of its flows found in the identified coflow that holds
- * most of them. Both are averaged over flows (each coflow weighted by its flow count), which the
- * paper leaves open; per-coflow averages are also given.
+ * Identification accuracy as CODA defines it (seed 002 §6.1): the precision of an identified coflow
+ * is the fraction of its flows that truly belong to the coflow most of them belong to; the recall
+ * of a true coflow is the fraction of its flows found in the identified coflow that holds most of
+ * them. Both are averaged over flows (each coflow weighted by its flow count), which the paper
+ * leaves open; per-coflow averages are also given.
  */
-public record Accuracy(double precision, double recall, double coflowPrecision, double coflowRecall, int flows) {
+public record Accuracy(
+    double precision, double recall, double coflowPrecision, double coflowRecall, int flows) {
 
   /** Compares {@code found} (flow → identified id) with {@code truth} (flow → true coflow). */
   public static Accuracy of(Map<Long, Long> found, Map<Long, String> truth) {

@@ -6,11 +6,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The baselines CODA is compared with (seed 002 Table 1), as the paper describes them, without
- * any index: plain DBSCAN over all flows (ε, minPts = 1: the connected components of the ε graph,
- * O(n²) distance computations per round) and Rough-DBSCAN rebuilt from scratch each round (every
- * flow compared with every leader, O(n·k + k²)). Cluster ids are the smallest flow id of the
- * cluster's first member in input order.
+ * The baselines CODA is compared with (seed 002 Table 1), as the paper describes them, without any
+ * index: plain DBSCAN over all flows (ε, minPts = 1: the connected components of the ε graph, O(n²)
+ * distance computations per round) and Rough-DBSCAN rebuilt from scratch each round (every flow
+ * compared with every leader, O(n·k + k²)). Cluster ids are the smallest flow id of the cluster's
+ * first member in input order.
  */
 public final class Baselines {
   private Baselines() {}
@@ -37,7 +37,8 @@ public final class Baselines {
   }
 
   /** Rough-DBSCAN from scratch: leaders by a linear scan, then DBSCAN over the leaders. */
-  public static Map<Long, Long> roughDbscan(List<FlowPoint> flows, CodaMetric metric, double eps, double tau) {
+  public static Map<Long, Long> roughDbscan(
+      List<FlowPoint> flows, CodaMetric metric, double eps, double tau) {
     List<FlowPoint> leaders = new ArrayList<>();
     List<List<Long>> followers = new ArrayList<>();
     for (FlowPoint f : flows) {

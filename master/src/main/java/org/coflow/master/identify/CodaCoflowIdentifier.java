@@ -11,16 +11,17 @@ import org.coflow.master.policy.CoflowExtension;
 /**
  * The master's CODA identifier: {@link CodaIdentifier} over the flows agents report without a
  * coflow id. The attributes it reads (both optional):
+ *
  * <ul>
- *   <li>{@value #DST_PORT}: the destination port; with the destination host it is a Spark
- *       flow's aggregation (every flow into one executor shares it);
+ *   <li>{@value #DST_PORT}: the destination port; with the destination host it is a Spark flow's
+ *       aggregation (every flow into one executor shares it);
  *   <li>{@value #SRC_PORT}: the source port; a flow from the Hadoop shuffle port is a Hadoop flow
  *       (its ports then carry no coflow information).
  * </ul>
+ *
  * A flow's start time is the reporting agent's clock ({@code start_time_ms}): like the paper we
- * assume the hosts' clocks agree to well under the radius ε (NTP does). A flow reported without
- * one (0) starts at the round that identifies it. Identified coflows are
- * named {@code coda:<cluster>}.
+ * assume the hosts' clocks agree to well under the radius ε (NTP does). A flow reported without one
+ * (0) starts at the round that identifies it. Identified coflows are named {@code coda:<cluster>}.
  */
 public final class CodaCoflowIdentifier implements CoflowIdentifier {
   public static final String SRC_PORT = "src_port";
@@ -43,8 +44,13 @@ public final class CodaCoflowIdentifier implements CoflowIdentifier {
     for (Arrival a : arrivals) {
       // A flow reported without a start time starts when the master first hears of it.
       long start = a.startMillis() > 0 ? a.startMillis() : roundMillis;
-      coda.add(a.handle(), start / 1000.0, host(a.srcHost()), host(a.dstHost()),
-          port(a, DST_PORT), port(a, SRC_PORT) == hadoopPort);
+      coda.add(
+          a.handle(),
+          start / 1000.0,
+          host(a.srcHost()),
+          host(a.dstHost()),
+          port(a, DST_PORT),
+          port(a, SRC_PORT) == hadoopPort);
     }
     coda.round();
     List<String> ids = new ArrayList<>(arrivals.size());

@@ -17,21 +17,22 @@ import org.coflow.api.model.Flow;
  * flows leave when they end. Shared by the live master and the simulator.
  *
  * <p>Decisions where the paper is silent:
+ *
  * <ul>
- *   <li><b>A flow's coflow is decided once</b>, in the round it arrives, from the clusters of
- *       that round; it is not moved when later flows merge or split clusters. Moving flows in
- *       flight would change their coflow's bytes sent and so its queue under the agents' feet.
- *       Clusters keep stable ids (their oldest leader), so later flows of a cluster join the same
- *       coflow; boundary errors are what late binding is for.
- *   <li>A flow's <b>community</b> is taken when its round runs, after every flow of the round
- *       has been observed, so that a coflow's first flows already see the hosts it connects.
+ *   <li><b>A flow's coflow is decided once</b>, in the round it arrives, from the clusters of that
+ *       round; it is not moved when later flows merge or split clusters. Moving flows in flight
+ *       would change their coflow's bytes sent and so its queue under the agents' feet. Clusters
+ *       keep stable ids (their oldest leader), so later flows of a cluster join the same coflow;
+ *       boundary errors are what late binding is for.
+ *   <li>A flow's <b>community</b> is taken when its round runs, after every flow of the round has
+ *       been observed, so that a coflow's first flows already see the hosts it connects.
  *   <li><b>Late binding's distance</b> d(f, C), the minimum over C's flows, is taken between
  *       leaders: f is within d of C when f's leader is within d of the leader of one of C's flows.
  *       This is exact up to τ at either end. A recomputation costs O(n) to group the model's n
- *       flows by leader, O(k·w) for the k leaders with flows and the w leaders in a leader's
- *       time reach, plus the size of the extensions; the exact minimum would be O(n²) (the paper
- *       leaves the cost open and names leaders as the obvious speedup). It is recomputed only
- *       when flows or coflows arrive.
+ *       flows by leader, O(k·w) for the k leaders with flows and the w leaders in a leader's time
+ *       reach, plus the size of the extensions; the exact minimum would be O(n²) (the paper leaves
+ *       the cost open and names leaders as the obvious speedup). It is recomputed only when flows
+ *       or coflows arrive.
  * </ul>
  */
 public final class CodaIdentifier {
@@ -41,6 +42,7 @@ public final class CodaIdentifier {
 
   /** The last extension, valid while the model's membership and the diameter stay the same. */
   private ClusterState cachedState;
+
   private long cachedVersion = -1;
   private double cachedDiameter = Double.NaN;
   private List<Flow>[] cached;
@@ -60,7 +62,9 @@ public final class CodaIdentifier {
   /** Adds the flows since the last round and clusters: every present flow then has a cluster. */
   public void round() {
     for (Pending p : pending) {
-      clusters.add(new FlowPoint(p.id, p.startSec, p.src, p.dst, p.dstPort, p.hadoop, communities.of(p.src)));
+      clusters.add(
+          new FlowPoint(
+              p.id, p.startSec, p.src, p.dst, p.dstPort, p.hadoop, communities.of(p.src)));
     }
     pending.clear();
     clusters.cluster();
@@ -91,11 +95,13 @@ public final class CodaIdentifier {
    * flows all finished can no longer link two coflows; the links it made only join flows that are
    * gone too, or remain valid up to τ.)
    *
-   * @param idOf the identifier's id of a model flow, or -1 for a flow it does not hold (a flow
-   *     with a known coflow): such flows neither extend nor are extended
+   * @param idOf the identifier's id of a model flow, or -1 for a flow it does not hold (a flow with
+   *     a known coflow): such flows neither extend nor are extended
    */
   public List<Flow>[] extend(ClusterState state, ToLongFunction<Flow> idOf, double diameter) {
-    if (state == cachedState && state.membershipVersion() == cachedVersion && diameter == cachedDiameter
+    if (state == cachedState
+        && state.membershipVersion() == cachedVersion
+        && diameter == cachedDiameter
         && cached.length == state.coflows().size()) {
       for (int i = 0; i < cached.length; i++) {
         if (cached[i] != null) {
@@ -118,8 +124,10 @@ public final class CodaIdentifier {
       long id = idOf.applyAsLong(f);
       RoughDbscan.Leader l = id < 0 ? null : clusters.leaderOf(id);
       if (l != null) {
-        groups.computeIfAbsent(l, k -> new IdentityHashMap<>())
-            .computeIfAbsent(f.coflow(), k -> new ArrayList<>()).add(f);
+        groups
+            .computeIfAbsent(l, k -> new IdentityHashMap<>())
+            .computeIfAbsent(f.coflow(), k -> new ArrayList<>())
+            .add(f);
       }
     }
     Map<Coflow, LinkedHashSet<Flow>> extra = new HashMap<>();
@@ -127,11 +135,14 @@ public final class CodaIdentifier {
     List<RoughDbscan.Leader> near = new ArrayList<>();
     for (Map.Entry<RoughDbscan.Leader, Map<Coflow, List<Flow>>> e : groups.entrySet()) {
       near.clear();
-      clusters.forEachNeighbour(e.getKey(), diameter, m -> {
-        if (groups.containsKey(m)) {
-          near.add(m);
-        }
-      });
+      clusters.forEachNeighbour(
+          e.getKey(),
+          diameter,
+          m -> {
+            if (groups.containsKey(m)) {
+              near.add(m);
+            }
+          });
       for (Coflow c : e.getValue().keySet()) {
         for (RoughDbscan.Leader m : near) {
           Map<Coflow, List<Flow>> there = groups.get(m);
@@ -139,7 +150,9 @@ public final class CodaIdentifier {
             continue;
           }
           // Each neighbour's flows are added to a coflow once, however many of its leaders see it.
-          if (!visited.computeIfAbsent(c, k -> java.util.Collections.newSetFromMap(new IdentityHashMap<>())).add(m)) {
+          if (!visited
+              .computeIfAbsent(c, k -> java.util.Collections.newSetFromMap(new IdentityHashMap<>()))
+              .add(m)) {
             continue;
           }
           for (Map.Entry<Coflow, List<Flow>> other : there.entrySet()) {

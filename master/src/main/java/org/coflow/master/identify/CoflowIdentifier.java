@@ -8,18 +8,18 @@ import org.coflow.master.policy.CoflowExtension;
 
 /**
  * Groups flows that arrive without a coflow id into coflows ("coflow identification in the dark",
- * CODA). The master calls it on its scheduling thread, once per round with that round's new
- * flows without an id, before they are scheduled; the returned ids are final for those flows.
- * {@link CodaCoflowIdentifier} is CODA's clustering (the default); {@link AttributeIdentifier}
- * groups by one flow attribute.
+ * CODA). The master calls it on its scheduling thread, once per round with that round's new flows
+ * without an id, before they are scheduled; the returned ids are final for those flows. {@link
+ * CodaCoflowIdentifier} is CODA's clustering (the default); {@link AttributeIdentifier} groups by
+ * one flow attribute.
  */
 public interface CoflowIdentifier {
 
   /**
    * A new flow without a coflow id.
    *
-   * @param handle unique for the master's lifetime; names the flow in {@link #departed} and to
-   *     the extension
+   * @param handle unique for the master's lifetime; names the flow in {@link #departed} and to the
+   *     extension
    * @param reporter host id of the agent that reported the flow
    * @param flowId the flow's id within the reporter's session
    * @param srcHost sending host id
@@ -27,7 +27,13 @@ public interface CoflowIdentifier {
    * @param startMillis when the flow started (epoch milliseconds, the agent's clock)
    * @param attributes the flow's identification attributes (never null)
    */
-  record Arrival(long handle, String reporter, long flowId, String srcHost, String dstHost, long startMillis,
+  record Arrival(
+      long handle,
+      String reporter,
+      long flowId,
+      String srcHost,
+      String dstHost,
+      long startMillis,
       Map<String, String> attributes) {}
 
   /**

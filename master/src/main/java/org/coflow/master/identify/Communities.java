@@ -6,11 +6,11 @@ import java.util.Map;
 /**
  * Hosts grouped by who talks to whom (CODA's community attribute, seed 002 §3.1): two hosts are in
  * one community when a chain of flows connects them. The paper uses spectral clustering to cut the
- * traffic matrix into groups with little traffic between them; we take the connected components
- * of the talks-to graph instead: exact for disjoint groups of machines (tenants, the paper's
- * testbed of two 10-server communities), deterministic and O(α(n)) per flow, and, like the
- * paper's, uninformative on a fabric where everything talks to everything (its Facebook trace is
- * "a unified community"). A community's id is its smallest host id.
+ * traffic matrix into groups with little traffic between them; we take the connected components of
+ * the talks-to graph instead: exact for disjoint groups of machines (tenants, the paper's testbed
+ * of two 10-server communities), deterministic and O(α(n)) per flow, and, like the paper's,
+ * uninformative on a fabric where everything talks to everything (its Facebook trace is "a unified
+ * community"). A community's id is its smallest host id.
  */
 public final class Communities {
   private final Map<Integer, Integer> parent = new HashMap<>();

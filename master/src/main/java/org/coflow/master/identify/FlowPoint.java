@@ -12,8 +12,9 @@ package org.coflow.master.identify;
  * @param dst receiving host
  * @param dstPort destination port: for Spark the reducer executor's port, which with {@code dst}
  *     forms the flow's "aggregation" (every flow to one executor shares it)
- * @param hadoop whether the flow looks like a Hadoop shuffle (source port = the shuffle port,
- *     13562 by default); its ports carry no coflow information then
+ * @param hadoop whether the flow looks like a Hadoop shuffle (source port = the shuffle port, 13562
+ *     by default); its ports carry no coflow information then
  * @param community the community of the flow's hosts ({@link Communities})
  */
-public record FlowPoint(long id, double startSec, int src, int dst, int dstPort, boolean hadoop, int community) {}
+public record FlowPoint(
+    long id, double startSec, int src, int dst, int dstPort, boolean hadoop, int community) {}

@@ -6,20 +6,21 @@ import java.util.Random;
 
 /**
  * Learns CODA's diagonal metric from labelled flows (seed 002 §3.2; the objective of Xing et al.,
- * 2002, diagonal case): minimise {@code g(a) = Σ_S ||fi−fj||²_a − log Σ_D ||fi−fj||_a} over
- * weights {@code a ≥ 0}, S being same-coflow pairs and D different-coflow pairs, by Newton–Raphson
- * steps projected onto {@code a ≥ 0} with a backtracking line search. Spark and Hadoop get a
- * weight vector each (a pair of one of each never shares a coflow, so it teaches nothing).
+ * 2002, diagonal case): minimise {@code g(a) = Σ_S ||fi−fj||²_a − log Σ_D ||fi−fj||_a} over weights
+ * {@code a ≥ 0}, S being same-coflow pairs and D different-coflow pairs, by Newton–Raphson steps
+ * projected onto {@code a ≥ 0} with a backtracking line search. Spark and Hadoop get a weight
+ * vector each (a pair of one of each never shares a coflow, so it teaches nothing).
  *
  * <p>Decisions where the paper is silent:
+ *
  * <ul>
  *   <li>A pair's features are (ΔS², Dcom, Dprt) with ΔS in seconds, so {@code ||·||²_a = a·x}.
  *   <li>Pairs are sampled: up to {@code pairs} of each kind, different-coflow pairs only among
  *       flows starting within {@code window} seconds of each other (pairs far apart in time are
  *       told apart by any weight, and would swamp the sum).
- *   <li>The objective fixes the weights only up to how it trades S against D; the learned vector
- *       is rescaled so that its start-time weight equals the paper's for that framework, which
- *       keeps ε on the same scale (seconds). What is learned is the weights relative to time.
+ *   <li>The objective fixes the weights only up to how it trades S against D; the learned vector is
+ *       rescaled so that its start-time weight equals the paper's for that framework, which keeps ε
+ *       on the same scale (seconds). What is learned is the weights relative to time.
  * </ul>
  */
 public final class MetricLearner {
@@ -35,8 +36,8 @@ public final class MetricLearner {
     return new CodaMetric(spark[0], spark[1], spark[2], hadoop[0], hadoop[1], hadoop[2]);
   }
 
-  private static double[] learnOne(List<Labelled> all, boolean hadoop, int pairs, double window, long seed,
-      double timeWeight) {
+  private static double[] learnOne(
+      List<Labelled> all, boolean hadoop, int pairs, double window, long seed, double timeWeight) {
     List<Labelled> flows = new ArrayList<>();
     for (Labelled l : all) {
       if (l.flow().hadoop() == hadoop) {
@@ -48,7 +49,9 @@ public final class MetricLearner {
     List<double[]> diff = new ArrayList<>();
     Random r = new Random(seed);
     int n = flows.size();
-    for (int tries = 0; n > 1 && tries < pairs * 20 && (same.size() < pairs || diff.size() < pairs); tries++) {
+    for (int tries = 0;
+        n > 1 && tries < pairs * 20 && (same.size() < pairs || diff.size() < pairs);
+        tries++) {
       int i = r.nextInt(n);
       // A partner nearby in start time (within the window), found by a short random walk.
       int j = Math.min(n - 1, i + 1 + r.nextInt(Math.max(1, Math.min(200, n - i - 1))));
@@ -61,8 +64,11 @@ public final class MetricLearner {
         continue;
       }
       double dt = a.startSec() - b.startSec();
-      double[] x = {dt * dt, a.community() == b.community() ? 0 : 1,
-          a.dst() == b.dst() && a.dstPort() == b.dstPort() ? 0 : 1};
+      double[] x = {
+        dt * dt,
+        a.community() == b.community() ? 0 : 1,
+        a.dst() == b.dst() && a.dstPort() == b.dstPort() ? 0 : 1
+      };
       if (flows.get(i).coflow().equals(flows.get(j).coflow())) {
         if (same.size() < pairs) {
           same.add(x);
@@ -194,7 +200,8 @@ public final class MetricLearner {
   }
 
   private static double det(double[][] m) {
-    return m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+    return m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
+        - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
         + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
   }
 }

@@ -11,14 +11,15 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * CODA's incremental Rough-DBSCAN (seed 002 §3.3, Algorithm 1): flows are followers of leaders
- * (a new flow joins the nearest leader within τ, else leads itself); each round, DBSCAN with
- * radius ε and minPts = 1 runs over the leaders only, which with minPts = 1 is the connected
- * components of the graph of leaders within ε of each other; a cluster is its leaders' followers.
- * Arrivals and departures are applied as they come, so a round costs O(m·k + k²) for m changes
- * and k leaders, not O(n²).
+ * CODA's incremental Rough-DBSCAN (seed 002 §3.3, Algorithm 1): flows are followers of leaders (a
+ * new flow joins the nearest leader within τ, else leads itself); each round, DBSCAN with radius ε
+ * and minPts = 1 runs over the leaders only, which with minPts = 1 is the connected components of
+ * the graph of leaders within ε of each other; a cluster is its leaders' followers. Arrivals and
+ * departures are applied as they come, so a round costs O(m·k + k²) for m changes and k leaders,
+ * not O(n²).
  *
  * <p>Decisions where the paper is silent:
+ *
  * <ul>
  *   <li>A new flow joins the <em>nearest</em> leader within τ (not the first found).
  *   <li>A departed leader stays as its followers' representative until the last of them leaves.
@@ -32,8 +33,10 @@ import java.util.TreeSet;
  * </ul>
  */
 public final class RoughDbscan {
-  private static final Comparator<Leader> BY_TIME = Comparator.comparingDouble((Leader l) -> l.rep.startSec())
-      .thenComparingLong(l -> l.rep.id()).thenComparingLong(l -> l.seq);
+  private static final Comparator<Leader> BY_TIME =
+      Comparator.comparingDouble((Leader l) -> l.rep.startSec())
+          .thenComparingLong(l -> l.rep.id())
+          .thenComparingLong(l -> l.seq);
 
   private final CodaMetric metric;
   private final double eps;
@@ -44,9 +47,12 @@ public final class RoughDbscan {
   /** A leader and the flows it stands for (itself included while it has not left). */
   static final class Leader {
     final FlowPoint rep;
+
     /** Tells apart a leader from a departed one of the same flow id that still has followers. */
     final long seq;
+
     final Set<Long> followers = new HashSet<>();
+
     /** The cluster id from the last {@link RoughDbscan#cluster()}; -1 before. */
     long cluster = -1;
 
@@ -64,7 +70,8 @@ public final class RoughDbscan {
    */
   public RoughDbscan(CodaMetric metric, double eps, double tau) {
     if (!(eps > 0) || !(tau >= 0) || tau > eps) {
-      throw new IllegalArgumentException("Rough-DBSCAN needs ε > 0 and 0 ≤ τ ≤ ε (got ε=" + eps + ", τ=" + tau + ")");
+      throw new IllegalArgumentException(
+          "Rough-DBSCAN needs ε > 0 and 0 ≤ τ ≤ ε (got ε=" + eps + ", τ=" + tau + ")");
     }
     this.metric = metric;
     this.eps = eps;
@@ -106,14 +113,16 @@ public final class RoughDbscan {
   }
 
   private NavigableSet<Leader> window(double start, double reach) {
-    Leader lo = new Leader(new FlowPoint(Long.MIN_VALUE, start - reach, 0, 0, 0, false, 0), Long.MIN_VALUE);
-    Leader hi = new Leader(new FlowPoint(Long.MAX_VALUE, start + reach, 0, 0, 0, false, 0), Long.MAX_VALUE);
+    Leader lo =
+        new Leader(new FlowPoint(Long.MIN_VALUE, start - reach, 0, 0, 0, false, 0), Long.MIN_VALUE);
+    Leader hi =
+        new Leader(new FlowPoint(Long.MAX_VALUE, start + reach, 0, 0, 0, false, 0), Long.MAX_VALUE);
     return leaders.subSet(lo, true, hi, true);
   }
 
   /**
-   * One round's clustering: DBSCAN(ε, minPts = 1) over the leaders, O(k·w) for k leaders with w
-   * in a leader's time reach. Afterwards {@link #clusterOf} answers per flow in O(1).
+   * One round's clustering: DBSCAN(ε, minPts = 1) over the leaders, O(k·w) for k leaders with w in
+   * a leader's time reach. Afterwards {@link #clusterOf} answers per flow in O(1).
    */
   public void cluster() {
     List<Leader> sorted = new ArrayList<>(leaders);
@@ -150,7 +159,10 @@ public final class RoughDbscan {
     }
   }
 
-  /** The cluster of a present flow as of the last {@link #cluster()} (-1 if it joined since, or is unknown). */
+  /**
+   * The cluster of a present flow as of the last {@link #cluster()} (-1 if it joined since, or is
+   * unknown).
+   */
   public long clusterOf(long flowId) {
     Leader l = leaderOf.get(flowId);
     return l == null ? -1 : l.cluster;
@@ -189,9 +201,7 @@ public final class RoughDbscan {
     }
   }
 
-  /**
-   * The leader a present flow follows (its representative for late binding), or null.
-   */
+  /** The leader a present flow follows (its representative for late binding), or null. */
   Leader leaderOf(long flowId) {
     return leaderOf.get(flowId);
   }

@@ -30,7 +30,8 @@ public final class Aalo extends AbstractPolicy {
   private final QueueTracker queues;
   private final boolean weighted;
 
-  public Aalo(int queues, double firstThreshold, double multiplier, boolean weighted, double deltaSeconds) {
+  public Aalo(
+      int queues, double firstThreshold, double multiplier, boolean weighted, double deltaSeconds) {
     this.queues = new QueueTracker(queues, firstThreshold, multiplier, deltaSeconds);
     this.weighted = weighted;
   }
@@ -114,7 +115,8 @@ public final class Aalo extends AbstractPolicy {
   }
 
   /** Adds queue q's weight once to every resource a coflow of queue q uses. */
-  private static void markPorts(Coflow c, int ports, double[] weightAt, double w, int q, int[] marked) {
+  private static void markPorts(
+      Coflow c, int ports, double[] weightAt, double w, int q, int[] marked) {
     for (int p : c.senders()) {
       if (c.activeFlowsFrom(p) > 0 && marked[p] != q + 1) {
         marked[p] = q + 1;

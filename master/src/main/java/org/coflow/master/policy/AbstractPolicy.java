@@ -14,10 +14,11 @@ public abstract class AbstractPolicy implements SchedulingPolicy {
   private Fabric fabric;
 
   /**
-   * Allocates rates from {@code budget} and appends every active flow of {@code state} to
-   * {@code schedule}'s order exactly once, most important first.
+   * Allocates rates from {@code budget} and appends every active flow of {@code state} to {@code
+   * schedule}'s order exactly once, most important first.
    */
-  protected abstract void allocate(ClusterState state, double now, PortBudget budget, Schedule schedule);
+  protected abstract void allocate(
+      ClusterState state, double now, PortBudget budget, Schedule schedule);
 
   @Override
   public final Schedule schedule(ClusterState state, double now) {
@@ -31,8 +32,13 @@ public abstract class AbstractPolicy implements SchedulingPolicy {
     Schedule schedule = Schedule.empty(state);
     allocate(state, now, budget, schedule);
     if (schedule.orderSize() != state.flows().size()) {
-      throw new IllegalStateException(name() + " ordered " + schedule.orderSize() + " of "
-          + state.flows().size() + " active flows");
+      throw new IllegalStateException(
+          name()
+              + " ordered "
+              + schedule.orderSize()
+              + " of "
+              + state.flows().size()
+              + " active flows");
     }
     Backfill.fill(state, budget, schedule, null, allocator);
     observe(state, schedule, now);

@@ -56,8 +56,8 @@ public final class Allocator {
   }
 
   /**
-   * {@link #maxMinFair(List, PortBudget, Schedule)} of a coflow's active flows, skipped at the
-   * cost of its ports (not its flows) when none of them can get anything.
+   * {@link #maxMinFair(List, PortBudget, Schedule)} of a coflow's active flows, skipped at the cost
+   * of its ports (not its flows) when none of them can get anything.
    */
   public void maxMinFair(Coflow c, PortBudget budget, Schedule schedule) {
     if (mayTake(c, budget)) {
@@ -247,7 +247,10 @@ public final class Allocator {
     for (int p : c.senders()) {
       double bytes = c.remainingFrom(p);
       if (bytes > 0) {
-        gamma = capacity[p] <= PortBudget.EPS ? Double.POSITIVE_INFINITY : Math.max(gamma, bytes / capacity[p]);
+        gamma =
+            capacity[p] <= PortBudget.EPS
+                ? Double.POSITIVE_INFINITY
+                : Math.max(gamma, bytes / capacity[p]);
       }
     }
     for (int p : c.receivers()) {

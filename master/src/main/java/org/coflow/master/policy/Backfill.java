@@ -6,12 +6,12 @@ import org.coflow.api.model.Coflow;
 import org.coflow.api.model.Flow;
 
 /**
- * The work-conserving step every policy ends with: what the policy left unallocated is handed
- * out class by class in priority order, and inside a priority class max-min fairly (water-filling
- * on the leftover capacity). Afterwards every flow has at least one saturated port, so no flow
- * waits while both of its ports have spare capacity; more important classes get leftovers first;
- * and flows of equal importance get equal shares, so the many identical flows of a coflow keep
- * moving together instead of one grabbing a port.
+ * The work-conserving step every policy ends with: what the policy left unallocated is handed out
+ * class by class in priority order, and inside a priority class max-min fairly (water-filling on
+ * the leftover capacity). Afterwards every flow has at least one saturated port, so no flow waits
+ * while both of its ports have spare capacity; more important classes get leftovers first; and
+ * flows of equal importance get equal shares, so the many identical flows of a coflow keep moving
+ * together instead of one grabbing a port.
  */
 public final class Backfill {
   private Backfill() {}
@@ -20,7 +20,11 @@ public final class Backfill {
    * @param eligible flows that may receive leftovers, by index; null means all (Courier passes the
    *     flows that have a connection)
    */
-  public static void fill(ClusterState state, PortBudget budget, Schedule schedule, boolean[] eligible,
+  public static void fill(
+      ClusterState state,
+      PortBudget budget,
+      Schedule schedule,
+      boolean[] eligible,
       Allocator allocator) {
     if (!anyFlowWithSpareAtBothEnds(state, budget)) {
       return;
@@ -46,7 +50,8 @@ public final class Backfill {
   }
 
   private static void offer(Flow f, PortBudget budget, boolean[] eligible, Allocator allocator) {
-    if ((eligible == null || eligible[f.index()]) && budget.available(f.src(), f.dst()) > PortBudget.EPS) {
+    if ((eligible == null || eligible[f.index()])
+        && budget.available(f.src(), f.dst()) > PortBudget.EPS) {
       allocator.addToGroup(f);
     }
   }

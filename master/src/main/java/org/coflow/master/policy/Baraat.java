@@ -23,10 +23,10 @@ import org.coflow.api.model.PolicyType;
  *   <li>Task = coflow; task id = arrival order.
  *   <li>Heaviness uses the coflow's cluster-wide bytes sent, seen immediately (the master has the
  *       global counter Baraat's switches approximate per link); once heavy, always heavy.
- *   <li>H = the {@code percentile} (default 80th, the low end of the paper's best 80-90th range)
- *       of the total sizes of coflows that completed so far in this run: "history" is what the
- *       cluster has seen, never the future. Until {@code minHistory} coflows have completed, H is
- *       {@code initialThreshold}.
+ *   <li>H = the {@code percentile} (default 80th, the low end of the paper's best 80-90th range) of
+ *       the total sizes of coflows that completed so far in this run: "history" is what the cluster
+ *       has seen, never the future. Until {@code minHistory} coflows have completed, H is {@code
+ *       initialThreshold}.
  *   <li>Chaining: a class grows while its last member is heavy, so k consecutive heavy coflows and
  *       the next light one share a class (degree = heavies + 1).
  *   <li>Inside a class, flows share max-min fairly per flow (the paper's per-flow fairness).
@@ -43,7 +43,8 @@ public final class Baraat extends AbstractPolicy {
 
   public Baraat(double percentile, int minHistory, double initialThreshold) {
     if (!(percentile > 0 && percentile < 1)) {
-      throw new IllegalArgumentException("heavy-task percentile must be in (0, 1), got " + percentile);
+      throw new IllegalArgumentException(
+          "heavy-task percentile must be in (0, 1), got " + percentile);
     }
     this.percentile = percentile;
     this.minHistory = minHistory;

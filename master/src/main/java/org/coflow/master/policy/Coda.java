@@ -8,30 +8,31 @@ import org.coflow.api.model.Flow;
 import org.coflow.api.model.PolicyType;
 
 /**
- * CODA's error-tolerant scheduler (seed 002, Algorithm 2): D-CLAS between coflows (as
- * {@link Aalo}, strict priority across queues, FIFO inside a queue), and inside each coflow a
- * multi-level feedback queue over its flows by bytes sent (smallest-first without knowing sizes),
- * flows of one flow-queue sharing max-min fairly.
+ * CODA's error-tolerant scheduler (seed 002, Algorithm 2): D-CLAS between coflows (as {@link Aalo},
+ * strict priority across queues, FIFO inside a queue), and inside each coflow a multi-level
+ * feedback queue over its flows by bytes sent (smallest-first without knowing sizes), flows of one
+ * flow-queue sharing max-min fairly.
  *
- * <p>Late binding (Algorithm 2's CoflowExtension), when the coflows were identified and a
- * {@link CoflowExtension} is attached: each coflow is extended by the flows of other coflows
- * within the diameter d of it, so a boundary flow is a candidate of several coflows. It is
- * scheduled by the highest-priority candidate (candidates are served in priority order and a flow
- * is taken once per round), and the first time a candidate gives it a rate it is bound to that
- * candidate for good: from then on only that coflow schedules it. Until then it is re-examined
- * every round. Its bytes keep counting towards its identified coflow's D-CLAS queue (the only
- * coflow the agents' counters know of).
+ * <p>Late binding (Algorithm 2's CoflowExtension), when the coflows were identified and a {@link
+ * CoflowExtension} is attached: each coflow is extended by the flows of other coflows within the
+ * diameter d of it, so a boundary flow is a candidate of several coflows. It is scheduled by the
+ * highest-priority candidate (candidates are served in priority order and a flow is taken once per
+ * round), and the first time a candidate gives it a rate it is bound to that candidate for good:
+ * from then on only that coflow schedules it. Until then it is re-examined every round. Its bytes
+ * keep counting towards its identified coflow's D-CLAS queue (the only coflow the agents' counters
+ * know of).
  *
- * <p>Decisions: the paper gives no D-CLAS parameters, so they are Aalo's (10 queues, 10 MiB,
- * x10, Δ); the flow queues are {@code flowQueues} levels starting at {@code flowFirstThreshold}
- * (default 1 MiB) with x10 spacing, since the paper says only "exponentially increasing". A flow's
- * bytes are known to its own agent, so flow levels use live counts (no Δ).
+ * <p>Decisions: the paper gives no D-CLAS parameters, so they are Aalo's (10 queues, 10 MiB, x10,
+ * Δ); the flow queues are {@code flowQueues} levels starting at {@code flowFirstThreshold} (default
+ * 1 MiB) with x10 spacing, since the paper says only "exponentially increasing". A flow's bytes are
+ * known to its own agent, so flow levels use live counts (no Δ).
  */
 public class Coda extends AbstractPolicy {
   private final QueueTracker queues;
   private final Thresholds flowLevels;
   private CoflowExtension extension;
   private final double diameter;
+
   /** Boundary flows bound to the candidate that first served them (late binding). */
   private final java.util.Map<Flow, Coflow> binding = new java.util.IdentityHashMap<>();
 
@@ -39,8 +40,15 @@ public class Coda extends AbstractPolicy {
    * @param diameter late binding's d, in the identification metric's units; 0 turns late binding
    *     off (it also needs an extension, see {@link #lateBinding})
    */
-  public Coda(int queues, double firstThreshold, double multiplier, double deltaSeconds,
-      int flowQueues, double flowFirstThreshold, double flowMultiplier, double diameter) {
+  public Coda(
+      int queues,
+      double firstThreshold,
+      double multiplier,
+      double deltaSeconds,
+      int flowQueues,
+      double flowFirstThreshold,
+      double flowMultiplier,
+      double diameter) {
     this.queues = new QueueTracker(queues, firstThreshold, multiplier, deltaSeconds);
     this.flowLevels = new Thresholds(flowQueues, flowFirstThreshold, flowMultiplier);
     this.diameter = diameter;
@@ -76,8 +84,8 @@ public class Coda extends AbstractPolicy {
   protected record Candidate(Coflow coflow, List<Flow> extra) {}
 
   /**
-   * Coflows in inter-coflow priority order (D-CLAS queues, FIFO inside each), each extended by
-   * late binding when it is on.
+   * Coflows in inter-coflow priority order (D-CLAS queues, FIFO inside each), each extended by late
+   * binding when it is on.
    */
   protected List<Candidate> coflowsInPriorityOrder(ClusterState state, double now) {
     queues.refresh(state, now);
@@ -86,7 +94,8 @@ public class Coda extends AbstractPolicy {
     for (int q = 0; q < queues.queues(); q++) {
       for (Coflow c : state.coflows()) {
         if (queues.queue(c) == q) {
-          List<Flow> more = extra == null || extra[c.index()] == null ? List.of() : extra[c.index()];
+          List<Flow> more =
+              extra == null || extra[c.index()] == null ? List.of() : extra[c.index()];
           ordered.add(new Candidate(c, more));
         }
       }
@@ -100,14 +109,16 @@ public class Coda extends AbstractPolicy {
     List<Candidate> candidates = coflowsInPriorityOrder(state, now);
     binding.entrySet().removeIf(e -> e.getKey().finished() || e.getValue().index() < 0);
     java.util.Map<Coflow, List<Flow>> adopted = new java.util.IdentityHashMap<>();
-    binding.forEach((f, owner) -> {
-      if (owner != f.coflow()) {
-        adopted.computeIfAbsent(owner, o -> new ArrayList<>()).add(f);
-      }
-    });
+    binding.forEach(
+        (f, owner) -> {
+          if (owner != f.coflow()) {
+            adopted.computeIfAbsent(owner, o -> new ArrayList<>()).add(f);
+          }
+        });
     // Coflows late binding touches: extended ones, and those owning a flow that is in an
     // extension or bound. The others are scheduled exactly as without late binding.
-    java.util.Set<Coflow> contested = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    java.util.Set<Coflow> contested =
+        java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
     for (Candidate cand : candidates) {
       if (!cand.extra().isEmpty()) {
         contested.add(cand.coflow());
@@ -116,10 +127,11 @@ public class Coda extends AbstractPolicy {
         }
       }
     }
-    binding.forEach((f, owner) -> {
-      contested.add(f.coflow());
-      contested.add(owner);
-    });
+    binding.forEach(
+        (f, owner) -> {
+          contested.add(f.coflow());
+          contested.add(owner);
+        });
     boolean extended = !contested.isEmpty();
     java.util.Map<Flow, Coflow> servedBy = extended ? new java.util.IdentityHashMap<>() : null;
     List<List<Flow>> levels = new ArrayList<>(flowLevels.levels());
@@ -138,7 +150,8 @@ public class Coda extends AbstractPolicy {
         level.clear();
       }
       Coflow c = cand.coflow();
-      for (List<Flow> part : List.of(c.activeFlows(), adopted.getOrDefault(c, List.of()), cand.extra())) {
+      for (List<Flow> part :
+          List.of(c.activeFlows(), adopted.getOrDefault(c, List.of()), cand.extra())) {
         for (Flow f : part) {
           Coflow owner = extended ? binding.get(f) : null;
           if (!bound[f.index()] && (owner == null || owner == c)) {

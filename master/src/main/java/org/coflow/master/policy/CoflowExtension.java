@@ -5,11 +5,11 @@ import org.coflow.api.model.ClusterState;
 import org.coflow.api.model.Flow;
 
 /**
- * Late binding's coflow extension (seed 002, Algorithm 2's CoflowExtension): for each coflow of
- * the model, the flows of <em>other</em> coflows that lie within the diameter {@code d} of it, so
- * that a flow on the boundary of two identified coflows is a candidate of both. Supplied by
- * whoever identified the coflows (it alone knows the flows' distances); {@link Coda} binds each
- * such flow to the highest-priority candidate that serves it.
+ * Late binding's coflow extension (seed 002, Algorithm 2's CoflowExtension): for each coflow of the
+ * model, the flows of <em>other</em> coflows that lie within the diameter {@code d} of it, so that
+ * a flow on the boundary of two identified coflows is a candidate of both. Supplied by whoever
+ * identified the coflows (it alone knows the flows' distances); {@link Coda} binds each such flow
+ * to the highest-priority candidate that serves it.
  */
 @FunctionalInterface
 public interface CoflowExtension {

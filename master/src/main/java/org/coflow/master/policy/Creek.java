@@ -11,10 +11,10 @@ import org.coflow.api.model.Flow;
 import org.coflow.api.model.PolicyType;
 
 /**
- * Creek (seed 000): receiver-side multi-level feedback queues, non-clairvoyant. Every receiver
- * puts each coflow it receives into one of K priority levels by the coflow's bytes received, with
- * the coflow-wide count taken from a shared per-coflow store, and flows are served in strict
- * priority of their receiver's level.
+ * Creek (seed 000): receiver-side multi-level feedback queues, non-clairvoyant. Every receiver puts
+ * each coflow it receives into one of K priority levels by the coflow's bytes received, with the
+ * coflow-wide count taken from a shared per-coflow store, and flows are served in strict priority
+ * of their receiver's level.
  *
  * <p>Decisions ({@code reference/seeds/000-creek.md} §6):
  *
@@ -27,9 +27,9 @@ import org.coflow.api.model.PolicyType;
  *   <li>D3: the "coflow condition" rule is off (level from bytes only).
  *   <li>D5: strict priority across levels, per-flow max-min fair sharing within a level.
  *   <li>D6: starvation is tracked per sub-coflow (coflow, receiver): for every {@code starvation}
- *       seconds (default 200 ms, Linux's minimum RTO) in which none of its flows has had
- *       bandwidth, the receiver raises it one level ("repeated until the flow escapes the
- *       starvation"); the raise holds while it is served and ends when its bytes demote it again.
+ *       seconds (default 200 ms, Linux's minimum RTO) in which none of its flows has had bandwidth,
+ *       the receiver raises it one level ("repeated until the flow escapes the starvation"); the
+ *       raise holds while it is served and ends when its bytes demote it again.
  *   <li>D11: known sizes are ignored.
  * </ul>
  */
@@ -48,8 +48,10 @@ public final class Creek extends AbstractPolicy {
     double snapshot;
     final double[] lastServed;
     final boolean[] servedLast;
+
     /** Levels a starving receiver raised the coflow by, the byte level then, and when. */
     final int[] boost;
+
     final int[] boostBase;
     final double[] boostedAt;
     final double[] rateTo;
@@ -67,10 +69,15 @@ public final class Creek extends AbstractPolicy {
     }
   }
 
-  public Creek(int levels, double firstThreshold, double multiplier, double starvationSeconds,
+  public Creek(
+      int levels,
+      double firstThreshold,
+      double multiplier,
+      double starvationSeconds,
       double deltaSeconds) {
     if (levels < 1 || levels > 8) {
-      throw new IllegalArgumentException("Creek uses 1 to 8 priority levels (switch queues), got " + levels);
+      throw new IllegalArgumentException(
+          "Creek uses 1 to 8 priority levels (switch queues), got " + levels);
     }
     this.levels = levels;
     this.ladder = new Thresholds(levels, firstThreshold, multiplier);
@@ -198,9 +205,13 @@ public final class Creek extends AbstractPolicy {
       int storeLevel = levelFor(s.snapshot);
       if (total > 0 && storeLevel < levels - 1) {
         double cross = now + (ladder.upper(storeLevel) - c.bytesSent()) / total;
-        next = Math.min(next, delta > 0
-            ? Math.max(Math.ceil(cross / delta) * delta, (Math.floor(now / delta) + 1) * delta)
-            : cross);
+        next =
+            Math.min(
+                next,
+                delta > 0
+                    ? Math.max(
+                        Math.ceil(cross / delta) * delta, (Math.floor(now / delta) + 1) * delta)
+                    : cross);
       }
       for (int r : c.receivers()) {
         if (c.activeFlowsTo(r) == 0) {
@@ -212,7 +223,8 @@ public final class Creek extends AbstractPolicy {
         }
         int level = levelFor(Math.max(s.snapshot, received));
         if (starvation > 0 && s.rateTo[r] <= 0 && s.boost[r] < level) {
-          next = Math.min(next, Math.max(now, Math.max(s.lastServed[r], s.boostedAt[r]) + starvation));
+          next =
+              Math.min(next, Math.max(now, Math.max(s.lastServed[r], s.boostedAt[r]) + starvation));
         }
       }
     }

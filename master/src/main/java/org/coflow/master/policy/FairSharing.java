@@ -7,10 +7,10 @@ import org.coflow.api.model.PolicyType;
  * Per-flow max-min fair sharing: the baseline every other policy is normalised to.
  *
  * <p>True water-filling over sender and receiver ports (what an ideal per-flow transport such as
- * RCP converges to): unlike the reference simulator coflowsim's FAIR, which gives each flow
- * {@code min(C/n_src, C/n_dst)} and leaves capacity idle, capacity a flow cannot use because of its
- * other end goes to the other flows. It is therefore a stronger baseline, and the normalised gains
- * of coflow policies against it are smaller than against coflowsim's.
+ * RCP converges to): unlike the reference simulator coflowsim's FAIR, which gives each flow {@code
+ * min(C/n_src, C/n_dst)} and leaves capacity idle, capacity a flow cannot use because of its other
+ * end goes to the other flows. It is therefore a stronger baseline, and the normalised gains of
+ * coflow policies against it are smaller than against coflowsim's.
  */
 public final class FairSharing extends AbstractPolicy {
   @Override

@@ -16,13 +16,13 @@ import org.coflow.api.model.PolicyType;
  * <p>Decisions where the seed is silent (see {@code reference/seeds/001-graviton.md} §7):
  *
  * <ul>
- *   <li>n = 7 queues, thresholds 10 MiB x10^i up to 10 TiB (the seed's "10 MB (10 TB)"); bytes
- *       are cluster-wide totals synchronised every Δ, as in {@link Aalo}.
+ *   <li>n = 7 queues, thresholds 10 MiB x10^i up to 10 TiB (the seed's "10 MB (10 TB)"); bytes are
+ *       cluster-wide totals synchronised every Δ, as in {@link Aalo}.
  *   <li>Per queue (Table 1): thin-coflow-first (ascending width) in queues 0..n-4, wide-first in
  *       n-3..n-2, FIFO in n-1; ties by arrival. Width = number of sender ports that still have
  *       unfinished flows of the coflow, recomputed at every decision.
- *   <li>Across queues: strict priority, the same as our default {@link Aalo}, so the two differ only
- *       in what the seed changes.
+ *   <li>Across queues: strict priority, the same as our default {@link Aalo}, so the two differ
+ *       only in what the seed changes.
  *   <li>All-or-none: in the priority pass a coflow is given capacity only if every port its
  *       unfinished flows use still has capacity; otherwise it is skipped whole (its flows can still
  *       pick up leftovers in the shared backfill, which keeps the schedule work-conserving).
@@ -41,10 +41,15 @@ public final class Graviton extends AbstractPolicy {
   private final Map<Coflow, Double> boostedUntil = new IdentityHashMap<>();
   private final List<Coflow> servedByLastSchedule = new ArrayList<>();
 
-  public Graviton(int queues, double firstThreshold, double multiplier, double starvationSeconds,
+  public Graviton(
+      int queues,
+      double firstThreshold,
+      double multiplier,
+      double starvationSeconds,
       double deltaSeconds) {
     if (queues < 4) {
-      throw new IllegalArgumentException("Graviton needs at least 4 queues (TCF, WCF, FIFO), got " + queues);
+      throw new IllegalArgumentException(
+          "Graviton needs at least 4 queues (TCF, WCF, FIFO), got " + queues);
     }
     this.queues = new QueueTracker(queues, firstThreshold, multiplier, deltaSeconds);
     this.starvation = starvationSeconds;

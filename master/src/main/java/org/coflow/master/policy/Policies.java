@@ -23,25 +23,44 @@ public final class Policies {
       case "fair":
         return new FairSharing();
       case "aalo":
-        return new Aalo(queues, first, mult,
-            config.get(PolicyConfig.AALO_INTER_QUEUE).equals("weighted"), delta);
+        return new Aalo(
+            queues,
+            first,
+            mult,
+            config.get(PolicyConfig.AALO_INTER_QUEUE).equals("weighted"),
+            delta);
       case "varys":
         return new Varys();
       case "sincronia":
         return new Sincronia();
       case "graviton":
-        return new Graviton(config.get(PolicyConfig.GRAVITON_QUEUES), first, mult,
-            config.get(PolicyConfig.GRAVITON_STARVATION_MS) / 1000.0, delta);
+        return new Graviton(
+            config.get(PolicyConfig.GRAVITON_QUEUES),
+            first,
+            mult,
+            config.get(PolicyConfig.GRAVITON_STARVATION_MS) / 1000.0,
+            delta);
       case "baraat":
-        return new Baraat(config.get(PolicyConfig.BARAAT_PERCENTILE),
-            config.get(PolicyConfig.BARAAT_MIN_HISTORY), config.get(PolicyConfig.BARAAT_INITIAL));
+        return new Baraat(
+            config.get(PolicyConfig.BARAAT_PERCENTILE),
+            config.get(PolicyConfig.BARAAT_MIN_HISTORY),
+            config.get(PolicyConfig.BARAAT_INITIAL));
       case "creek":
-        return new Creek(config.get(PolicyConfig.CREEK_LEVELS), config.get(PolicyConfig.CREEK_FIRST),
+        return new Creek(
+            config.get(PolicyConfig.CREEK_LEVELS),
+            config.get(PolicyConfig.CREEK_FIRST),
             config.get(PolicyConfig.CREEK_MULTIPLIER),
-            config.get(PolicyConfig.CREEK_STARVATION_MS) / 1000.0, delta);
+            config.get(PolicyConfig.CREEK_STARVATION_MS) / 1000.0,
+            delta);
       case "coda":
-        return new Coda(queues, first, mult, delta, config.get(PolicyConfig.CODA_FLOW_QUEUES),
-            config.get(PolicyConfig.CODA_FLOW_FIRST), config.get(PolicyConfig.CODA_FLOW_MULTIPLIER),
+        return new Coda(
+            queues,
+            first,
+            mult,
+            delta,
+            config.get(PolicyConfig.CODA_FLOW_QUEUES),
+            config.get(PolicyConfig.CODA_FLOW_FIRST),
+            config.get(PolicyConfig.CODA_FLOW_MULTIPLIER),
             config.get(PolicyConfig.CODA_LATE_BINDING));
       default:
         throw new IllegalArgumentException(

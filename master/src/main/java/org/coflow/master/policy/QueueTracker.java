@@ -61,8 +61,8 @@ final class QueueTracker {
   }
 
   /**
-   * When the master will next see {@code c} leave its queue, if it keeps sending at
-   * {@code aggregateRate}: the crossing time, rounded up to the next coordination instant.
+   * When the master will next see {@code c} leave its queue, if it keeps sending at {@code
+   * aggregateRate}: the crossing time, rounded up to the next coordination instant.
    */
   double nextDemotion(Coflow c, double aggregateRate, double now) {
     int q = queue(c);

@@ -8,29 +8,32 @@ import org.coflow.api.model.Coflow;
 import org.coflow.api.model.Flow;
 
 /**
- * A policy's decision for every active flow of a {@link ClusterState}, indexed by
- * {@link Flow#index()}: a rate in bytes/s and a priority class.
+ * A policy's decision for every active flow of a {@link ClusterState}, indexed by {@link
+ * Flow#index()}: a rate in bytes/s and a priority class.
  *
  * <p>Priority classes: 0 is the most important; flows of equal importance (for instance all flows
  * of one coflow under a coflow-ordering policy, or every flow under fair sharing) share a class.
- * The priority order lists every active flow once, most important first, as a sequence of
- * segments: a whole coflow (all its active flows, one class) or a single flow. Whole-coflow
- * segments keep a decision's cost proportional to the coflows and the flows that move, not to
- * every waiting flow. The order is what the shared backfill hands out leftovers by and what
- * Courier selects unified flows by.
+ * The priority order lists every active flow once, most important first, as a sequence of segments:
+ * a whole coflow (all its active flows, one class) or a single flow. Whole-coflow segments keep a
+ * decision's cost proportional to the coflows and the flows that move, not to every waiting flow.
+ * The order is what the shared backfill hands out leftovers by and what Courier selects unified
+ * flows by.
  *
- * <p>A schedule is valid only for the state it was computed from: the next change of the state
- * may renumber flows.
+ * <p>A schedule is valid only for the state it was computed from: the next change of the state may
+ * renumber flows.
  */
 public final class Schedule {
   private final ClusterState state;
   private final double[] rate;
   private final int[] served;
   private int servedSize;
+
   /** Class + 1 of flows appended on their own; 0 when the flow came with its coflow. */
   private final int[] flowClass;
+
   /** Class + 1 of coflows appended whole, by coflow index. */
   private final int[] coflowClass;
+
   private Coflow[] segCoflow;
   private int[] segFlow;
   private int[] segClass;

@@ -10,14 +10,14 @@ import org.coflow.api.model.PolicyType;
  * <p>Contract, shared by the live master and the simulator:
  *
  * <ul>
- *   <li>Pure with respect to the outside world: no clocks, threads, sockets or randomness without
- *       a seed. Time comes in as {@code now} (seconds, never decreasing between calls). A policy may
+ *   <li>Pure with respect to the outside world: no clocks, threads, sockets or randomness without a
+ *       seed. Time comes in as {@code now} (seconds, never decreasing between calls). A policy may
  *       keep state between calls (queue membership, learned thresholds), updated only from its
  *       arguments.
  *   <li>The returned rates never exceed any port's capacity and are work-conserving after the
  *       shared {@link Backfill}: no flow is left with spare capacity at both of its ports.
- *   <li>{@link #nextDecisionTime} tells an event-driven caller when the decision would change
- *       even though no flow arrives or finishes (a queue threshold crossing, a coordination tick, a
+ *   <li>{@link #nextDecisionTime} tells an event-driven caller when the decision would change even
+ *       though no flow arrives or finishes (a queue threshold crossing, a coordination tick, a
  *       starvation timer); the live master ignores it and simply runs every interval.
  * </ul>
  */
@@ -33,8 +33,8 @@ public interface SchedulingPolicy {
 
   /**
    * The earliest time after {@code now} at which this policy would decide differently with no
-   * arrival or completion in between, assuming flows keep the rates of {@code schedule}; or
-   * {@link Double#POSITIVE_INFINITY}.
+   * arrival or completion in between, assuming flows keep the rates of {@code schedule}; or {@link
+   * Double#POSITIVE_INFINITY}.
    */
   default double nextDecisionTime(ClusterState state, Schedule schedule, double now) {
     return Double.POSITIVE_INFINITY;

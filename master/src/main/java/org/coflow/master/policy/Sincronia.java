@@ -12,21 +12,21 @@ import org.coflow.api.model.PolicyType;
  * allocation in that order (an ORDER policy; clairvoyant).
  *
  * <p>BSSI, from last place to first: take the port (uplink or downlink) with the most remaining
- * bytes over the unordered coflows; among the coflows using it, put last the one minimising
- * weight / bytes-on-that-port; scale the other coflows' weights down by that coflow's weight times
- * their share of the port's bytes relative to it; repeat.
+ * bytes over the unordered coflows; among the coflows using it, put last the one minimising weight
+ * / bytes-on-that-port; scale the other coflows' weights down by that coflow's weight times their
+ * share of the port's bytes relative to it; repeat.
  *
  * <p>Decisions:
  *
  * <ul>
- *   <li>Online use: the order is recomputed whenever a coflow arrives or finishes (the
- *       membership changes, or a coflow gains a flow), from the remaining bytes at that moment; between such events it is
- *       kept (the paper's online variant recomputes per epoch; arrivals are the natural epochs of
- *       an event-driven run).
+ *   <li>Online use: the order is recomputed whenever a coflow arrives or finishes (the membership
+ *       changes, or a coflow gains a flow), from the remaining bytes at that moment; between such
+ *       events it is kept (the paper's online variant recomputes per epoch; arrivals are the
+ *       natural epochs of an event-driven run).
  *   <li>Ties in the argmin put the later arrival last; coflows weigh 1 unless registered with a
  *       weight.
- *   <li>Greedy allocation: in coflow order, each flow takes what both its ports have left; inside
- *       a coflow, flows go in their listed order. This is work-conserving by itself.
+ *   <li>Greedy allocation: in coflow order, each flow takes what both its ports have left; inside a
+ *       coflow, flows go in their listed order. This is work-conserving by itself.
  *   <li>Coflows with flows of unknown size are put after all ordered coflows, in arrival order.
  * </ul>
  */

@@ -15,8 +15,8 @@ import org.coflow.api.model.PolicyType;
  * <p>Decisions:
  *
  * <ul>
- *   <li>SEBF orders coflows by Γ, the time the coflow's remaining bytes need on its busiest port
- *       at full port capacity (recomputed at every decision, so a coflow's position improves as it
+ *   <li>SEBF orders coflows by Γ, the time the coflow's remaining bytes need on its busiest port at
+ *       full port capacity (recomputed at every decision, so a coflow's position improves as it
  *       progresses); ties go to the earlier arrival.
  *   <li>MADD then walks coflows in that order and gives each flow remaining/Γ', where Γ' is the
  *       coflow's bottleneck on the capacity left by the coflows before it, so all its flows finish

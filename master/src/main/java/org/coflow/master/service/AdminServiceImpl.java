@@ -37,7 +37,11 @@ final class AdminServiceImpl extends AdminServiceGrpc.AdminServiceImplBase {
   }
 
   private PolicyInfo info(SchedulingPolicy p) {
-    return PolicyInfo.newBuilder().setName(p.name()).setType(SchedulePusher.proto(p.type()))
-        .addAllAvailable(Policies.NAMES).setIntervalMs((int) master.intervalMillis()).build();
+    return PolicyInfo.newBuilder()
+        .setName(p.name())
+        .setType(SchedulePusher.proto(p.type()))
+        .addAllAvailable(Policies.NAMES)
+        .setIntervalMs((int) master.intervalMillis())
+        .build();
   }
 }

@@ -27,7 +27,8 @@ final class AgentServiceImpl extends AgentServiceGrpc.AgentServiceImplBase {
   private final String masterId;
   private final long sessionTimeoutMillis;
 
-  AgentServiceImpl(MasterState tables, SchedulerLoop loop, String masterId, long sessionTimeoutMillis) {
+  AgentServiceImpl(
+      MasterState tables, SchedulerLoop loop, String masterId, long sessionTimeoutMillis) {
     this.tables = tables;
     this.loop = loop;
     this.masterId = masterId;
@@ -44,16 +45,21 @@ final class AgentServiceImpl extends AgentServiceGrpc.AgentServiceImplBase {
       out.onError(e);
       return;
     }
-    LOG.info("session opened host={} session={} data={} engine={}", s.hostId, s.id, s.dataAddress,
+    LOG.info(
+        "session opened host={} session={} data={} engine={}",
+        s.hostId,
+        s.id,
+        s.dataAddress,
         s.engineAddress);
-    out.onNext(OpenSessionResponse.newBuilder()
-        .setSessionId(s.id)
-        .setMasterId(masterId)
-        .setIntervalMs((int) loop.intervalMillis())
-        .setSessionTimeoutMs((int) Math.min(Integer.MAX_VALUE, sessionTimeoutMillis))
-        .setPolicy(loop.policy().name())
-        .setPolicyType(SchedulePusher.proto(loop.policy().type()))
-        .build());
+    out.onNext(
+        OpenSessionResponse.newBuilder()
+            .setSessionId(s.id)
+            .setMasterId(masterId)
+            .setIntervalMs((int) loop.intervalMillis())
+            .setSessionTimeoutMs((int) Math.min(Integer.MAX_VALUE, sessionTimeoutMillis))
+            .setPolicy(loop.policy().name())
+            .setPolicyType(SchedulePusher.proto(loop.policy().type()))
+            .build());
     out.onCompleted();
   }
 
@@ -75,13 +81,17 @@ final class AgentServiceImpl extends AgentServiceGrpc.AgentServiceImplBase {
             // Routine after a session ended (closed, replaced, expired): the agent reopens.
             LOG.info("report for a session that is not open, session={}", batch.getSessionId());
           } else {
-            LOG.warn("rejected report batch seq={} session={}: {}", batch.getSeq(),
-                batch.getSessionId(), e.getStatus().getDescription());
+            LOG.warn(
+                "rejected report batch seq={} session={}: {}",
+                batch.getSeq(),
+                batch.getSessionId(),
+                e.getStatus().getDescription());
           }
           out.onError(e);
           return;
         }
-        out.onNext(ReportAck.newBuilder().setSeq(batch.getSeq()).setRound(loop.round() + 1).build());
+        out.onNext(
+            ReportAck.newBuilder().setSeq(batch.getSeq()).setRound(loop.round() + 1).build());
       }
 
       @Override
@@ -102,10 +112,11 @@ final class AgentServiceImpl extends AgentServiceGrpc.AgentServiceImplBase {
   public void watchSchedule(WatchScheduleRequest req, StreamObserver<ScheduleUpdate> out) {
     ServerCallStreamObserver<ScheduleUpdate> call = (ServerCallStreamObserver<ScheduleUpdate>) out;
     ScheduleStream stream = new ScheduleStream(call);
-    call.setOnCancelHandler(() -> {
-      stream.cancelled();
-      tables.unwatch(req.getSessionId(), stream);
-    });
+    call.setOnCancelHandler(
+        () -> {
+          stream.cancelled();
+          tables.unwatch(req.getSessionId(), stream);
+        });
     try {
       ScheduleStream old = tables.watch(req.getSessionId(), stream);
       if (old != null) {
@@ -132,8 +143,12 @@ final class AgentServiceImpl extends AgentServiceGrpc.AgentServiceImplBase {
       out.onError(e);
       return;
     }
-    out.onNext(FindAgentResponse.newBuilder().setHostId(s.hostId).setDataAddress(s.dataAddress)
-        .setEngineAddress(s.engineAddress).build());
+    out.onNext(
+        FindAgentResponse.newBuilder()
+            .setHostId(s.hostId)
+            .setDataAddress(s.dataAddress)
+            .setEngineAddress(s.engineAddress)
+            .build());
     out.onCompleted();
   }
 }

@@ -7,44 +7,61 @@ import java.util.Map;
  * One agent's session: the registry entry of its host (addresses, capacities) and, on the
  * scheduling thread, what was last pushed to it.
  *
- * <p>Fields marked "guarded" are read and written under the {@link MasterState} lock; fields
- * marked "loop" only on the scheduling thread.
+ * <p>Fields marked "guarded" are read and written under the {@link MasterState} lock; fields marked
+ * "loop" only on the scheduling thread.
  */
 final class AgentSession {
   final String id;
   final String hostId;
   final String dataAddress;
   final String engineAddress;
+
   /** Declared capacities in bytes/s; 0 = the master's default. */
   final double uplink;
+
   final double downlink;
   final Map<String, String> labels;
   final long openedMillis;
 
   /** Guarded: the session's flows by their flow id. */
   final Map<Long, FlowRecord> flows = new HashMap<>();
+
   /** Guarded. */
   long lastSeenNanos;
+
   /** Written under the lock, read by the scheduling thread: closed, replaced or expired. */
   volatile boolean closed;
+
   /** Guarded: why it was closed, for the schedule stream's status. */
   String closeReason;
+
   /** Written under the lock, read by the scheduling thread: the current schedule stream. */
   volatile ScheduleStream stream;
+
   /** Guarded: report batches accepted, for the dashboard. */
   long batches;
 
   /** Loop: the stream the last update went to; a new stream gets a full schedule first. */
   ScheduleStream pushedTo;
+
   /** Set by the sending thread when an update could not be sent: the next one must be full. */
   volatile boolean sendFailed;
+
   /** Loop: the next update must be full (new stream, or a skipped update). */
   boolean needFull = true;
+
   /** Loop: flows this round whose entries changed or vanished (builders of the next update). */
   final UpdateBuffer buffer = new UpdateBuffer();
 
-  AgentSession(String id, String hostId, String dataAddress, String engineAddress, double uplink,
-      double downlink, Map<String, String> labels, long openedMillis) {
+  AgentSession(
+      String id,
+      String hostId,
+      String dataAddress,
+      String engineAddress,
+      double uplink,
+      double downlink,
+      Map<String, String> labels,
+      long openedMillis) {
     this.id = id;
     this.hostId = hostId;
     this.dataAddress = dataAddress;

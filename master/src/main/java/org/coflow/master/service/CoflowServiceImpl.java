@@ -17,7 +17,8 @@ final class CoflowServiceImpl extends CoflowServiceGrpc.CoflowServiceImplBase {
   }
 
   @Override
-  public void registerCoflow(RegisterCoflowRequest req, StreamObserver<RegisterCoflowResponse> out) {
+  public void registerCoflow(
+      RegisterCoflowRequest req, StreamObserver<RegisterCoflowResponse> out) {
     try {
       tables.register(req);
     } catch (StatusException e) {
@@ -29,7 +30,8 @@ final class CoflowServiceImpl extends CoflowServiceGrpc.CoflowServiceImplBase {
   }
 
   @Override
-  public void unregisterCoflow(UnregisterCoflowRequest req, StreamObserver<UnregisterCoflowResponse> out) {
+  public void unregisterCoflow(
+      UnregisterCoflowRequest req, StreamObserver<UnregisterCoflowResponse> out) {
     try {
       tables.unregister(req.getCoflowId());
     } catch (StatusException e) {

@@ -55,8 +55,12 @@ final class LatencyWindow {
     out.append("# HELP ").append(name).append(' ').append(help).append('\n');
     out.append("# TYPE ").append(name).append(" histogram\n");
     for (int b = 0; b < BUCKETS_MS.length; b++) {
-      out.append(name).append("_bucket{le=\"").append(BUCKETS_MS[b] / 1000).append("\"} ")
-          .append(bucketCounts[b]).append('\n');
+      out.append(name)
+          .append("_bucket{le=\"")
+          .append(BUCKETS_MS[b] / 1000)
+          .append("\"} ")
+          .append(bucketCounts[b])
+          .append('\n');
     }
     out.append(name).append("_bucket{le=\"+Inf\"} ").append(count).append('\n');
     out.append(name).append("_sum ").append(sumMs / 1000).append('\n');

@@ -11,141 +11,191 @@ import org.coflow.master.policy.Policies;
  * the policies' own {@code coflow.policy.delta}: the loop runs at the interval the policies assume.
  */
 public final class MasterConfig implements ConfigRegistry.Provider {
-  public static final ConfigRegistry REGISTRY = new ConfigRegistry("Master service",
-      "The coflow master (`bin/coflow master`): its gRPC control plane, scheduling loop, dashboard "
-          + "and metrics (`coflow.master.*`). The loop runs every `coflow.policy.delta`.");
+  public static final ConfigRegistry REGISTRY =
+      new ConfigRegistry(
+          "Master service",
+          "The coflow master (`bin/coflow master`): its gRPC control plane, scheduling loop, dashboard "
+              + "and metrics (`coflow.master.*`). The loop runs every `coflow.policy.delta`.");
 
   private static final String V = "0.1.0";
 
-  public static final ConfigKey<String> HOST = REGISTRY.add(ConfigKey
-      .builder("coflow.master.host", ConfigType.STRING)
-      .defaultValue("0.0.0.0")
-      .doc("Address the gRPC and HTTP servers bind to (0.0.0.0: every interface).")
-      .since(V).build());
+  public static final ConfigKey<String> HOST =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.master.host", ConfigType.STRING)
+              .defaultValue("0.0.0.0")
+              .doc("Address the gRPC and HTTP servers bind to (0.0.0.0: every interface).")
+              .since(V)
+              .build());
 
-  public static final ConfigKey<Integer> PORT = REGISTRY.add(ConfigKey
-      .builder("coflow.master.port", ConfigType.INT)
-      .defaultValue(7090)
-      .doc("gRPC port agents and frameworks connect to; 0 picks a free port.")
-      .check(v -> v >= 0 && v <= 65535, "between 0 and 65535")
-      .since(V).build());
+  public static final ConfigKey<Integer> PORT =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.master.port", ConfigType.INT)
+              .defaultValue(7090)
+              .doc("gRPC port agents and frameworks connect to; 0 picks a free port.")
+              .check(v -> v >= 0 && v <= 65535, "between 0 and 65535")
+              .since(V)
+              .build());
 
-  public static final ConfigKey<Integer> HTTP_PORT = REGISTRY.add(ConfigKey
-      .builder("coflow.master.http.port", ConfigType.INT)
-      .defaultValue(7091)
-      .doc("HTTP port of the dashboard, the JSON API and `/metrics`; 0 picks a free port, -1 turns "
-          + "HTTP off.")
-      .check(v -> v >= -1 && v <= 65535, "between -1 and 65535")
-      .since(V).build());
+  public static final ConfigKey<Integer> HTTP_PORT =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.master.http.port", ConfigType.INT)
+              .defaultValue(7091)
+              .doc(
+                  "HTTP port of the dashboard, the JSON API and `/metrics`; 0 picks a free port, -1 turns "
+                      + "HTTP off.")
+              .check(v -> v >= -1 && v <= 65535, "between -1 and 65535")
+              .since(V)
+              .build());
 
-  public static final ConfigKey<String> POLICY = REGISTRY.add(ConfigKey
-      .builder("coflow.master.policy", ConfigType.oneOf(Policies.NAMES.toArray(new String[0])))
-      .defaultValue("aalo")
-      .doc("Scheduling policy at start-up; switchable at run time (AdminService.SetPolicy, the "
-          + "dashboard).")
-      .since(V).build());
+  public static final ConfigKey<String> POLICY =
+      REGISTRY.add(
+          ConfigKey.builder(
+                  "coflow.master.policy", ConfigType.oneOf(Policies.NAMES.toArray(new String[0])))
+              .defaultValue("aalo")
+              .doc(
+                  "Scheduling policy at start-up; switchable at run time (AdminService.SetPolicy, the "
+                      + "dashboard).")
+              .since(V)
+              .build());
 
-  public static final ConfigKey<Long> SESSION_TIMEOUT_MS = REGISTRY.add(ConfigKey
-      .builder("coflow.master.sessionTimeout", ConfigType.DURATION_MS)
-      .defaultValue(10_000L)
-      .doc("An agent session that sends no report batch for this long is expired and its flows "
-          + "dropped.")
-      .check(v -> v > 0, "positive")
-      .since(V).build());
+  public static final ConfigKey<Long> SESSION_TIMEOUT_MS =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.master.sessionTimeout", ConfigType.DURATION_MS)
+              .defaultValue(10_000L)
+              .doc(
+                  "An agent session that sends no report batch for this long is expired and its flows "
+                      + "dropped.")
+              .check(v -> v > 0, "positive")
+              .since(V)
+              .build());
 
-  public static final ConfigKey<Double> DEFAULT_CAPACITY = REGISTRY.add(ConfigKey
-      .builder("coflow.master.defaultCapacity", ConfigType.BIT_RATE)
-      .defaultValue(10e9 / 8)
-      .doc("Link capacity assumed for a host whose agent declares none (or has not registered).")
-      .check(v -> v > 0, "positive")
-      .since(V).build());
+  public static final ConfigKey<Double> DEFAULT_CAPACITY =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.master.defaultCapacity", ConfigType.BIT_RATE)
+              .defaultValue(10e9 / 8)
+              .doc(
+                  "Link capacity assumed for a host whose agent declares none (or has not registered).")
+              .check(v -> v > 0, "positive")
+              .since(V)
+              .build());
 
-  public static final ConfigKey<Double> PUSH_TOLERANCE = REGISTRY.add(ConfigKey
-      .builder("coflow.master.pushTolerance", ConfigType.DOUBLE)
-      .defaultValue(0.01)
-      .doc("A flow's rate is pushed again only when it moved by more than this fraction of the "
-          + "rate last pushed (priorities always); 0 pushes every change.")
-      .check(v -> v >= 0 && v < 1, "at least 0 and below 1")
-      .since(V).build());
+  public static final ConfigKey<Double> PUSH_TOLERANCE =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.master.pushTolerance", ConfigType.DOUBLE)
+              .defaultValue(0.01)
+              .doc(
+                  "A flow's rate is pushed again only when it moved by more than this fraction of the "
+                      + "rate last pushed (priorities always); 0 pushes every change.")
+              .check(v -> v >= 0 && v < 1, "at least 0 and below 1")
+              .since(V)
+              .build());
 
-  public static final ConfigKey<Integer> MAX_REPORTS_PER_BATCH = REGISTRY.add(ConfigKey
-      .builder("coflow.master.maxReportsPerBatch", ConfigType.INT)
-      .defaultValue(100_000)
-      .doc("Largest number of flow reports one ReportBatch may carry.")
-      .check(v -> v > 0, "positive")
-      .since(V).build());
+  public static final ConfigKey<Integer> MAX_REPORTS_PER_BATCH =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.master.maxReportsPerBatch", ConfigType.INT)
+              .defaultValue(100_000)
+              .doc("Largest number of flow reports one ReportBatch may carry.")
+              .check(v -> v > 0, "positive")
+              .since(V)
+              .build());
 
-  public static final ConfigKey<Integer> MAX_HOSTS = REGISTRY.add(ConfigKey
-      .builder("coflow.master.maxHosts", ConfigType.INT)
-      .defaultValue(2048)
-      .doc("Most distinct host ids (agents and flow ends) the master accepts; sessions and flows "
-          + "naming more are refused with RESOURCE_EXHAUSTED. The scheduling model keeps "
-          + "per-host-pair state, so memory grows with the square of this number.")
-      .check(v -> v >= 2 && v <= 16384, "between 2 and 16384")
-      .since(V).build());
+  public static final ConfigKey<Integer> MAX_HOSTS =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.master.maxHosts", ConfigType.INT)
+              .defaultValue(2048)
+              .doc(
+                  "Most distinct host ids (agents and flow ends) the master accepts; sessions and flows "
+                      + "naming more are refused with RESOURCE_EXHAUSTED. The scheduling model keeps "
+                      + "per-host-pair state, so memory grows with the square of this number.")
+              .check(v -> v >= 2 && v <= 16384, "between 2 and 16384")
+              .since(V)
+              .build());
 
-  public static final ConfigKey<Long> MAX_MESSAGE_BYTES = REGISTRY.add(ConfigKey
-      .builder("coflow.master.maxMessageSize", ConfigType.BYTES)
-      .defaultValue(32L << 20)
-      .doc("Largest gRPC message the master accepts.")
-      .check(v -> v > 0 && v <= Integer.MAX_VALUE, "positive and below 2 GiB")
-      .since(V).build());
+  public static final ConfigKey<Long> MAX_MESSAGE_BYTES =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.master.maxMessageSize", ConfigType.BYTES)
+              .defaultValue(32L << 20)
+              .doc("Largest gRPC message the master accepts.")
+              .check(v -> v > 0 && v <= Integer.MAX_VALUE, "positive and below 2 GiB")
+              .since(V)
+              .build());
 
-  public static final ConfigKey<Long> KEEPALIVE_MS = REGISTRY.add(ConfigKey
-      .builder("coflow.master.keepalive", ConfigType.DURATION_MS)
-      .defaultValue(10_000L)
-      .doc("HTTP/2 keepalive ping interval on agents' long-lived streams; clients may ping this "
-          + "often too.")
-      .check(v -> v >= 1000, "at least 1 s")
-      .since(V).build());
+  public static final ConfigKey<Long> KEEPALIVE_MS =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.master.keepalive", ConfigType.DURATION_MS)
+              .defaultValue(10_000L)
+              .doc(
+                  "HTTP/2 keepalive ping interval on agents' long-lived streams; clients may ping this "
+                      + "often too.")
+              .check(v -> v >= 1000, "at least 1 s")
+              .since(V)
+              .build());
 
-  public static final ConfigKey<String> IDENTIFY_MODE = REGISTRY.add(ConfigKey
-      .builder("coflow.master.identify.mode", ConfigType.STRING)
-      .defaultValue("coda")
-      .doc("How flows reported without a coflow id are grouped into coflows: `coda` clusters them "
-          + "with CODA's incremental Rough-DBSCAN (docs/identify.md); `attribute` groups them by the "
-          + "flow attribute `coflow.master.identify.attribute`.")
-      .check(v -> v.equals("coda") || v.equals("attribute"), "coda or attribute")
-      .since(V).build());
+  public static final ConfigKey<String> IDENTIFY_MODE =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.master.identify.mode", ConfigType.STRING)
+              .defaultValue("coda")
+              .doc(
+                  "How flows reported without a coflow id are grouped into coflows: `coda` clusters them "
+                      + "with CODA's incremental Rough-DBSCAN (docs/identify.md); `attribute` groups them by the "
+                      + "flow attribute `coflow.master.identify.attribute`.")
+              .check(v -> v.equals("coda") || v.equals("attribute"), "coda or attribute")
+              .since(V)
+              .build());
 
-  public static final ConfigKey<String> IDENTIFY_ATTRIBUTE = REGISTRY.add(ConfigKey
-      .builder("coflow.master.identify.attribute", ConfigType.STRING)
-      .defaultValue("job")
-      .doc("With `coflow.master.identify.mode=attribute`: a flow reported without a coflow id joins "
-          + "the coflow `<attribute>=<value>` of this flow attribute; without the attribute it forms "
-          + "a coflow of its own.")
-      .since(V).build());
+  public static final ConfigKey<String> IDENTIFY_ATTRIBUTE =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.master.identify.attribute", ConfigType.STRING)
+              .defaultValue("job")
+              .doc(
+                  "With `coflow.master.identify.mode=attribute`: a flow reported without a coflow id joins "
+                      + "the coflow `<attribute>=<value>` of this flow attribute; without the attribute it forms "
+                      + "a coflow of its own.")
+              .since(V)
+              .build());
 
-  public static final ConfigKey<String> IDENTIFY_METRIC = REGISTRY.add(ConfigKey
-      .builder("coflow.master.identify.metric", ConfigType.STRING)
-      .defaultValue("")
-      .doc("CODA: a weights file written by `bin/coflow bench identify --learn FILE` (properties "
-          + "spark.time, spark.community, spark.port, hadoop.time, hadoop.community, hadoop.port). "
-          + "Empty: the paper's learned weights.")
-      .since(V).build());
+  public static final ConfigKey<String> IDENTIFY_METRIC =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.master.identify.metric", ConfigType.STRING)
+              .defaultValue("")
+              .doc(
+                  "CODA: a weights file written by `bin/coflow bench identify --learn FILE` (properties "
+                      + "spark.time, spark.community, spark.port, hadoop.time, hadoop.community, hadoop.port). "
+                      + "Empty: the paper's learned weights.")
+              .since(V)
+              .build());
 
-  public static final ConfigKey<Double> IDENTIFY_EPS = REGISTRY.add(ConfigKey
-      .builder("coflow.master.identify.eps", ConfigType.DOUBLE)
-      .defaultValue(1.0)
-      .doc("CODA: DBSCAN's radius ε over leaders, in metric units (with the default weights, "
-          + "flows of one community 0.51 s apart are 1.0 apart).")
-      .check(v -> v > 0 && v < 1e6, "between 0 (exclusive) and 1e6")
-      .since(V).build());
+  public static final ConfigKey<Double> IDENTIFY_EPS =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.master.identify.eps", ConfigType.DOUBLE)
+              .defaultValue(1.0)
+              .doc(
+                  "CODA: DBSCAN's radius ε over leaders, in metric units (with the default weights, "
+                      + "flows of one community 0.51 s apart are 1.0 apart).")
+              .check(v -> v > 0 && v < 1e6, "between 0 (exclusive) and 1e6")
+              .since(V)
+              .build());
 
-  public static final ConfigKey<Double> IDENTIFY_TAU = REGISTRY.add(ConfigKey
-      .builder("coflow.master.identify.tau", ConfigType.DOUBLE)
-      .defaultValue(0.5)
-      .doc("CODA: a leader's range τ (at most ε); a new flow within τ of a leader follows it.")
-      .check(v -> v >= 0 && v < 1e6, "between 0 and 1e6")
-      .since(V).build());
+  public static final ConfigKey<Double> IDENTIFY_TAU =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.master.identify.tau", ConfigType.DOUBLE)
+              .defaultValue(0.5)
+              .doc(
+                  "CODA: a leader's range τ (at most ε); a new flow within τ of a leader follows it.")
+              .check(v -> v >= 0 && v < 1e6, "between 0 and 1e6")
+              .since(V)
+              .build());
 
-  public static final ConfigKey<Integer> IDENTIFY_HADOOP_PORT = REGISTRY.add(ConfigKey
-      .builder("coflow.master.identify.hadoopPort", ConfigType.INT)
-      .defaultValue(13562)
-      .doc("CODA: a flow whose `src_port` attribute is this port is a Hadoop shuffle flow "
-          + "(mapreduce.shuffle.port).")
-      .check(v -> v >= 1 && v <= 65535, "a port number")
-      .since(V).build());
+  public static final ConfigKey<Integer> IDENTIFY_HADOOP_PORT =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.master.identify.hadoopPort", ConfigType.INT)
+              .defaultValue(13562)
+              .doc(
+                  "CODA: a flow whose `src_port` attribute is this port is a Hadoop shuffle flow "
+                      + "(mapreduce.shuffle.port).")
+              .check(v -> v >= 1 && v <= 65535, "a port number")
+              .since(V)
+              .build());
 
   @Override
   public List<ConfigRegistry> registries() {

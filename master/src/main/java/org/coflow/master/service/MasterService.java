@@ -1,6 +1,5 @@
 package org.coflow.master.service;
 
-import org.coflow.master.MasterServer;
 import io.grpc.BindableService;
 import java.util.List;
 import java.util.UUID;
@@ -20,8 +19,9 @@ import org.coflow.master.policy.SchedulingPolicy;
 
 /**
  * The master without its transports: the registry, the scheduling loop and the gRPC service
- * implementations, ready to be bound to any gRPC server (Netty in {@code org.coflow.master.MasterServer}, in-process
- * in tests). Lifecycle: construct, bind {@link #services()}, {@link #start()}, {@link #close()}.
+ * implementations, ready to be bound to any gRPC server (Netty in {@code
+ * org.coflow.master.MasterServer}, in-process in tests). Lifecycle: construct, bind {@link
+ * #services()}, {@link #start()}, {@link #close()}.
  */
 public final class MasterService implements AutoCloseable {
   private final Config config;
@@ -51,20 +51,35 @@ public final class MasterService implements AutoCloseable {
       try {
         metric = CodaMetric.load(java.nio.file.Path.of(file));
       } catch (java.io.IOException e) {
-        throw new IllegalArgumentException(MasterConfig.IDENTIFY_METRIC.key() + "=" + file
-            + ": cannot read the weights file (" + e + "); write one with bin/coflow bench identify --learn FILE,"
-            + " or leave the key empty for the paper's weights", e);
+        throw new IllegalArgumentException(
+            MasterConfig.IDENTIFY_METRIC.key()
+                + "="
+                + file
+                + ": cannot read the weights file ("
+                + e
+                + "); write one with bin/coflow bench identify --learn FILE,"
+                + " or leave the key empty for the paper's weights",
+            e);
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException(MasterConfig.IDENTIFY_METRIC.key() + ": " + e.getMessage(), e);
+        throw new IllegalArgumentException(
+            MasterConfig.IDENTIFY_METRIC.key() + ": " + e.getMessage(), e);
       }
     }
     double eps = config.get(MasterConfig.IDENTIFY_EPS);
     double tau = config.get(MasterConfig.IDENTIFY_TAU);
     if (tau > eps) {
-      throw new IllegalArgumentException(MasterConfig.IDENTIFY_TAU.key() + "=" + tau + " is larger than "
-          + MasterConfig.IDENTIFY_EPS.key() + "=" + eps + ": a leader's range must be at most ε");
+      throw new IllegalArgumentException(
+          MasterConfig.IDENTIFY_TAU.key()
+              + "="
+              + tau
+              + " is larger than "
+              + MasterConfig.IDENTIFY_EPS.key()
+              + "="
+              + eps
+              + ": a leader's range must be at most ε");
     }
-    return new CodaCoflowIdentifier(metric, eps, tau, config.get(MasterConfig.IDENTIFY_HADOOP_PORT));
+    return new CodaCoflowIdentifier(
+        metric, eps, tau, config.get(MasterConfig.IDENTIFY_HADOOP_PORT));
   }
 
   /**
@@ -74,23 +89,34 @@ public final class MasterService implements AutoCloseable {
     this.config = config;
     long interval = config.get(PolicyConfig.DELTA_MS);
     if (interval < 1) {
-      throw new IllegalArgumentException("coflow.policy.delta=" + interval + " ms: the master "
-          + "needs a scheduling interval of at least 1 ms (0 is only meaningful to the simulator)");
+      throw new IllegalArgumentException(
+          "coflow.policy.delta="
+              + interval
+              + " ms: the master "
+              + "needs a scheduling interval of at least 1 ms (0 is only meaningful to the simulator)");
     }
     long timeout = config.get(MasterConfig.SESSION_TIMEOUT_MS);
-    this.tables = new MasterState(timeout, config.get(MasterConfig.MAX_REPORTS_PER_BATCH),
-        config.get(MasterConfig.MAX_HOSTS));
+    this.tables =
+        new MasterState(
+            timeout,
+            config.get(MasterConfig.MAX_REPORTS_PER_BATCH),
+            config.get(MasterConfig.MAX_HOSTS));
     ModelSync model = new ModelSync(config.get(MasterConfig.DEFAULT_CAPACITY), identifier);
-    this.sender = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "coflow-push");
-      t.setDaemon(true);
-      return t;
-    });
+    this.sender =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, "coflow-push");
+              t.setDaemon(true);
+              return t;
+            });
     this.pusher = new SchedulePusher(config.get(MasterConfig.PUSH_TOLERANCE), sender);
     SchedulingPolicy policy = Policies.create(config.get(MasterConfig.POLICY), config);
     this.loop = new SchedulerLoop(tables, model, pusher, policy, interval);
-    this.services = List.of(new AgentServiceImpl(tables, loop, masterId, timeout),
-        new CoflowServiceImpl(tables), new AdminServiceImpl(this));
+    this.services =
+        List.of(
+            new AgentServiceImpl(tables, loop, masterId, timeout),
+            new CoflowServiceImpl(tables),
+            new AdminServiceImpl(this));
   }
 
   public List<BindableService> services() {
@@ -160,7 +186,9 @@ public final class MasterService implements AutoCloseable {
     loop.resetWindows();
   }
 
-  /** Quantile {@code q} of the merge phase (reports into the model) over the last 1024 rounds, ms. */
+  /**
+   * Quantile {@code q} of the merge phase (reports into the model) over the last 1024 rounds, ms.
+   */
   public double mergeQuantileMs(double q) {
     return loop.merges.quantile(q);
   }
@@ -186,9 +214,17 @@ public final class MasterService implements AutoCloseable {
 
   /** A consistent snapshot, listing at most {@code maxFlowsPerCoflow} flows per coflow. */
   public MasterSnapshot snapshot(int maxFlowsPerCoflow) {
-    return loop.inspect(view -> SnapshotBuilder.build(view, tables.agents(System.nanoTime()),
-        maxFlowsPerCoflow, loop.decisions.quantile(0.5), loop.decisions.quantile(0.99),
-        loop.behindMs(), loop.intervalMillis()), 10_000);
+    return loop.inspect(
+        view ->
+            SnapshotBuilder.build(
+                view,
+                tables.agents(System.nanoTime()),
+                maxFlowsPerCoflow,
+                loop.decisions.quantile(0.5),
+                loop.decisions.quantile(0.99),
+                loop.behindMs(),
+                loop.intervalMillis()),
+        10_000);
   }
 
   /** Runs {@code f} on the scheduling thread against the live model (tests, diagnostics). */
@@ -199,52 +235,101 @@ public final class MasterService implements AutoCloseable {
   /** Metrics in the Prometheus text exposition format. */
   public String prometheus() {
     StringBuilder out = new StringBuilder(2048);
-    loop.decisions.appendPrometheus(out, "coflow_master_decision_seconds",
-        "Time the policy took per scheduling round.");
-    loop.rounds.appendPrometheus(out, "coflow_master_round_seconds",
+    loop.decisions.appendPrometheus(
+        out, "coflow_master_decision_seconds", "Time the policy took per scheduling round.");
+    loop.rounds.appendPrometheus(
+        out,
+        "coflow_master_round_seconds",
         "Time per scheduling round: merge reports, run the policy, push updates.");
-    loop.merges.appendPrometheus(out, "coflow_master_merge_seconds",
+    loop.merges.appendPrometheus(
+        out,
+        "coflow_master_merge_seconds",
         "Time per round to merge the agents' reports into the model.");
-    loop.pushes.appendPrometheus(out, "coflow_master_push_seconds",
+    loop.pushes.appendPrometheus(
+        out,
+        "coflow_master_push_seconds",
         "Time per round to diff the schedule and push updates to agents.");
     gauge(out, "coflow_master_flows", "Active flows in the model.", loop.flowCount());
     gauge(out, "coflow_master_coflows", "Active coflows in the model.", loop.coflowCount());
     gauge(out, "coflow_master_agents", "Open agent sessions.", tables.sessionCount());
-    gauge(out, "coflow_master_round_behind_seconds",
-        "How late the latest round started against its due time.", loop.behindMs() / 1000);
-    gauge(out, "coflow_master_interval_seconds", "The scheduling interval.",
+    gauge(
+        out,
+        "coflow_master_round_behind_seconds",
+        "How late the latest round started against its due time.",
+        loop.behindMs() / 1000);
+    gauge(
+        out,
+        "coflow_master_interval_seconds",
+        "The scheduling interval.",
         loop.intervalMillis() / 1000.0);
     counter(out, "coflow_master_rounds_total", "Scheduling rounds completed.", loop.round());
-    counter(out, "coflow_master_round_overruns_total", "Rounds that took longer than the interval.",
+    counter(
+        out,
+        "coflow_master_round_overruns_total",
+        "Rounds that took longer than the interval.",
         loop.overruns.get());
-    counter(out, "coflow_master_round_failures_total", "Rounds that failed with an error.",
+    counter(
+        out,
+        "coflow_master_round_failures_total",
+        "Rounds that failed with an error.",
         loop.failures.get());
-    counter(out, "coflow_master_flows_ended_total",
+    counter(
+        out,
+        "coflow_master_flows_ended_total",
         "Flows that left the model: finished, dropped with their session or coflow.",
         loop.flowsEnded.get());
-    counter(out, "coflow_master_pushed_updates_total", "Schedule updates pushed to agents.",
+    counter(
+        out,
+        "coflow_master_pushed_updates_total",
+        "Schedule updates pushed to agents.",
         pusher.updatesSent.get());
-    counter(out, "coflow_master_pushed_entries_total",
-        "Flow and pair entries carried by pushed updates.", pusher.entriesSent.get());
-    counter(out, "coflow_master_dropped_rounds_total",
+    counter(
+        out,
+        "coflow_master_pushed_entries_total",
+        "Flow and pair entries carried by pushed updates.",
+        pusher.entriesSent.get());
+    counter(
+        out,
+        "coflow_master_dropped_rounds_total",
         "Rounds whose updates were dropped because sending lagged (agents then get full schedules).",
         pusher.dropped.get());
     out.append("# HELP coflow_master_policy_info The policy in force.\n")
         .append("# TYPE coflow_master_policy_info gauge\n")
-        .append("coflow_master_policy_info{policy=\"").append(loop.policy().name())
-        .append("\",type=\"").append(loop.policy().type().name()).append("\"} 1\n");
+        .append("coflow_master_policy_info{policy=\"")
+        .append(loop.policy().name())
+        .append("\",type=\"")
+        .append(loop.policy().type().name())
+        .append("\"} 1\n");
     return out.toString();
   }
 
   private static void gauge(StringBuilder out, String name, String help, double value) {
-    out.append("# HELP ").append(name).append(' ').append(help).append('\n')
-        .append("# TYPE ").append(name).append(" gauge\n")
-        .append(name).append(' ').append(value).append('\n');
+    out.append("# HELP ")
+        .append(name)
+        .append(' ')
+        .append(help)
+        .append('\n')
+        .append("# TYPE ")
+        .append(name)
+        .append(" gauge\n")
+        .append(name)
+        .append(' ')
+        .append(value)
+        .append('\n');
   }
 
   private static void counter(StringBuilder out, String name, String help, long value) {
-    out.append("# HELP ").append(name).append(' ').append(help).append('\n')
-        .append("# TYPE ").append(name).append(" counter\n")
-        .append(name).append(' ').append(value).append('\n');
+    out.append("# HELP ")
+        .append(name)
+        .append(' ')
+        .append(help)
+        .append('\n')
+        .append("# TYPE ")
+        .append(name)
+        .append(" counter\n")
+        .append(name)
+        .append(' ')
+        .append(value)
+        .append('\n');
   }
 }

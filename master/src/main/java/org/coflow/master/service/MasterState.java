@@ -31,8 +31,10 @@ final class MasterState {
   private final long sessionTimeoutNanos;
   private final int maxReportsPerBatch;
   private final int maxHosts;
+
   /** Every host id seen (sessions and flow ends): each becomes a port that is never reused. */
   private final Set<String> hosts = new HashSet<>();
+
   private final List<String> unregistered = new ArrayList<>();
   private final Map<String, AgentSession> sessions = new LinkedHashMap<>();
   private final Map<String, AgentSession> byHost = new HashMap<>();
@@ -50,9 +52,13 @@ final class MasterState {
 
   synchronized AgentSession open(OpenSessionRequest req, long nowNanos) throws StatusException {
     if (req.getProtocolVersion() != ProtocolVersion.PROTOCOL_VERSION_1) {
-      throw Status.FAILED_PRECONDITION.withDescription("protocol version "
-          + req.getProtocolVersionValue() + " is not supported by this master, which speaks "
-          + ProtocolVersion.PROTOCOL_VERSION_1.getNumber() + ": run an agent of the same release")
+      throw Status.FAILED_PRECONDITION
+          .withDescription(
+              "protocol version "
+                  + req.getProtocolVersionValue()
+                  + " is not supported by this master, which speaks "
+                  + ProtocolVersion.PROTOCOL_VERSION_1.getNumber()
+                  + ": run an agent of the same release")
           .asException();
     }
     requireNonEmpty(req.getHostId(), "host_id", "the host this agent is the Courier of");
@@ -64,9 +70,16 @@ final class MasterState {
     if (previous != null) {
       end(previous, "replaced by a new session of host " + req.getHostId());
     }
-    AgentSession s = new AgentSession(UUID.randomUUID().toString(), req.getHostId(),
-        req.getDataAddress(), req.getEngineAddress(), req.getUplinkBytesPerSec(),
-        req.getDownlinkBytesPerSec(), Map.copyOf(req.getLabelsMap()), System.currentTimeMillis());
+    AgentSession s =
+        new AgentSession(
+            UUID.randomUUID().toString(),
+            req.getHostId(),
+            req.getDataAddress(),
+            req.getEngineAddress(),
+            req.getUplinkBytesPerSec(),
+            req.getDownlinkBytesPerSec(),
+            Map.copyOf(req.getLabelsMap()),
+            System.currentTimeMillis());
     s.lastSeenNanos = nowNanos;
     sessions.put(s.id, s);
     byHost.put(s.hostId, s);
@@ -90,8 +103,13 @@ final class MasterState {
   synchronized void report(ReportBatch batch, long nowNanos) throws StatusException {
     AgentSession s = session(batch.getSessionId());
     if (batch.getFlowsCount() > maxReportsPerBatch) {
-      throw invalid("a report batch of " + batch.getFlowsCount() + " flows exceeds "
-          + "coflow.master.maxReportsPerBatch=" + maxReportsPerBatch + ": split it");
+      throw invalid(
+          "a report batch of "
+              + batch.getFlowsCount()
+              + " flows exceeds "
+              + "coflow.master.maxReportsPerBatch="
+              + maxReportsPerBatch
+              + ": split it");
     }
     Set<Long> seen = new HashSet<>();
     Set<String> newHosts = new HashSet<>();
@@ -112,8 +130,15 @@ final class MasterState {
       }
       if (f == null) {
         FlowSpec spec = r.getSpec();
-        f = new FlowRecord(s, r.getFlowId(), spec.getCoflowId(), spec.getSrcHost(),
-            spec.getDstHost(), spec.getStartTimeMs(), Map.copyOf(spec.getAttributesMap()));
+        f =
+            new FlowRecord(
+                s,
+                r.getFlowId(),
+                spec.getCoflowId(),
+                spec.getSrcHost(),
+                spec.getDstHost(),
+                spec.getStartTimeMs(),
+                Map.copyOf(spec.getAttributesMap()));
         s.flows.put(r.getFlowId(), f);
       }
       f.sent = r.getBytesSent();
@@ -138,23 +163,40 @@ final class MasterState {
       throw invalid("flow " + id + ": bytes_sent must not be negative, got " + r.getBytesSent());
     }
     if (r.hasBytesRemaining() && r.getBytesRemaining() < 0) {
-      throw invalid("flow " + id + ": bytes_remaining must not be negative, got "
-          + r.getBytesRemaining() + " (leave it unset when unknown)");
+      throw invalid(
+          "flow "
+              + id
+              + ": bytes_remaining must not be negative, got "
+              + r.getBytesRemaining()
+              + " (leave it unset when unknown)");
     }
     FlowRecord known = s.flows.get(id);
     if (known == null) {
       if (!r.hasSpec()) {
-        throw Status.FAILED_PRECONDITION.withDescription("flow " + id + " of host " + s.hostId
-            + " is unknown to this master (new, or the master restarted): send it with its spec")
+        throw Status.FAILED_PRECONDITION
+            .withDescription(
+                "flow "
+                    + id
+                    + " of host "
+                    + s.hostId
+                    + " is unknown to this master (new, or the master restarted): send it with its spec")
             .asException();
       }
       FlowSpec spec = r.getSpec();
       requireNonEmpty(spec.getSrcHost(), "flow " + id + ": spec.src_host", "the sending host id");
       requireNonEmpty(spec.getDstHost(), "flow " + id + ": spec.dst_host", "the receiving host id");
       if (!spec.getSrcHost().equals(s.hostId) && !spec.getDstHost().equals(s.hostId)) {
-        throw invalid("flow " + id + ": neither src_host '" + spec.getSrcHost() + "' nor dst_host '"
-            + spec.getDstHost() + "' is this session's host '" + s.hostId + "': an agent reports "
-            + "only flows its own host sends or receives");
+        throw invalid(
+            "flow "
+                + id
+                + ": neither src_host '"
+                + spec.getSrcHost()
+                + "' nor dst_host '"
+                + spec.getDstHost()
+                + "' is this session's host '"
+                + s.hostId
+                + "': an agent reports "
+                + "only flows its own host sends or receives");
       }
       for (String h : List.of(spec.getSrcHost(), spec.getDstHost())) {
         if (!hosts.contains(h)) {
@@ -165,20 +207,41 @@ final class MasterState {
     }
     if (r.hasSpec()) {
       FlowSpec spec = r.getSpec();
-      if (!spec.getCoflowId().equals(known.coflowId) || !spec.getSrcHost().equals(known.srcHost)
+      if (!spec.getCoflowId().equals(known.coflowId)
+          || !spec.getSrcHost().equals(known.srcHost)
           || !spec.getDstHost().equals(known.dstHost)) {
-        throw invalid("flow " + id + ": spec changed from coflow '" + known.coflowId + "' "
-            + known.srcHost + "->" + known.dstHost + " to coflow '" + spec.getCoflowId() + "' "
-            + spec.getSrcHost() + "->" + spec.getDstHost() + ": a new flow needs a new flow id");
+        throw invalid(
+            "flow "
+                + id
+                + ": spec changed from coflow '"
+                + known.coflowId
+                + "' "
+                + known.srcHost
+                + "->"
+                + known.dstHost
+                + " to coflow '"
+                + spec.getCoflowId()
+                + "' "
+                + spec.getSrcHost()
+                + "->"
+                + spec.getDstHost()
+                + ": a new flow needs a new flow id");
       }
     }
     if (r.getBytesSent() < known.sent) {
-      throw invalid("flow " + id + ": bytes_sent went backwards from " + known.sent + " to "
-          + r.getBytesSent() + "; it counts every byte sent since the flow started");
+      throw invalid(
+          "flow "
+              + id
+              + ": bytes_sent went backwards from "
+              + known.sent
+              + " to "
+              + r.getBytesSent()
+              + "; it counts every byte sent since the flow started");
     }
   }
 
-  synchronized ScheduleStream watch(String sessionId, ScheduleStream stream) throws StatusException {
+  synchronized ScheduleStream watch(String sessionId, ScheduleStream stream)
+      throws StatusException {
     AgentSession s = session(sessionId);
     ScheduleStream old = s.stream;
     s.stream = stream;
@@ -196,36 +259,66 @@ final class MasterState {
   synchronized void register(RegisterCoflowRequest req) throws StatusException {
     requireNonEmpty(req.getCoflowId(), "coflow_id", "the coflow's id (Spark: app id + shuffle id)");
     if (coflows.containsKey(req.getCoflowId())) {
-      throw Status.ALREADY_EXISTS.withDescription("coflow '" + req.getCoflowId()
-          + "' is already registered: unregister it first or use a new id").asException();
+      throw Status.ALREADY_EXISTS
+          .withDescription(
+              "coflow '"
+                  + req.getCoflowId()
+                  + "' is already registered: unregister it first or use a new id")
+          .asException();
     }
-    if (req.getWeight() < 0 || Double.isNaN(req.getWeight()) || Double.isInfinite(req.getWeight())) {
-      throw invalid("coflow '" + req.getCoflowId() + "': weight must be a positive number (0 for "
-          + "the default 1), got " + req.getWeight());
+    if (req.getWeight() < 0
+        || Double.isNaN(req.getWeight())
+        || Double.isInfinite(req.getWeight())) {
+      throw invalid(
+          "coflow '"
+              + req.getCoflowId()
+              + "': weight must be a positive number (0 for "
+              + "the default 1), got "
+              + req.getWeight());
     }
     if (req.getDeadlineMs() < 0) {
-      throw invalid("coflow '" + req.getCoflowId() + "': deadline_ms must not be negative, got "
-          + req.getDeadlineMs());
+      throw invalid(
+          "coflow '"
+              + req.getCoflowId()
+              + "': deadline_ms must not be negative, got "
+              + req.getDeadlineMs());
     }
     Map<HostPair, Long> sizes = new HashMap<>();
     for (PairSize p : req.getSizesList()) {
-      requireNonEmpty(p.getSrcHost(), "coflow '" + req.getCoflowId() + "': sizes.src_host", "a host id");
-      requireNonEmpty(p.getDstHost(), "coflow '" + req.getCoflowId() + "': sizes.dst_host", "a host id");
+      requireNonEmpty(
+          p.getSrcHost(), "coflow '" + req.getCoflowId() + "': sizes.src_host", "a host id");
+      requireNonEmpty(
+          p.getDstHost(), "coflow '" + req.getCoflowId() + "': sizes.dst_host", "a host id");
       if (p.getBytes() < 0) {
-        throw invalid("coflow '" + req.getCoflowId() + "': size of " + p.getSrcHost() + "->"
-            + p.getDstHost() + " must not be negative, got " + p.getBytes());
+        throw invalid(
+            "coflow '"
+                + req.getCoflowId()
+                + "': size of "
+                + p.getSrcHost()
+                + "->"
+                + p.getDstHost()
+                + " must not be negative, got "
+                + p.getBytes());
       }
       sizes.merge(new HostPair(p.getSrcHost(), p.getDstHost()), p.getBytes(), Long::sum);
     }
     double weight = req.getWeight() == 0 ? 1 : req.getWeight();
-    coflows.put(req.getCoflowId(), new RegisteredCoflow(req.getCoflowId(), req.getName(), weight,
-        req.getDeadlineMs(), Map.copyOf(sizes), System.currentTimeMillis()));
+    coflows.put(
+        req.getCoflowId(),
+        new RegisteredCoflow(
+            req.getCoflowId(),
+            req.getName(),
+            weight,
+            req.getDeadlineMs(),
+            Map.copyOf(sizes),
+            System.currentTimeMillis()));
     coflowsChanged = true;
   }
 
   synchronized void unregister(String coflowId) throws StatusException {
     if (coflows.remove(coflowId) == null) {
-      throw Status.NOT_FOUND.withDescription("coflow '" + coflowId + "' is not registered")
+      throw Status.NOT_FOUND
+          .withDescription("coflow '" + coflowId + "' is not registered")
           .asException();
     }
     for (AgentSession s : sessions.values()) {
@@ -245,10 +338,13 @@ final class MasterState {
   static final class Changes {
     List<FlowRecord> flows = List.of();
     List<AgentSession> endedSessions = List.of();
+
     /** Non-null when the set of sessions changed: all live sessions. */
     List<AgentSession> sessions;
+
     /** Non-null when registrations changed: all registered coflows. */
     Map<String, RegisteredCoflow> coflows;
+
     /** Coflows unregistered since the last drain (identified flows of theirs are dropped too). */
     List<String> unregistered = List.of();
   }
@@ -310,27 +406,38 @@ final class MasterState {
 
   private void requireRoom(int more, String what) throws StatusException {
     if (more > 0 && hosts.size() + more > maxHosts) {
-      throw Status.RESOURCE_EXHAUSTED.withDescription(what + " would take the master past "
-          + "coflow.master.maxHosts=" + maxHosts + " hosts: raise it (memory grows with its square)")
+      throw Status.RESOURCE_EXHAUSTED
+          .withDescription(
+              what
+                  + " would take the master past "
+                  + "coflow.master.maxHosts="
+                  + maxHosts
+                  + " hosts: raise it (memory grows with its square)")
           .asException();
     }
   }
 
   /**
-   * The live session serving a host, by engine address or host id (exactly one non-empty); the
-   * most recently opened one when several agents claimed the same engine address.
+   * The live session serving a host, by engine address or host id (exactly one non-empty); the most
+   * recently opened one when several agents claimed the same engine address.
    */
   synchronized AgentSession find(String engineAddress, String hostId) throws StatusException {
     boolean byEngine = !engineAddress.isEmpty();
     if (byEngine == !hostId.isEmpty()) {
-      throw Status.INVALID_ARGUMENT.withDescription(
-          "FindAgent needs exactly one of engine_address and host_id (got '" + engineAddress + "' and '"
-              + hostId + "')").asException();
+      throw Status.INVALID_ARGUMENT
+          .withDescription(
+              "FindAgent needs exactly one of engine_address and host_id (got '"
+                  + engineAddress
+                  + "' and '"
+                  + hostId
+                  + "')")
+          .asException();
     }
     AgentSession found = null;
     if (byEngine) {
       for (AgentSession s : sessions.values()) {
-        if (engineAddress.equals(s.engineAddress) && (found == null || s.openedMillis >= found.openedMillis)) {
+        if (engineAddress.equals(s.engineAddress)
+            && (found == null || s.openedMillis >= found.openedMillis)) {
           found = s;
         }
       }
@@ -338,8 +445,12 @@ final class MasterState {
       found = byHost.get(hostId);
     }
     if (found == null) {
-      throw Status.NOT_FOUND.withDescription("no live agent session has " + (byEngine ? "engine address '"
-          + engineAddress : "host id '" + hostId) + "'; is the host's agent running and connected?").asException();
+      throw Status.NOT_FOUND
+          .withDescription(
+              "no live agent session has "
+                  + (byEngine ? "engine address '" + engineAddress : "host id '" + hostId)
+                  + "'; is the host's agent running and connected?")
+          .asException();
     }
     return found;
   }
@@ -353,9 +464,20 @@ final class MasterState {
     List<MasterSnapshot.Agent> out = new ArrayList<>();
     for (AgentSession s : sessions.values()) {
       ScheduleStream stream = s.stream;
-      out.add(new MasterSnapshot.Agent(s.hostId, s.id, s.dataAddress, s.engineAddress, s.uplink,
-          s.downlink, s.labels, s.openedMillis, (nowNanos - s.lastSeenNanos) / 1_000_000,
-          s.flows.size(), s.batches, stream != null && stream.isOpen()));
+      out.add(
+          new MasterSnapshot.Agent(
+              s.hostId,
+              s.id,
+              s.dataAddress,
+              s.engineAddress,
+              s.uplink,
+              s.downlink,
+              s.labels,
+              s.openedMillis,
+              (nowNanos - s.lastSeenNanos) / 1_000_000,
+              s.flows.size(),
+              s.batches,
+              stream != null && stream.isOpen()));
     }
     return out;
   }
@@ -386,14 +508,20 @@ final class MasterState {
   private AgentSession session(String id) throws StatusException {
     AgentSession s = sessions.get(id);
     if (s == null) {
-      throw Status.NOT_FOUND.withDescription("session '" + id + "' is not open on this master "
-          + "(never opened, closed, expired, or the master restarted): open a new session and "
-          + "resend every flow with its spec").asException();
+      throw Status.NOT_FOUND
+          .withDescription(
+              "session '"
+                  + id
+                  + "' is not open on this master "
+                  + "(never opened, closed, expired, or the master restarted): open a new session and "
+                  + "resend every flow with its spec")
+          .asException();
     }
     return s;
   }
 
-  private static void requireNonEmpty(String value, String field, String what) throws StatusException {
+  private static void requireNonEmpty(String value, String field, String what)
+      throws StatusException {
     if (value.isEmpty()) {
       throw invalid(field + " is empty: it must name " + what);
     }
@@ -401,7 +529,8 @@ final class MasterState {
 
   private static void requireCapacity(String field, double v) throws StatusException {
     if (!(v >= 0) || Double.isInfinite(v)) {
-      throw invalid(field + " must be a finite number of bytes/s, 0 for the master's default; got " + v);
+      throw invalid(
+          field + " must be a finite number of bytes/s, 0 for the master's default; got " + v);
     }
   }
 

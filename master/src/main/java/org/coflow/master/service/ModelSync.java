@@ -30,9 +30,11 @@ final class ModelSync {
   private double[] downlink = new double[0];
   private boolean fabricStale;
   private final Map<String, Coflow> live = new HashMap<>();
+
   /** Bytes of registered pair sizes already given to flows, by coflow id and pair. */
   /** Per coflow and host pair, the registered bytes already handed to the pair's flows. */
   private final Map<String, Map<HostPair, Long>> pairAssigned = new HashMap<>();
+
   private Map<String, RegisteredCoflow> registered = Map.of();
   private final List<FlowRecord> active = new ArrayList<>();
   private long seq;
@@ -51,9 +53,9 @@ final class ModelSync {
   }
 
   /**
-   * Records whose flows are in the model, aligned with the model's flows:
-   * {@code active().get(i).flow.index() == i} (both append new flows and move the last into a
-   * finished flow's slot).
+   * Records whose flows are in the model, aligned with the model's flows: {@code
+   * active().get(i).flow.index() == i} (both append new flows and move the last into a finished
+   * flow's slot).
    */
   List<FlowRecord> active() {
     return active;
@@ -104,8 +106,8 @@ final class ModelSync {
    * leave it.
    *
    * @param now the round's time on the scheduler's clock (seconds since the master started)
-   * @param wallMillis the same instant in epoch milliseconds, for identification (flow start
-   *     times are the agents' epoch clocks)
+   * @param wallMillis the same instant in epoch milliseconds, for identification (flow start times
+   *     are the agents' epoch clocks)
    * @param removed receives the records whose flows left the model
    */
   void apply(List<FlowRecord> changed, double now, long wallMillis, List<FlowRecord> removed) {
@@ -147,8 +149,15 @@ final class ModelSync {
       forget(r);
       if (r.coflowId.isEmpty() && !(r.viewRemaining >= 0 && r.viewSent + r.viewRemaining == 0)) {
         r.identity = nextHandle++;
-        dark.add(new CoflowIdentifier.Arrival(r.identity, r.session.hostId, r.flowId, r.srcHost, r.dstHost,
-            r.startMillis, r.attributes));
+        dark.add(
+            new CoflowIdentifier.Arrival(
+                r.identity,
+                r.session.hostId,
+                r.flowId,
+                r.srcHost,
+                r.dstHost,
+                r.startMillis,
+                r.attributes));
       }
     }
     List<String> identified = dark.isEmpty() ? List.of() : identifier.identify(dark, wallMillis);

@@ -12,15 +12,19 @@ final class PairTable {
   double[] rate = new double[0];
   int[] priority = new int[0];
   private boolean[] seen = new boolean[0];
+
   /** Pairs with flows this round. */
   int[] touched = new int[16];
+
   int touchedCount;
 
   double[] pushedRate = new double[0];
   int[] pushedPriority = new int[0];
   boolean[] pushed = new boolean[0];
+
   /** Pairs pushed (and not removed) so far. */
   int[] pushedKeys = new int[16];
+
   int pushedCount;
 
   /** Starts a round over {@code n} ports; keeps what was pushed if the port count is unchanged. */

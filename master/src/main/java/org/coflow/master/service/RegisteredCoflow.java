@@ -3,8 +3,8 @@ package org.coflow.master.service;
 import java.util.Map;
 
 /**
- * What a framework told the master about a coflow: name, weight, deadline and the clairvoyant
- * sizes per host pair. Immutable.
+ * What a framework told the master about a coflow: name, weight, deadline and the clairvoyant sizes
+ * per host pair. Immutable.
  */
 final class RegisteredCoflow {
   final String id;
@@ -14,8 +14,13 @@ final class RegisteredCoflow {
   final Map<HostPair, Long> pairSizes;
   final long registeredMillis;
 
-  RegisteredCoflow(String id, String name, double weight, long deadlineMillis,
-      Map<HostPair, Long> pairSizes, long registeredMillis) {
+  RegisteredCoflow(
+      String id,
+      String name,
+      double weight,
+      long deadlineMillis,
+      Map<HostPair, Long> pairSizes,
+      long registeredMillis) {
     this.id = id;
     this.name = name;
     this.weight = weight;

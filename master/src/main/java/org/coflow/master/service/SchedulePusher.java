@@ -25,13 +25,19 @@ final class SchedulePusher {
 
   private final Executor sender;
   private final List<Runnable> outbox = new ArrayList<>();
+
   /** Rounds of updates the sending thread may have queued before new ones are dropped. */
   private static final int MAX_BACKLOG = 2;
-  private final java.util.concurrent.atomic.AtomicInteger backlog = new java.util.concurrent.atomic.AtomicInteger();
+
+  private final java.util.concurrent.atomic.AtomicInteger backlog =
+      new java.util.concurrent.atomic.AtomicInteger();
+
   /** Rounds whose updates were dropped because the sending thread was behind. */
   final AtomicLong dropped = new AtomicLong();
+
   /** Updates and entries handed to the transport. */
   final AtomicLong updatesSent = new AtomicLong();
+
   final AtomicLong entriesSent = new AtomicLong();
 
   /**
@@ -51,9 +57,17 @@ final class SchedulePusher {
    * @param allocatedSend receives the summed rates out of each port (length = ports)
    * @param allocatedReceive receives the summed rates into each port
    */
-  void push(Schedule schedule, ModelSync model, List<FlowRecord> removed,
-      Map<String, AgentSession> sessions, AgentSession[] sessionByPort, double[] allocatedSend,
-      double[] allocatedReceive, long epoch, String policy, PolicyType type) {
+  void push(
+      Schedule schedule,
+      ModelSync model,
+      List<FlowRecord> removed,
+      Map<String, AgentSession> sessions,
+      AgentSession[] sessionByPort,
+      double[] allocatedSend,
+      double[] allocatedReceive,
+      long epoch,
+      String policy,
+      PolicyType type) {
     for (AgentSession s : sessions.values()) {
       ScheduleStream stream = s.stream;
       if (stream != s.pushedTo || s.sendFailed) {
@@ -112,13 +126,14 @@ final class SchedulePusher {
         dropped.incrementAndGet();
       } else {
         backlog.incrementAndGet();
-        sender.execute(() -> {
-          try {
-            batch.forEach(Runnable::run);
-          } finally {
-            backlog.decrementAndGet();
-          }
-        });
+        sender.execute(
+            () -> {
+              try {
+                batch.forEach(Runnable::run);
+              } finally {
+                backlog.decrementAndGet();
+              }
+            });
       }
     }
   }
@@ -135,21 +150,27 @@ final class SchedulePusher {
       AgentSession s = sessionByPort[pair / ports];
       double rate = pairs.rate[pair];
       int priority = pairs.priority[pair];
-      if (s.needFull || !pairs.pushed[pair] || pairs.pushedPriority[pair] != priority
+      if (s.needFull
+          || !pairs.pushed[pair]
+          || pairs.pushedPriority[pair] != priority
           || rateChanged(pairs.pushedRate[pair], rate)) {
         s.buffer.pair(hosts.get(pair % ports), rate, priority);
         pairs.markPushed(pair, rate, priority);
       }
     }
-    pairs.retainPushed(pairs::touchedThisRound, pair -> {
-      AgentSession s = sessionByPort[pair / ports];
-      if (s != null && !s.needFull && !s.closed) {
-        s.buffer.removedPair(hosts.get(pair % ports));
-      }
-    });
+    pairs.retainPushed(
+        pairs::touchedThisRound,
+        pair -> {
+          AgentSession s = sessionByPort[pair / ports];
+          if (s != null && !s.needFull && !s.closed) {
+            s.buffer.removedPair(hosts.get(pair % ports));
+          }
+        });
   }
 
-  /** After a failed round: nothing half-built is sent, and every agent gets a full schedule next. */
+  /**
+   * After a failed round: nothing half-built is sent, and every agent gets a full schedule next.
+   */
   void abandonRound(Iterable<AgentSession> sessions) {
     outbox.clear();
     for (AgentSession s : sessions) {
@@ -162,8 +183,9 @@ final class SchedulePusher {
   void closed(AgentSession s) {
     ScheduleStream stream = s.stream;
     if (stream != null) {
-      stream.close(Status.NOT_FOUND.withDescription("session " + s.id + " " + s.closeReason
-          + ": open a new session"));
+      stream.close(
+          Status.NOT_FOUND.withDescription(
+              "session " + s.id + " " + s.closeReason + ": open a new session"));
     }
     s.buffer.clear();
   }
@@ -178,33 +200,40 @@ final class SchedulePusher {
   }
 
   /**
-   * Queues the update for the sending thread. A stream that cannot take it (gone, or its
-   * transport full) marks the session, whose next update is then a full schedule.
+   * Queues the update for the sending thread. A stream that cannot take it (gone, or its transport
+   * full) marks the session, whose next update is then a full schedule.
    */
-  private boolean send(AgentSession s, ScheduleUpdate.Builder b, boolean full, long epoch,
-      String policy, PolicyType type) {
+  private boolean send(
+      AgentSession s,
+      ScheduleUpdate.Builder b,
+      boolean full,
+      long epoch,
+      String policy,
+      PolicyType type) {
     ScheduleStream stream = s.pushedTo;
     if (stream == null) {
       s.needFull = true;
       return false;
     }
-    int entries = b.getFlowsCount() + b.getRemovedFlowsCount() + b.getPairsCount()
-        + b.getRemovedPairsCount();
-    ScheduleUpdate update = b.setEpoch(epoch).setPolicy(policy).setPolicyType(proto(type))
-        .setFull(full).build();
-    outbox.add(() -> {
-      if (stream.trySend(update)) {
-        updatesSent.incrementAndGet();
-        entriesSent.addAndGet(entries);
-      } else {
-        s.sendFailed = true;
-      }
-    });
+    int entries =
+        b.getFlowsCount() + b.getRemovedFlowsCount() + b.getPairsCount() + b.getRemovedPairsCount();
+    ScheduleUpdate update =
+        b.setEpoch(epoch).setPolicy(policy).setPolicyType(proto(type)).setFull(full).build();
+    outbox.add(
+        () -> {
+          if (stream.trySend(update)) {
+            updatesSent.incrementAndGet();
+            entriesSent.addAndGet(entries);
+          } else {
+            s.sendFailed = true;
+          }
+        });
     return true;
   }
 
   static org.coflow.api.proto.v1.PolicyType proto(PolicyType type) {
-    return type == PolicyType.ORDER ? org.coflow.api.proto.v1.PolicyType.POLICY_TYPE_ORDER
+    return type == PolicyType.ORDER
+        ? org.coflow.api.proto.v1.PolicyType.POLICY_TYPE_ORDER
         : org.coflow.api.proto.v1.PolicyType.POLICY_TYPE_RATE;
   }
 }

@@ -11,6 +11,7 @@ import org.coflow.api.proto.v1.ScheduleUpdate;
 final class ScheduleStream {
   private final ServerCallStreamObserver<ScheduleUpdate> observer;
   private boolean closed;
+
   /** An update was refused; the stream takes only a full schedule until one goes through. */
   private boolean broken;
 

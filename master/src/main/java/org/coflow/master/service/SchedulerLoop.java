@@ -27,8 +27,10 @@ import org.slf4j.LoggerFactory;
  */
 final class SchedulerLoop {
   private static final Logger LOG = LoggerFactory.getLogger(SchedulerLoop.class);
+
   /** Smoothing of the measured per-host traffic (weight of the newest round). */
   private static final double TRAFFIC_SMOOTHING = 0.3;
+
   private static final ThreadMXBean CPU = ManagementFactory.getThreadMXBean();
 
   private final MasterState tables;
@@ -63,7 +65,11 @@ final class SchedulerLoop {
   private volatile int flowCount;
   private volatile int coflowCount;
 
-  SchedulerLoop(MasterState tables, ModelSync model, SchedulePusher pusher, SchedulingPolicy policy,
+  SchedulerLoop(
+      MasterState tables,
+      ModelSync model,
+      SchedulePusher pusher,
+      SchedulingPolicy policy,
       long intervalMillis) {
     this.tables = tables;
     this.model = model;
@@ -72,18 +78,21 @@ final class SchedulerLoop {
     this.current = policy;
     model.attach(policy);
     this.intervalNanos = intervalMillis * 1_000_000L;
-    this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "coflow-scheduler");
-      t.setDaemon(true);
-      return t;
-    });
+    this.executor =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "coflow-scheduler");
+              t.setDaemon(true);
+              return t;
+            });
   }
 
   void start() {
     startNanos = System.nanoTime();
     dueNanos = startNanos + intervalNanos;
     lastRoundNanos = startNanos;
-    executor.scheduleAtFixedRate(this::runRound, intervalNanos, intervalNanos, TimeUnit.NANOSECONDS);
+    executor.scheduleAtFixedRate(
+        this::runRound, intervalNanos, intervalNanos, TimeUnit.NANOSECONDS);
   }
 
   void stop() throws InterruptedException {
@@ -131,17 +140,24 @@ final class SchedulerLoop {
    * @throws IllegalStateException if the loop does not answer within {@code timeoutMillis}
    */
   <T> T inspect(Function<LoopView, T> view, long timeoutMillis) {
-    CompletableFuture<T> result = CompletableFuture.supplyAsync(() -> view.apply(new LoopView()), executor);
+    CompletableFuture<T> result =
+        CompletableFuture.supplyAsync(() -> view.apply(new LoopView()), executor);
     try {
       return result.get(timeoutMillis, TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while waiting for the scheduling thread", e);
     } catch (ExecutionException e) {
-      throw new IllegalStateException("inspecting the scheduler failed: " + e.getCause(), e.getCause());
+      throw new IllegalStateException(
+          "inspecting the scheduler failed: " + e.getCause(), e.getCause());
     } catch (TimeoutException e) {
-      throw new IllegalStateException("the scheduling thread did not answer within "
-          + timeoutMillis + " ms (it is behind by " + behindMs + " ms)", e);
+      throw new IllegalStateException(
+          "the scheduling thread did not answer within "
+              + timeoutMillis
+              + " ms (it is behind by "
+              + behindMs
+              + " ms)",
+          e);
     }
   }
 
@@ -162,7 +178,8 @@ final class SchedulerLoop {
     } catch (RuntimeException | Error e) {
       // The executor would silently stop scheduling after a thrown exception: log it and go on.
       failures.incrementAndGet();
-      LOG.error("scheduling round {} failed; every agent gets a full schedule next round", round + 1, e);
+      LOG.error(
+          "scheduling round {} failed; every agent gets a full schedule next round", round + 1, e);
       pusher.abandonRound(sessionsByHost.values());
       removed.clear();
     }
@@ -225,8 +242,17 @@ final class SchedulerLoop {
     }
     allocatedSend = new double[ports];
     allocatedReceive = new double[ports];
-    pusher.push(schedule, model, removed, sessionsByHost, sessionByPort, allocatedSend,
-        allocatedReceive, epoch, policy.name(), policy.type());
+    pusher.push(
+        schedule,
+        model,
+        removed,
+        sessionsByHost,
+        sessionByPort,
+        allocatedSend,
+        allocatedReceive,
+        epoch,
+        policy.name(),
+        policy.type());
     pushes.add((System.nanoTime() - p0) / 1e6);
     flowsEnded.addAndGet(removed.size());
     removed.clear();

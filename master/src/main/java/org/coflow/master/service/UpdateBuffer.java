@@ -10,8 +10,8 @@ final class UpdateBuffer {
   private int entries;
 
   void flow(long flowId, double rate, int priority) {
-    builder.addFlows(FlowSchedule.newBuilder()
-        .setFlowId(flowId).setRateBytesPerSec(rate).setPriority(priority));
+    builder.addFlows(
+        FlowSchedule.newBuilder().setFlowId(flowId).setRateBytesPerSec(rate).setPriority(priority));
     entries++;
   }
 
@@ -21,8 +21,11 @@ final class UpdateBuffer {
   }
 
   void pair(String dstHost, double rate, int priority) {
-    builder.addPairs(PairSchedule.newBuilder()
-        .setDstHost(dstHost).setRateBytesPerSec(rate).setPriority(priority));
+    builder.addPairs(
+        PairSchedule.newBuilder()
+            .setDstHost(dstHost)
+            .setRateBytesPerSec(rate)
+            .setPriority(priority));
     entries++;
   }
 

@@ -15,10 +15,10 @@ import org.coflow.master.policy.Schedule;
 import org.junit.jupiter.api.Test;
 
 /**
- * Late binding on a hand-made case: a flow of a small coflow A that identification put into a
- * big, already demoted coflow B (it started 0.8 s after A's flows, closer to B's). Without late
- * binding it waits behind A as a straggler in B's queue; with d = 2 it lies in A's extension, A
- * serves it first and it stays bound to A.
+ * Late binding on a hand-made case: a flow of a small coflow A that identification put into a big,
+ * already demoted coflow B (it started 0.8 s after A's flows, closer to B's). Without late binding
+ * it waits behind A as a straggler in B's queue; with d = 2 it lies in A's extension, A serves it
+ * first and it stays bound to A.
  */
 class LateBindingTest {
   private static final double MIB = 1 << 20;

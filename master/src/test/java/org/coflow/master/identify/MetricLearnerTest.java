@@ -20,7 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class MetricLearnerTest {
 
-  /** Coflows from {@code first}: tenant alternates, 0.3 s apart, 4 reducers each with its own port. */
+  /**
+   * Coflows from {@code first}: tenant alternates, 0.3 s apart, 4 reducers each with its own port.
+   */
   static List<MetricLearner.Labelled> workload(int first, int coflows, long seed) {
     Random r = new Random(seed);
     List<MetricLearner.Labelled> out = new ArrayList<>();
@@ -32,8 +34,17 @@ class MetricLearnerTest {
         int port = 40000 + c * 10 + red;
         for (int m = 0; m < 6; m++) {
           long id = c * 1000L + red * 10 + m;
-          out.add(new MetricLearner.Labelled(new FlowPoint(id, start + 0.1 * r.nextDouble(), tenant * 10 + r.nextInt(10),
-              dst, port, false, tenant), "c" + c));
+          out.add(
+              new MetricLearner.Labelled(
+                  new FlowPoint(
+                      id,
+                      start + 0.1 * r.nextDouble(),
+                      tenant * 10 + r.nextInt(10),
+                      dst,
+                      port,
+                      false,
+                      tenant),
+                  "c" + c));
         }
       }
     }
@@ -60,18 +71,23 @@ class MetricLearnerTest {
     List<MetricLearner.Labelled> heldOut = workload(100, 40, 2);
     double ours = score(learned, heldOut);
     double uniform = score(CodaMetric.UNIFORM, heldOut);
-    System.out.printf("learned weights %s: accuracy %.4f on held-out flows, uniform %.4f%n",
+    System.out.printf(
+        "learned weights %s: accuracy %.4f on held-out flows, uniform %.4f%n",
         java.util.Arrays.toString(w), ours, uniform);
     assertTrue(ours > uniform + 0.1, "learned " + ours + " vs uniform " + uniform);
     assertTrue(ours > 0.95, "learned " + ours);
 
     Path f = tmp.resolve("weights.properties");
     learned.store(f, "test");
-    assertEquals(java.util.Arrays.toString(w), java.util.Arrays.toString(CodaMetric.load(f).weights()));
+    assertEquals(
+        java.util.Arrays.toString(w), java.util.Arrays.toString(CodaMetric.load(f).weights()));
     Files.writeString(f, "spark.time=1\n");
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> CodaMetric.load(f));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> CodaMetric.load(f));
     assertTrue(e.getMessage().contains("spark.community"), e.getMessage());
-    Files.writeString(f, "spark.time=x\nspark.community=1\nspark.port=1\nhadoop.time=1\nhadoop.community=1\nhadoop.port=1\n");
+    Files.writeString(
+        f,
+        "spark.time=x\nspark.community=1\nspark.port=1\nhadoop.time=1\nhadoop.community=1\nhadoop.port=1\n");
     e = assertThrows(IllegalArgumentException.class, () -> CodaMetric.load(f));
     assertTrue(e.getMessage().contains("spark.time = 'x'"), e.getMessage());
   }

@@ -28,7 +28,8 @@ class RoughDbscanTest {
     // another executor port adds 0.217
     assertEquals(Math.sqrt(0.03825 + 0.217), M.distance(a, spark(3, 10.1, 2, 40001)), 1e-12);
     // another community adds 5.431
-    assertEquals(Math.sqrt(5.431), M.distance(a, new FlowPoint(4, 10.0, 0, 1, 40000, false, 7)), 1e-12);
+    assertEquals(
+        Math.sqrt(5.431), M.distance(a, new FlowPoint(4, 10.0, 0, 1, 40000, false, 7)), 1e-12);
     // Hadoop: ports carry nothing; Spark and Hadoop never mix
     FlowPoint h1 = new FlowPoint(5, 3.0, 0, 1, 50000, true, 0);
     FlowPoint h2 = new FlowPoint(6, 3.5, 0, 2, 50001, true, 0);
@@ -83,7 +84,8 @@ class RoughDbscanTest {
     Map<Long, Long> joined = c.clusters();
     assertEquals(joined.get(0L), joined.get(10L), "the bridge links them");
     c.remove(99);
-    assertNotEquals(c.clusters().get(0L), c.clusters().get(10L), "and its departure splits them again");
+    assertNotEquals(
+        c.clusters().get(0L), c.clusters().get(10L), "and its departure splits them again");
   }
 
   @Test
@@ -97,7 +99,15 @@ class RoughDbscanTest {
       for (int f = 0; f < 40; f++) {
         long id = c * 1000L + f;
         double t = start + (hadoop ? r.nextDouble() : 0.1 * r.nextDouble());
-        flows.add(new FlowPoint(id, t, r.nextInt(20), r.nextInt(20), hadoop ? r.nextInt(60000) : 40000 + c, hadoop, 0));
+        flows.add(
+            new FlowPoint(
+                id,
+                t,
+                r.nextInt(20),
+                r.nextInt(20),
+                hadoop ? r.nextInt(60000) : 40000 + c,
+                hadoop,
+                0));
         truth.put(id, "c" + c);
       }
     }
@@ -111,7 +121,9 @@ class RoughDbscanTest {
     assertTrue(rough.precision() > 0.95 && rough.recall() > 0.95, "r-dbscan " + rough);
     // Uniform weights blur the time scale (and let ports split Spark coflows): worse.
     Accuracy uniform = Accuracy.of(Baselines.dbscan(flows, CodaMetric.UNIFORM, 1.0), truth);
-    assertTrue(uniform.recall() + uniform.precision() < coda.recall() + coda.precision(), "uniform " + uniform);
+    assertTrue(
+        uniform.recall() + uniform.precision() < coda.recall() + coda.precision(),
+        "uniform " + uniform);
   }
 
   @Test

@@ -24,9 +24,12 @@ class PoliciesTest {
 
   @Test
   void unknownNameListsValidOnes() {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> Policies.create("sjf", Config.defaults()));
-    assertTrue(e.getMessage().contains("'sjf'") && e.getMessage().contains("fair, aalo, varys"), e.getMessage());
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class, () -> Policies.create("sjf", Config.defaults()));
+    assertTrue(
+        e.getMessage().contains("'sjf'") && e.getMessage().contains("fair, aalo, varys"),
+        e.getMessage());
   }
 
   @Test

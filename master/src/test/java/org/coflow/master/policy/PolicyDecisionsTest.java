@@ -17,7 +17,9 @@ import org.junit.jupiter.api.Test;
 class PolicyDecisionsTest {
   private static final double CAP = 12;
 
-  /** A (12 bytes, 0 -> 1) arrived first; B (2 bytes, 0 -> 1) just after it. Flows 0 (A) and 1 (B). */
+  /**
+   * A (12 bytes, 0 -> 1) arrived first; B (2 bytes, 0 -> 1) just after it. Flows 0 (A) and 1 (B).
+   */
   private static ClusterState twoOnOnePair() {
     ClusterState s = new ClusterState(Fabric.uniform(2, CAP));
     Coflow a = new Coflow("a", 0, 0, 1);

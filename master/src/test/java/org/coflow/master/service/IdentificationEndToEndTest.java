@@ -1,6 +1,5 @@
 package org.coflow.master.service;
 
-import org.coflow.master.MasterServer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,27 +11,33 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import org.coflow.api.config.Config;
 import org.coflow.api.proto.v1.FlowSchedule;
+import org.coflow.master.MasterServer;
 import org.coflow.master.policy.PolicyConfig;
 import org.coflow.master.service.LoopbackCluster.TestFlow;
 import org.junit.jupiter.api.Test;
 
 /**
- * CODA end to end: four agents on loopback report two shuffles' flows <em>without</em> coflow
- * ids over gRPC (Spark-like: each reducer's flows share its executor port; the second shuffle
- * starts 6 s after the first), next to one flow of a registered coflow. The master must group
- * the id-less flows into exactly the two shuffles, and the schedule it pushes must treat each
- * identified coflow as one: one priority for all its flows (they are all in the first flow
- * queue), the earlier coflow first, the flows with the known id in a coflow of their own. When
- * the first shuffle's flows finish, its coflow leaves and later flows still find the second's.
+ * CODA end to end: four agents on loopback report two shuffles' flows <em>without</em> coflow ids
+ * over gRPC (Spark-like: each reducer's flows share its executor port; the second shuffle starts 6
+ * s after the first), next to one flow of a registered coflow. The master must group the id-less
+ * flows into exactly the two shuffles, and the schedule it pushes must treat each identified coflow
+ * as one: one priority for all its flows (they are all in the first flow queue), the earlier coflow
+ * first, the flows with the known id in a coflow of their own. When the first shuffle's flows
+ * finish, its coflow leaves and later flows still find the second's.
  */
 class IdentificationEndToEndTest {
   private static final long T0 = 1_700_000_000_000L;
 
   @Test
   void idLessFlowsAreIdentifiedAndScheduledAsCoflows() throws Exception {
-    Config config = Config.defaults().with(PolicyConfig.DELTA_MS, 20L)
-        .with(MasterConfig.PORT, 0).with(MasterConfig.HTTP_PORT, -1).with(MasterConfig.HOST, "127.0.0.1")
-        .with(MasterConfig.POLICY, "coda").with(MasterConfig.PUSH_TOLERANCE, 0.0);
+    Config config =
+        Config.defaults()
+            .with(PolicyConfig.DELTA_MS, 20L)
+            .with(MasterConfig.PORT, 0)
+            .with(MasterConfig.HTTP_PORT, -1)
+            .with(MasterConfig.HOST, "127.0.0.1")
+            .with(MasterConfig.POLICY, "coda")
+            .with(MasterConfig.PUSH_TOLERANCE, 0.0);
     try (MasterServer server = MasterServer.start(config, null);
         LoopbackCluster agents = new LoopbackCluster(server.port(), 1000, "h1", "h2", "h3", "h4")) {
       MasterService master = server.service();
@@ -40,13 +45,16 @@ class IdentificationEndToEndTest {
       // Shuffle X: mappers h1, h2 -> reducers h3 (executor port 40001), h4 (40002), within 60 ms.
       int[][] x = {{1, 1, 3}, {2, 1, 4}, {3, 2, 3}, {4, 2, 4}};
       for (int[] f : x) {
-        agents.reportDark(f[0], "h" + f[1], "h" + f[2], T0 + 20L * f[0], 40000 + f[2] - 2, size(f[0]));
+        agents.reportDark(
+            f[0], "h" + f[1], "h" + f[2], T0 + 20L * f[0], 40000 + f[2] - 2, size(f[0]));
       }
       LoopbackCluster.await("shuffle X in the model", () -> master.activeFlows() == 4);
-      // Shuffle Y, 6 s later: mappers h3, h4 -> reducers h1 (41001), h2 (41002); and a known coflow.
+      // Shuffle Y, 6 s later: mappers h3, h4 -> reducers h1 (41001), h2 (41002); and a known
+      // coflow.
       int[][] y = {{5, 3, 1}, {6, 3, 2}, {7, 4, 1}, {8, 4, 2}};
       for (int[] f : y) {
-        agents.reportDark(f[0], "h" + f[1], "h" + f[2], T0 + 6000 + 20L * f[0], 41000 + f[2], size(f[0]));
+        agents.reportDark(
+            f[0], "h" + f[1], "h" + f[2], T0 + 6000 + 20L * f[0], 41000 + f[2], size(f[0]));
       }
       agents.report(new TestFlow(9, "Z", "h1", "h2", 0, size(9)));
       LoopbackCluster.await("shuffle Y in the model", () -> master.activeFlows() == 9);
@@ -55,12 +63,13 @@ class IdentificationEndToEndTest {
       assertEquals(3, coflows.size(), "two identified coflows and Z: " + coflows);
       assertEquals(Set.of(size(9)), coflows.get("Z"));
       List<Set<Long>> identified = new ArrayList<>();
-      coflows.forEach((id, sizes) -> {
-        if (!id.equals("Z")) {
-          assertTrue(id.startsWith("coda:"), id);
-          identified.add(sizes);
-        }
-      });
+      coflows.forEach(
+          (id, sizes) -> {
+            if (!id.equals("Z")) {
+              assertTrue(id.startsWith("coda:"), id);
+              identified.add(sizes);
+            }
+          });
       assertTrue(identified.contains(sizes(x)), "shuffle X is one coflow: " + coflows);
       assertTrue(identified.contains(sizes(y)), "shuffle Y is one coflow: " + coflows);
 
@@ -99,11 +108,16 @@ class IdentificationEndToEndTest {
   }
 
   private static Map<String, Set<Long>> coflowsBySizes(MasterService master) {
-    return master.inspectModel(m -> {
-      Map<String, Set<Long>> out = new TreeMap<>();
-      m.flows().forEach(f -> out.computeIfAbsent(f.coflow().id(), k -> new TreeSet<>()).add((long) f.size()));
-      return out;
-    });
+    return master.inspectModel(
+        m -> {
+          Map<String, Set<Long>> out = new TreeMap<>();
+          m.flows()
+              .forEach(
+                  f ->
+                      out.computeIfAbsent(f.coflow().id(), k -> new TreeSet<>())
+                          .add((long) f.size()));
+          return out;
+        });
   }
 
   /** Flow id → pushed schedule for flows 1..n, or null until every one was pushed. */
@@ -123,7 +137,8 @@ class IdentificationEndToEndTest {
   private static int samePriority(Map<Long, FlowSchedule> got, int[][] flows) {
     int p = got.get((long) flows[0][0]).getPriority();
     for (int[] f : flows) {
-      assertEquals(p, got.get((long) f[0]).getPriority(), "flow " + f[0] + " has its coflow's priority");
+      assertEquals(
+          p, got.get((long) f[0]).getPriority(), "flow " + f[0] + " has its coflow's priority");
     }
     return p;
   }

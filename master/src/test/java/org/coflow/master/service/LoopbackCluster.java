@@ -2,7 +2,6 @@ package org.coflow.master.service;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -36,9 +35,13 @@ final class LoopbackCluster implements AutoCloseable {
 
   LoopbackCluster(int port, double capacity, String... hosts) {
     for (String h : hosts) {
-      MasterClient c = new MasterClient(new MasterClientOptions("127.0.0.1:" + port, h)
-          .addresses(h + ":7337", "BlockManagerId(" + h + ", 127.0.0.1)")
-          .capacity(capacity, capacity).backoff(20, 200), update -> {});
+      MasterClient c =
+          new MasterClient(
+              new MasterClientOptions("127.0.0.1:" + port, h)
+                  .addresses(h + ":7337", "BlockManagerId(" + h + ", 127.0.0.1)")
+                  .capacity(capacity, capacity)
+                  .backoff(20, 200),
+              update -> {});
       clients.put(h, c);
       c.start();
     }
@@ -47,8 +50,18 @@ final class LoopbackCluster implements AutoCloseable {
   void report(TestFlow... fs) {
     for (TestFlow f : fs) {
       flows.add(f);
-      clients.get(f.src()).updateFlow(f.id(), FlowSpec.newBuilder().setCoflowId(f.coflow())
-          .setSrcHost(f.src()).setDstHost(f.dst()).setStartTimeMs(1).build(), f.sent(), f.size() - f.sent());
+      clients
+          .get(f.src())
+          .updateFlow(
+              f.id(),
+              FlowSpec.newBuilder()
+                  .setCoflowId(f.coflow())
+                  .setSrcHost(f.src())
+                  .setDstHost(f.dst())
+                  .setStartTimeMs(1)
+                  .build(),
+              f.sent(),
+              f.size() - f.sent());
     }
   }
 
@@ -57,15 +70,24 @@ final class LoopbackCluster implements AutoCloseable {
    * reads.
    */
   void reportDark(long id, String src, String dst, long startMillis, int dstPort, long size) {
-    clients.get(src).updateFlow(id, FlowSpec.newBuilder().setSrcHost(src).setDstHost(dst)
-        .setStartTimeMs(startMillis).putAttributes("dst_port", Integer.toString(dstPort))
-        .putAttributes("src_port", Integer.toString(50000 + (int) id)).build(), 0, size);
+    clients
+        .get(src)
+        .updateFlow(
+            id,
+            FlowSpec.newBuilder()
+                .setSrcHost(src)
+                .setDstHost(dst)
+                .setStartTimeMs(startMillis)
+                .putAttributes("dst_port", Integer.toString(dstPort))
+                .putAttributes("src_port", Integer.toString(50000 + (int) id))
+                .build(),
+            0,
+            size);
   }
 
   /**
-   * Rebuilds the master's model independently from what it holds (hosts in port order, coflows
-   * and flows in its order), checks it against what the agents reported, and runs a fresh policy
-   * on it.
+   * Rebuilds the master's model independently from what it holds (hosts in port order, coflows and
+   * flows in its order), checks it against what the agents reported, and runs a fresh policy on it.
    *
    * @return expected {rate, priority} per test flow
    */
@@ -80,14 +102,16 @@ final class LoopbackCluster implements AutoCloseable {
     List<String> hosts = snap.hosts().stream().map(MasterSnapshot.Host::id).toList();
     record Row(String coflow, int src, int dst, double size, double sent) {}
     List<String> coflowOrder = new ArrayList<>();
-    List<Row> rows = master.inspectModel(s -> {
-      List<Row> out = new ArrayList<>();
-      s.coflows().forEach(c -> coflowOrder.add(c.id()));
-      for (Flow f : s.flows()) {
-        out.add(new Row(f.coflow().id(), f.src(), f.dst(), f.size(), f.sent()));
-      }
-      return out;
-    });
+    List<Row> rows =
+        master.inspectModel(
+            s -> {
+              List<Row> out = new ArrayList<>();
+              s.coflows().forEach(c -> coflowOrder.add(c.id()));
+              for (Flow f : s.flows()) {
+                out.add(new Row(f.coflow().id(), f.src(), f.dst(), f.size(), f.sent()));
+              }
+              return out;
+            });
     assertEquals(flows.size(), rows.size(), "the master's model holds every reported flow");
     ClusterState state = new ClusterState(new Fabric(up, down));
     Map<String, Coflow> coflows = new HashMap<>();
@@ -126,8 +150,15 @@ final class LoopbackCluster implements AutoCloseable {
       }
       if (Math.abs(got.getRateBytesPerSec() - want[0]) > 1e-9 * Math.max(1, want[0])
           || got.getPriority() != (int) want[1]) {
-        return f + ": pushed rate " + got.getRateBytesPerSec() + " priority " + got.getPriority()
-            + ", policy computes " + want[0] + " priority " + (int) want[1];
+        return f
+            + ": pushed rate "
+            + got.getRateBytesPerSec()
+            + " priority "
+            + got.getPriority()
+            + ", policy computes "
+            + want[0]
+            + " priority "
+            + (int) want[1];
       }
     }
     Map<String, Double> pairs = new HashMap<>();
@@ -137,9 +168,14 @@ final class LoopbackCluster implements AutoCloseable {
     for (Map.Entry<String, Double> e : pairs.entrySet()) {
       String[] sd = e.getKey().split("->");
       PairSchedule p = clients.get(sd[0]).pairSchedules().get(sd[1]);
-      if (p == null || Math.abs(p.getRateBytesPerSec() - e.getValue()) > 1e-9 * Math.max(1, e.getValue())) {
-        return "pair " + e.getKey() + ": pushed " + (p == null ? "nothing" : p.getRateBytesPerSec())
-            + ", sum of its flows' rates " + e.getValue();
+      if (p == null
+          || Math.abs(p.getRateBytesPerSec() - e.getValue()) > 1e-9 * Math.max(1, e.getValue())) {
+        return "pair "
+            + e.getKey()
+            + ": pushed "
+            + (p == null ? "nothing" : p.getRateBytesPerSec())
+            + ", sum of its flows' rates "
+            + e.getValue();
       }
     }
     return null;

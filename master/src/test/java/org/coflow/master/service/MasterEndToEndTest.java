@@ -1,12 +1,12 @@
 package org.coflow.master.service;
 
-import org.coflow.master.MasterServer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Map;
 import org.coflow.api.config.Config;
+import org.coflow.master.MasterServer;
 import org.coflow.master.policy.PolicyConfig;
 import org.coflow.master.service.LoopbackCluster.TestFlow;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -21,9 +21,14 @@ class MasterEndToEndTest {
   @ParameterizedTest
   @ValueSource(strings = {"fair", "varys", "aalo", "sincronia"})
   void pushedSchedulesMatchThePolicy(String policy) throws Exception {
-    Config config = Config.defaults().with(PolicyConfig.DELTA_MS, 20L)
-        .with(MasterConfig.PORT, 0).with(MasterConfig.HTTP_PORT, -1).with(MasterConfig.HOST, "127.0.0.1")
-        .with(MasterConfig.POLICY, policy).with(MasterConfig.PUSH_TOLERANCE, 0.0);
+    Config config =
+        Config.defaults()
+            .with(PolicyConfig.DELTA_MS, 20L)
+            .with(MasterConfig.PORT, 0)
+            .with(MasterConfig.HTTP_PORT, -1)
+            .with(MasterConfig.HOST, "127.0.0.1")
+            .with(MasterConfig.POLICY, policy)
+            .with(MasterConfig.PUSH_TOLERANCE, 0.0);
     try (MasterServer server = MasterServer.start(config, null);
         LoopbackCluster agents = new LoopbackCluster(server.port(), 1000, "h1", "h2", "h3")) {
       MasterService master = server.service();
@@ -40,7 +45,9 @@ class MasterEndToEndTest {
       LoopbackCluster.await("coflow B", () -> master.activeFlows() == 6);
 
       Map<TestFlow, double[]> expected = agents.expected(master, policy, config);
-      LoopbackCluster.await("agents to hold the policy's schedule", () -> agents.mismatch(expected) == null,
+      LoopbackCluster.await(
+          "agents to hold the policy's schedule",
+          () -> agents.mismatch(expected) == null,
           () -> agents.mismatch(expected));
       assertNull(agents.mismatch(expected));
       double total = expected.values().stream().mapToDouble(r -> r[0]).sum();

@@ -1,11 +1,11 @@
 package org.coflow.master.service;
 
-import org.coflow.master.MasterServer;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Map;
 import org.coflow.api.config.Config;
+import org.coflow.master.MasterServer;
 import org.coflow.master.policy.PolicyConfig;
 import org.coflow.master.service.LoopbackCluster.TestFlow;
 import org.junit.jupiter.api.Test;
@@ -18,9 +18,14 @@ class MasterRestartTest {
 
   @Test
   void newMasterIsConsistentWithinTwoRoundsOfReconnection() throws Exception {
-    Config config = Config.defaults().with(PolicyConfig.DELTA_MS, 50L)
-        .with(MasterConfig.PORT, 0).with(MasterConfig.HTTP_PORT, -1).with(MasterConfig.HOST, "127.0.0.1")
-        .with(MasterConfig.POLICY, "varys").with(MasterConfig.PUSH_TOLERANCE, 0.0);
+    Config config =
+        Config.defaults()
+            .with(PolicyConfig.DELTA_MS, 50L)
+            .with(MasterConfig.PORT, 0)
+            .with(MasterConfig.HTTP_PORT, -1)
+            .with(MasterConfig.HOST, "127.0.0.1")
+            .with(MasterConfig.POLICY, "varys")
+            .with(MasterConfig.PUSH_TOLERANCE, 0.0);
     MasterServer first = MasterServer.start(config, null);
     int port = first.port();
     try (LoopbackCluster agents = new LoopbackCluster(port, 1000, "h1", "h2", "h3")) {
@@ -43,22 +48,31 @@ class MasterRestartTest {
         // were back in the model (a session opens before its first report arrives; on a slow
         // machine two 50 ms rounds can pass in between).
         long[] reconnectedAt = {-1};
-        LoopbackCluster.await("agents to reconnect", () -> {
-          long round = master.round();
-          if (master.snapshot(0).agents().size() == 3 && master.activeFlows() == 4) {
-            reconnectedAt[0] = round;
-            return true;
-          }
-          return false;
-        });
+        LoopbackCluster.await(
+            "agents to reconnect",
+            () -> {
+              long round = master.round();
+              if (master.snapshot(0).agents().size() == 3 && master.activeFlows() == 4) {
+                reconnectedAt[0] = round;
+                return true;
+              }
+              return false;
+            });
         LoopbackCluster.await("two rounds", () -> master.round() >= reconnectedAt[0] + 2);
         Map<TestFlow, double[]> after = agents.expected(master, "varys", config);
-        LoopbackCluster.await("consistent schedules", () -> agents.mismatch(after) == null,
+        LoopbackCluster.await(
+            "consistent schedules",
+            () -> agents.mismatch(after) == null,
             () -> agents.mismatch(after));
         for (String host : agents.clients.keySet()) {
           long epoch = agents.clients.get(host).epoch();
-          assertTrue(epoch <= reconnectedAt[0] + 2, host + " became consistent with the update of round "
-              + epoch + ", more than two rounds after reconnection at round " + reconnectedAt[0]);
+          assertTrue(
+              epoch <= reconnectedAt[0] + 2,
+              host
+                  + " became consistent with the update of round "
+                  + epoch
+                  + ", more than two rounds after reconnection at round "
+                  + reconnectedAt[0]);
         }
       } finally {
         second.close();

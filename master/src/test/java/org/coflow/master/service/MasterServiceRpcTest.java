@@ -57,7 +57,8 @@ class MasterServiceRpcTest {
 
   @BeforeEach
   void start() throws Exception {
-    startMaster(Config.defaults().with(PolicyConfig.DELTA_MS, 20L).with(MasterConfig.POLICY, "fair"));
+    startMaster(
+        Config.defaults().with(PolicyConfig.DELTA_MS, 20L).with(MasterConfig.POLICY, "fair"));
   }
 
   private void startMaster(Config config) throws Exception {
@@ -84,39 +85,54 @@ class MasterServiceRpcTest {
   }
 
   private OpenSessionResponse open(String host) {
-    return agents.openSession(OpenSessionRequest.newBuilder()
-        .setProtocolVersion(ProtocolVersion.PROTOCOL_VERSION_1).setHostId(host)
-        .setDataAddress(host + ":7337").setEngineAddress("BlockManagerId(" + host + ")").build());
+    return agents.openSession(
+        OpenSessionRequest.newBuilder()
+            .setProtocolVersion(ProtocolVersion.PROTOCOL_VERSION_1)
+            .setHostId(host)
+            .setDataAddress(host + ":7337")
+            .setEngineAddress("BlockManagerId(" + host + ")")
+            .build());
   }
 
-  private static FlowReport flow(long id, String coflow, String src, String dst, long sent, long remaining) {
-    return FlowReport.newBuilder().setFlowId(id)
+  private static FlowReport flow(
+      long id, String coflow, String src, String dst, long sent, long remaining) {
+    return FlowReport.newBuilder()
+        .setFlowId(id)
         .setSpec(FlowSpec.newBuilder().setCoflowId(coflow).setSrcHost(src).setDstHost(dst))
-        .setBytesSent(sent).setBytesRemaining(remaining).build();
+        .setBytesSent(sent)
+        .setBytesRemaining(remaining)
+        .build();
   }
 
   /** A report stream that records acks and the final status. */
   private final class Reports {
     final LinkedBlockingQueue<Object> events = new LinkedBlockingQueue<>();
-    final StreamObserver<ReportBatch> out = agentsAsync.report(new StreamObserver<>() {
-      @Override
-      public void onNext(ReportAck ack) {
-        events.add(ack);
-      }
+    final StreamObserver<ReportBatch> out =
+        agentsAsync.report(
+            new StreamObserver<>() {
+              @Override
+              public void onNext(ReportAck ack) {
+                events.add(ack);
+              }
 
-      @Override
-      public void onError(Throwable t) {
-        events.add(Status.fromThrowable(t));
-      }
+              @Override
+              public void onError(Throwable t) {
+                events.add(Status.fromThrowable(t));
+              }
 
-      @Override
-      public void onCompleted() {
-        events.add(Status.OK);
-      }
-    });
+              @Override
+              public void onCompleted() {
+                events.add(Status.OK);
+              }
+            });
 
     Object send(String session, FlowReport... flows) throws InterruptedException {
-      out.onNext(ReportBatch.newBuilder().setSessionId(session).setSeq(1).addAllFlows(List.of(flows)).build());
+      out.onNext(
+          ReportBatch.newBuilder()
+              .setSessionId(session)
+              .setSeq(1)
+              .addAllFlows(List.of(flows))
+              .build());
       Object e = events.poll(5, TimeUnit.SECONDS);
       assertTrue(e != null, "no answer to a report batch");
       return e;
@@ -127,7 +143,8 @@ class MasterServiceRpcTest {
     long target = master.round() + n;
     long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
     while (master.round() < target) {
-      assertTrue(System.nanoTime() < deadline, "the scheduling loop stopped at round " + master.round());
+      assertTrue(
+          System.nanoTime() < deadline, "the scheduling loop stopped at round " + master.round());
       Thread.sleep(5);
     }
   }
@@ -138,19 +155,39 @@ class MasterServiceRpcTest {
 
   @Test
   void openSessionRefusesBadRequests() {
-    StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> agents.openSession(
-        OpenSessionRequest.newBuilder().setProtocolVersionValue(7).setHostId("h").build()));
+    StatusRuntimeException e =
+        assertThrows(
+            StatusRuntimeException.class,
+            () ->
+                agents.openSession(
+                    OpenSessionRequest.newBuilder()
+                        .setProtocolVersionValue(7)
+                        .setHostId("h")
+                        .build()));
     assertEquals(Status.Code.FAILED_PRECONDITION, e.getStatus().getCode());
     assertTrue(e.getStatus().getDescription().contains("protocol version 7"), e.getMessage());
 
-    e = assertThrows(StatusRuntimeException.class, () -> agents.openSession(OpenSessionRequest
-        .newBuilder().setProtocolVersion(ProtocolVersion.PROTOCOL_VERSION_1).build()));
+    e =
+        assertThrows(
+            StatusRuntimeException.class,
+            () ->
+                agents.openSession(
+                    OpenSessionRequest.newBuilder()
+                        .setProtocolVersion(ProtocolVersion.PROTOCOL_VERSION_1)
+                        .build()));
     assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
     assertTrue(e.getStatus().getDescription().contains("host_id"), e.getMessage());
 
-    e = assertThrows(StatusRuntimeException.class, () -> agents.openSession(OpenSessionRequest
-        .newBuilder().setProtocolVersion(ProtocolVersion.PROTOCOL_VERSION_1).setHostId("h")
-        .setUplinkBytesPerSec(-5).build()));
+    e =
+        assertThrows(
+            StatusRuntimeException.class,
+            () ->
+                agents.openSession(
+                    OpenSessionRequest.newBuilder()
+                        .setProtocolVersion(ProtocolVersion.PROTOCOL_VERSION_1)
+                        .setHostId("h")
+                        .setUplinkBytesPerSec(-5)
+                        .build()));
     assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
     assertTrue(e.getStatus().getDescription().contains("-5"), e.getMessage());
 
@@ -165,23 +202,44 @@ class MasterServiceRpcTest {
   void findAgentLooksUpLiveSessionsByEngineAddressOrHost() {
     open("nm-1");
     String s2 = open("nm-2").getSessionId();
-    FindAgentResponse r = agents.findAgent(FindAgentRequest.newBuilder().setEngineAddress("BlockManagerId(nm-2)").build());
+    FindAgentResponse r =
+        agents.findAgent(
+            FindAgentRequest.newBuilder().setEngineAddress("BlockManagerId(nm-2)").build());
     assertEquals("nm-2", r.getHostId());
     assertEquals("nm-2:7337", r.getDataAddress());
-    assertEquals("nm-1:7337", agents.findAgent(FindAgentRequest.newBuilder().setHostId("nm-1").build()).getDataAddress());
-    StatusRuntimeException e = assertThrows(StatusRuntimeException.class,
-        () -> agents.findAgent(FindAgentRequest.newBuilder().setEngineAddress("BlockManagerId(nm-9)").build()));
+    assertEquals(
+        "nm-1:7337",
+        agents.findAgent(FindAgentRequest.newBuilder().setHostId("nm-1").build()).getDataAddress());
+    StatusRuntimeException e =
+        assertThrows(
+            StatusRuntimeException.class,
+            () ->
+                agents.findAgent(
+                    FindAgentRequest.newBuilder()
+                        .setEngineAddress("BlockManagerId(nm-9)")
+                        .build()));
     assertEquals(Status.Code.NOT_FOUND, e.getStatus().getCode());
-    assertTrue(e.getStatus().getDescription().contains("BlockManagerId(nm-9)"), e.getStatus().getDescription());
-    e = assertThrows(StatusRuntimeException.class, () -> agents.findAgent(FindAgentRequest.getDefaultInstance()));
+    assertTrue(
+        e.getStatus().getDescription().contains("BlockManagerId(nm-9)"),
+        e.getStatus().getDescription());
+    e =
+        assertThrows(
+            StatusRuntimeException.class,
+            () -> agents.findAgent(FindAgentRequest.getDefaultInstance()));
     assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
-    e = assertThrows(StatusRuntimeException.class, () -> agents.findAgent(FindAgentRequest.newBuilder()
-        .setEngineAddress("x").setHostId("nm-1").build()));
+    e =
+        assertThrows(
+            StatusRuntimeException.class,
+            () ->
+                agents.findAgent(
+                    FindAgentRequest.newBuilder().setEngineAddress("x").setHostId("nm-1").build()));
     assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
     // A closed session is no longer found.
     agents.closeSession(CloseSessionRequest.newBuilder().setSessionId(s2).build());
-    e = assertThrows(StatusRuntimeException.class,
-        () -> agents.findAgent(FindAgentRequest.newBuilder().setHostId("nm-2").build()));
+    e =
+        assertThrows(
+            StatusRuntimeException.class,
+            () -> agents.findAgent(FindAgentRequest.newBuilder().setHostId("nm-2").build()));
     assertEquals(Status.Code.NOT_FOUND, e.getStatus().getCode());
   }
 
@@ -239,7 +297,8 @@ class MasterServiceRpcTest {
   @Test
   void watchOfUnknownSessionIsNotFound() throws Exception {
     LinkedBlockingQueue<Status> done = new LinkedBlockingQueue<>();
-    agentsAsync.watchSchedule(WatchScheduleRequest.newBuilder().setSessionId("nope").build(),
+    agentsAsync.watchSchedule(
+        WatchScheduleRequest.newBuilder().setSessionId("nope").build(),
         new StreamObserver<>() {
           @Override
           public void onNext(ScheduleUpdate u) {}
@@ -260,27 +319,53 @@ class MasterServiceRpcTest {
 
   @Test
   void coflowRegistrationValidatesAndUnregisterDropsFlows() throws Exception {
-    coflows.registerCoflow(RegisterCoflowRequest.newBuilder().setCoflowId("job-1").setName("sort")
-        .addSizes(PairSize.newBuilder().setSrcHost("a").setDstHost("b").setBytes(4000)).build());
-    StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> coflows.registerCoflow(
-        RegisterCoflowRequest.newBuilder().setCoflowId("job-1").build()));
+    coflows.registerCoflow(
+        RegisterCoflowRequest.newBuilder()
+            .setCoflowId("job-1")
+            .setName("sort")
+            .addSizes(PairSize.newBuilder().setSrcHost("a").setDstHost("b").setBytes(4000))
+            .build());
+    StatusRuntimeException e =
+        assertThrows(
+            StatusRuntimeException.class,
+            () ->
+                coflows.registerCoflow(
+                    RegisterCoflowRequest.newBuilder().setCoflowId("job-1").build()));
     assertEquals(Status.Code.ALREADY_EXISTS, e.getStatus().getCode());
     assertTrue(e.getStatus().getDescription().contains("job-1"));
-    e = assertThrows(StatusRuntimeException.class, () -> coflows.registerCoflow(
-        RegisterCoflowRequest.newBuilder().setCoflowId("job-2")
-            .addSizes(PairSize.newBuilder().setSrcHost("a").setDstHost("b").setBytes(-3)).build()));
+    e =
+        assertThrows(
+            StatusRuntimeException.class,
+            () ->
+                coflows.registerCoflow(
+                    RegisterCoflowRequest.newBuilder()
+                        .setCoflowId("job-2")
+                        .addSizes(
+                            PairSize.newBuilder().setSrcHost("a").setDstHost("b").setBytes(-3))
+                        .build()));
     assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
-    e = assertThrows(StatusRuntimeException.class, () -> coflows.registerCoflow(
-        RegisterCoflowRequest.newBuilder().setCoflowId("").build()));
+    e =
+        assertThrows(
+            StatusRuntimeException.class,
+            () ->
+                coflows.registerCoflow(RegisterCoflowRequest.newBuilder().setCoflowId("").build()));
     assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
-    e = assertThrows(StatusRuntimeException.class, () -> coflows.unregisterCoflow(
-        UnregisterCoflowRequest.newBuilder().setCoflowId("job-9").build()));
+    e =
+        assertThrows(
+            StatusRuntimeException.class,
+            () ->
+                coflows.unregisterCoflow(
+                    UnregisterCoflowRequest.newBuilder().setCoflowId("job-9").build()));
     assertEquals(Status.Code.NOT_FOUND, e.getStatus().getCode());
 
     // A flow without bytes_remaining takes its size from the registered pair size.
     String s = open("a").getSessionId();
-    FlowReport noSize = FlowReport.newBuilder().setFlowId(1).setBytesSent(100)
-        .setSpec(FlowSpec.newBuilder().setCoflowId("job-1").setSrcHost("a").setDstHost("b")).build();
+    FlowReport noSize =
+        FlowReport.newBuilder()
+            .setFlowId(1)
+            .setBytesSent(100)
+            .setSpec(FlowSpec.newBuilder().setCoflowId("job-1").setSrcHost("a").setDstHost("b"))
+            .build();
     assertTrue(new Reports().send(s, noSize) instanceof ReportAck);
     awaitRounds(2);
     assertEquals(4000.0, master.inspectModel(m -> m.flows().get(0).size()));
@@ -291,20 +376,32 @@ class MasterServiceRpcTest {
     awaitRounds(2);
     assertEquals(0, modelFlows());
     // The agent does not know yet: its next reports are taken (not refused) and ignored.
-    assertTrue(r.send(s, FlowReport.newBuilder().setFlowId(1).setBytesSent(200).build()) instanceof ReportAck);
+    assertTrue(
+        r.send(s, FlowReport.newBuilder().setFlowId(1).setBytesSent(200).build())
+            instanceof ReportAck);
     awaitRounds(2);
     assertEquals(0, modelFlows(), "a flow of an unregistered coflow stays out of scheduling");
-    assertTrue(r.send(s, FlowReport.newBuilder().setFlowId(1).setBytesSent(300).setFinished(true).build())
-        instanceof ReportAck);
+    assertTrue(
+        r.send(s, FlowReport.newBuilder().setFlowId(1).setBytesSent(300).setFinished(true).build())
+            instanceof ReportAck);
   }
 
   @Test
   void unregisteringAnIdentifiedCoflowDropsItsFlows() throws Exception {
     stop();
-    startMaster(Config.defaults().with(PolicyConfig.DELTA_MS, 20L).with(MasterConfig.IDENTIFY_MODE, "attribute"));
+    startMaster(
+        Config.defaults()
+            .with(PolicyConfig.DELTA_MS, 20L)
+            .with(MasterConfig.IDENTIFY_MODE, "attribute"));
     String s = open("a").getSessionId();
-    FlowReport.Builder tagged = FlowReport.newBuilder().setBytesRemaining(10)
-        .setSpec(FlowSpec.newBuilder().setSrcHost("a").setDstHost("b").putAttributes("job", "etl-7"));
+    FlowReport.Builder tagged =
+        FlowReport.newBuilder()
+            .setBytesRemaining(10)
+            .setSpec(
+                FlowSpec.newBuilder()
+                    .setSrcHost("a")
+                    .setDstHost("b")
+                    .putAttributes("job", "etl-7"));
     Reports r = new Reports();
     assertTrue(r.send(s, tagged.setFlowId(1).build()) instanceof ReportAck);
     coflows.registerCoflow(RegisterCoflowRequest.newBuilder().setCoflowId("job=etl-7").build());
@@ -313,7 +410,9 @@ class MasterServiceRpcTest {
     coflows.unregisterCoflow(UnregisterCoflowRequest.newBuilder().setCoflowId("job=etl-7").build());
     awaitRounds(2);
     assertEquals(0, modelFlows());
-    assertTrue(r.send(s, FlowReport.newBuilder().setFlowId(1).setBytesSent(5).build()) instanceof ReportAck);
+    assertTrue(
+        r.send(s, FlowReport.newBuilder().setFlowId(1).setBytesSent(5).build())
+            instanceof ReportAck);
     awaitRounds(2);
     assertEquals(0, modelFlows(), "a dropped identified flow is not admitted again");
   }
@@ -323,18 +422,25 @@ class MasterServiceRpcTest {
     String s = open("a").getSessionId();
     Status st = (Status) new Reports().send(s, flow(1, "c", "x", "y", 0, 10));
     assertEquals(Status.Code.INVALID_ARGUMENT, st.getCode());
-    assertTrue(st.getDescription().contains("'x'") && st.getDescription().contains("'a'"), st.getDescription());
+    assertTrue(
+        st.getDescription().contains("'x'") && st.getDescription().contains("'a'"),
+        st.getDescription());
     stop();
     startMaster(Config.defaults().with(PolicyConfig.DELTA_MS, 20L).with(MasterConfig.MAX_HOSTS, 3));
     s = open("a").getSessionId();
     assertTrue(new Reports().send(s, flow(1, "c", "a", "b", 0, 10)) instanceof ReportAck);
-    st = (Status) new Reports().send(s, flow(2, "c", "a", "c", 0, 10), flow(3, "c", "a", "d", 0, 10));
+    st =
+        (Status)
+            new Reports().send(s, flow(2, "c", "a", "c", 0, 10), flow(3, "c", "a", "d", 0, 10));
     assertEquals(Status.Code.RESOURCE_EXHAUSTED, st.getCode());
     assertTrue(st.getDescription().contains("coflow.master.maxHosts=3"), st.getDescription());
-    StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> {
-      open("c");
-      open("d");
-    });
+    StatusRuntimeException e =
+        assertThrows(
+            StatusRuntimeException.class,
+            () -> {
+              open("c");
+              open("d");
+            });
     assertEquals(Status.Code.RESOURCE_EXHAUSTED, e.getStatus().getCode());
   }
 
@@ -357,7 +463,8 @@ class MasterServiceRpcTest {
   void aFlowIdThatEndsAndReturnsInOneRoundKeepsItsSchedule() throws Exception {
     String s = open("a").getSessionId();
     Map<Long, Double> schedule = new java.util.concurrent.ConcurrentHashMap<>();
-    agentsAsync.watchSchedule(WatchScheduleRequest.newBuilder().setSessionId(s).build(),
+    agentsAsync.watchSchedule(
+        WatchScheduleRequest.newBuilder().setSessionId(s).build(),
         new StreamObserver<>() {
           @Override
           public void onNext(ScheduleUpdate u) {
@@ -389,8 +496,10 @@ class MasterServiceRpcTest {
 
   @Test
   void policySwitchesAtRuntimeAndRefusesUnknownNames() throws Exception {
-    StatusRuntimeException e = assertThrows(StatusRuntimeException.class,
-        () -> admin.setPolicy(SetPolicyRequest.newBuilder().setName("fastest").build()));
+    StatusRuntimeException e =
+        assertThrows(
+            StatusRuntimeException.class,
+            () -> admin.setPolicy(SetPolicyRequest.newBuilder().setName("fastest").build()));
     assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
     assertTrue(e.getStatus().getDescription().contains("varys"), e.getMessage());
     assertEquals("fair", admin.getPolicy(GetPolicyRequest.getDefaultInstance()).getName());
@@ -405,8 +514,10 @@ class MasterServiceRpcTest {
   @Test
   void closingReplacingAndExpiringSessionsDropTheirFlows() throws Exception {
     stop();
-    startMaster(Config.defaults().with(PolicyConfig.DELTA_MS, 20L)
-        .with(MasterConfig.SESSION_TIMEOUT_MS, 300L));
+    startMaster(
+        Config.defaults()
+            .with(PolicyConfig.DELTA_MS, 20L)
+            .with(MasterConfig.SESSION_TIMEOUT_MS, 300L));
     String a = open("a").getSessionId();
     assertTrue(new Reports().send(a, flow(1, "c", "a", "b", 0, 100)) instanceof ReportAck);
     awaitRounds(2);
@@ -438,42 +549,74 @@ class MasterServiceRpcTest {
   @Test
   void flowsWithoutCoflowIdAreGroupedByTheAttributeIdentifier() throws Exception {
     stop();
-    startMaster(Config.defaults().with(PolicyConfig.DELTA_MS, 20L).with(MasterConfig.IDENTIFY_MODE, "attribute"));
+    startMaster(
+        Config.defaults()
+            .with(PolicyConfig.DELTA_MS, 20L)
+            .with(MasterConfig.IDENTIFY_MODE, "attribute"));
     String s = open("a").getSessionId();
-    FlowReport.Builder tagged = FlowReport.newBuilder().setBytesRemaining(10)
-        .setSpec(FlowSpec.newBuilder().setSrcHost("a").setDstHost("b").putAttributes("job", "etl-7"));
-    FlowReport untagged = FlowReport.newBuilder().setFlowId(3).setBytesRemaining(10)
-        .setSpec(FlowSpec.newBuilder().setSrcHost("a").setDstHost("c")).build();
-    assertTrue(new Reports().send(s, tagged.setFlowId(1).build(), tagged.clone().setFlowId(2).build(),
-        untagged) instanceof ReportAck);
+    FlowReport.Builder tagged =
+        FlowReport.newBuilder()
+            .setBytesRemaining(10)
+            .setSpec(
+                FlowSpec.newBuilder()
+                    .setSrcHost("a")
+                    .setDstHost("b")
+                    .putAttributes("job", "etl-7"));
+    FlowReport untagged =
+        FlowReport.newBuilder()
+            .setFlowId(3)
+            .setBytesRemaining(10)
+            .setSpec(FlowSpec.newBuilder().setSrcHost("a").setDstHost("c"))
+            .build();
+    assertTrue(
+        new Reports()
+                .send(s, tagged.setFlowId(1).build(), tagged.clone().setFlowId(2).build(), untagged)
+            instanceof ReportAck);
     awaitRounds(2);
-    Map<String, Integer> widths = master.inspectModel(m -> {
-      Map<String, Integer> w = new java.util.TreeMap<>();
-      m.coflows().forEach(c -> w.put(c.id(), c.activeFlows().size()));
-      return w;
-    });
+    Map<String, Integer> widths =
+        master.inspectModel(
+            m -> {
+              Map<String, Integer> w = new java.util.TreeMap<>();
+              m.coflows().forEach(c -> w.put(c.id(), c.activeFlows().size()));
+              return w;
+            });
     assertEquals(Map.of("job=etl-7", 2, "flow:a/3", 1), widths);
   }
 
   @Test
   void aBadIdentificationConfigNamesTheKey() throws Exception {
     java.nio.file.Path missing = java.nio.file.Path.of("target", "no-such-weights.properties");
-    IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-        () -> new MasterService(Config.defaults().with(MasterConfig.IDENTIFY_METRIC, missing.toString())));
-    assertTrue(e.getMessage().contains("coflow.master.identify.metric") && e.getMessage().contains(missing.toString()),
+    IllegalArgumentException e =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                new MasterService(
+                    Config.defaults().with(MasterConfig.IDENTIFY_METRIC, missing.toString())));
+    assertTrue(
+        e.getMessage().contains("coflow.master.identify.metric")
+            && e.getMessage().contains(missing.toString()),
         e.getMessage());
-    e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-        () -> new MasterService(Config.defaults().with(MasterConfig.IDENTIFY_EPS, 0.2)));
+    e =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            IllegalArgumentException.class,
+            () -> new MasterService(Config.defaults().with(MasterConfig.IDENTIFY_EPS, 0.2)));
     assertTrue(e.getMessage().contains("coflow.master.identify.tau"), e.getMessage());
     java.nio.file.Path partial = java.nio.file.Files.createTempFile("weights", ".properties");
     try {
       java.nio.file.Files.writeString(partial, "spark.time=3.8\nspark.community=5\n");
-      e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-          () -> new MasterService(Config.defaults().with(MasterConfig.IDENTIFY_METRIC, partial.toString())));
-      assertTrue(e.getMessage().contains("'spark.port'") && e.getMessage().contains(partial.toString()), e.getMessage());
+      e =
+          org.junit.jupiter.api.Assertions.assertThrows(
+              IllegalArgumentException.class,
+              () ->
+                  new MasterService(
+                      Config.defaults().with(MasterConfig.IDENTIFY_METRIC, partial.toString())));
+      assertTrue(
+          e.getMessage().contains("'spark.port'") && e.getMessage().contains(partial.toString()),
+          e.getMessage());
       // A file the learner wrote is taken.
       new org.coflow.master.identify.CodaMetric(3.8, 9.0, 0, 3.5, 3.2, 0).store(partial, "learned");
-      new MasterService(Config.defaults().with(MasterConfig.IDENTIFY_METRIC, partial.toString())).close();
+      new MasterService(Config.defaults().with(MasterConfig.IDENTIFY_METRIC, partial.toString()))
+          .close();
     } finally {
       java.nio.file.Files.deleteIfExists(partial);
     }
@@ -481,8 +624,8 @@ class MasterServiceRpcTest {
 
   /**
    * A Spark reader asks for blocks in waves, and later reduce tasks add theirs to the same host
-   * pair's flow: the model's size follows what is reported, and a flow whose reported bytes ran
-   * out comes back when more are asked for, so a policy never sees a busy flow as done.
+   * pair's flow: the model's size follows what is reported, and a flow whose reported bytes ran out
+   * comes back when more are asked for, so a policy never sees a busy flow as done.
    */
   @Test
   void aFlowGrowsWithWhatItsAgentReportsAndReturnsAfterRunningOut() throws Exception {
@@ -493,7 +636,10 @@ class MasterServiceRpcTest {
     assertEquals(100.0, master.inspectModel(m -> m.flows().get(0).remaining()));
     r.send(s, FlowReport.newBuilder().setFlowId(1).setBytesSent(80).setBytesRemaining(300).build());
     awaitRounds(2);
-    assertEquals(300.0, master.inspectModel(m -> m.flows().get(0).remaining()), "more blocks were asked for");
+    assertEquals(
+        300.0,
+        master.inspectModel(m -> m.flows().get(0).remaining()),
+        "more blocks were asked for");
     assertEquals(380.0, master.inspectModel(m -> m.coflows().get(0).totalBytes()));
     r.send(s, FlowReport.newBuilder().setFlowId(1).setBytesSent(380).setBytesRemaining(0).build());
     awaitRounds(2);
@@ -514,7 +660,9 @@ class MasterServiceRpcTest {
     r.send(s, FlowReport.newBuilder().setFlowId(1).setBytesSent(100).setFinished(true).build());
     awaitRounds(2);
     assertEquals(1, modelFlows());
-    assertEquals(100.0, master.inspectModel(m -> m.coflows().get(0).bytesSent()),
+    assertEquals(
+        100.0,
+        master.inspectModel(m -> m.coflows().get(0).bytesSent()),
         "the finished flow's last bytes count for its coflow");
   }
 }
