@@ -189,7 +189,6 @@ class ArchitectureTest {
           "org.coflow.master.(*)..",
           "org.coflow.courier.(*)..",
           "org.coflow.bench.(*)..",
-          "org.coflow.cli.(*)..",
           "org.coflow.mr.(*).."
         }) {
       slices().matching(module).should().beFreeOfCycles().check(classes);
