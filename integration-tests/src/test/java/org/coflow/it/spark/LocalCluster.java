@@ -54,13 +54,23 @@ final class LocalCluster {
     }
   }
 
+  /** The counters of {@code CourierShuffleMetrics} the tests read. */
+  static final List<String> METRICS =
+      List.of(
+          "readsThroughAgents",
+          "fallbacks",
+          "batchedReads",
+          "bytesFetchedFromPeers",
+          "connectionBudget",
+          "maxDataConnections");
+
   /**
-   * Per executor, the value of {@code metric} of its shuffle manager's {@code
-   * CourierShuffleMetrics} (run in enough tasks to reach both executors). Reflection: the executors
-   * load the manager from the shaded jar, not from this test's class path.
+   * Per executor, every counter of its shuffle manager's {@code CourierShuffleMetrics}, in one job
+   * of enough tasks to reach both executors. Reflection: the executors load the manager from the
+   * shaded jar, not from this test's class path.
    */
-  static Map<String, Long> perExecutor(JavaSparkContext sc, String metric) {
-    List<Tuple2<String, Long>> values =
+  static Map<String, Map<String, Long>> metrics(JavaSparkContext sc) {
+    List<Tuple2<String, Map<String, Long>>> values =
         sc.parallelize(List.of(1, 2, 3, 4, 5, 6, 7, 8), 8)
             .mapPartitions(
                 it -> {
@@ -68,26 +78,48 @@ final class LocalCluster {
                   String exec = org.apache.spark.SparkEnv.get().executorId();
                   Object manager = org.apache.spark.SparkEnv.get().shuffleManager();
                   Object metrics = manager.getClass().getMethod("metrics").invoke(manager);
-                  long v =
-                      ((Number) metrics.getClass().getMethod(metric).invoke(metrics)).longValue();
+                  Map<String, Long> v = new HashMap<>();
+                  for (String m : METRICS) {
+                    v.put(
+                        m, ((Number) metrics.getClass().getMethod(m).invoke(metrics)).longValue());
+                  }
                   return List.of(new Tuple2<>(exec, v)).iterator();
                 })
             .collect();
-    Map<String, Long> out = new HashMap<>();
-    for (Tuple2<String, Long> t : values) {
-      out.merge(t._1(), t._2(), Math::max);
+    Map<String, Map<String, Long>> out = new HashMap<>();
+    for (Tuple2<String, Map<String, Long>> t : values) {
+      out.merge(t._1(), t._2(), (a, b) -> a); // counters only grow within the job
     }
     if (out.size() < 2) {
-      throw new IllegalStateException(
-          "the probe of " + metric + " reached only executors " + out.keySet());
+      throw new IllegalStateException("the metrics probe reached only executors " + out.keySet());
     }
     return out;
   }
 
-  /** Per executor, how much {@code metric} grew from {@code before} to now. */
-  static Map<String, Long> growth(JavaSparkContext sc, String metric, Map<String, Long> before) {
+  /** Per executor, the value of one counter ({@link #METRICS}). */
+  static Map<String, Long> perExecutor(JavaSparkContext sc, String metric) {
+    return pick(metrics(sc), metric);
+  }
+
+  /** Per executor, one counter out of a snapshot of {@link #metrics}. */
+  static Map<String, Long> pick(Map<String, Map<String, Long>> snapshot, String metric) {
     Map<String, Long> out = new HashMap<>();
-    perExecutor(sc, metric).forEach((exec, v) -> out.put(exec, v - before.getOrDefault(exec, 0L)));
+    snapshot.forEach((exec, m) -> out.put(exec, m.get(metric)));
+    return out;
+  }
+
+  /**
+   * Per executor, how much {@code metric} grew from snapshot {@code before} to snapshot {@code
+   * after}.
+   */
+  static Map<String, Long> growth(
+      Map<String, Map<String, Long>> before, Map<String, Map<String, Long>> after, String metric) {
+    Map<String, Long> out = new HashMap<>();
+    after.forEach(
+        (exec, m) ->
+            out.put(
+                exec,
+                m.get(metric) - before.getOrDefault(exec, Map.of()).getOrDefault(metric, 0L)));
     return out;
   }
 }

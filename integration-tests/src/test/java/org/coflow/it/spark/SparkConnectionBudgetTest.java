@@ -50,8 +50,9 @@ class SparkConnectionBudgetTest {
                   })
               .count();
       assertEquals(8, n);
-      Map<String, Long> budget = LocalCluster.perExecutor(sc, "connectionBudget");
-      Map<String, Long> used = LocalCluster.perExecutor(sc, "maxDataConnections");
+      Map<String, Map<String, Long>> metrics = LocalCluster.metrics(sc);
+      Map<String, Long> budget = LocalCluster.pick(metrics, "connectionBudget");
+      Map<String, Long> used = LocalCluster.pick(metrics, "maxDataConnections");
       budget.forEach(
           (exec, b) ->
               assertEquals(2L, b, "executor " + exec + "'s agent got MaxNum from the Spark conf"));

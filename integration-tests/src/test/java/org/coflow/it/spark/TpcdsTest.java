@@ -29,7 +29,7 @@ class TpcdsTest {
   private static SparkSession spark;
 
   /** Per executor, the bytes its agent fetched from the other's since the start. */
-  private static Map<String, Long> peerBytesAtStart;
+  private static Map<String, Map<String, Long>> atStart;
 
   @BeforeAll
   static void start() throws Exception {
@@ -56,15 +56,15 @@ class TpcdsTest {
       long n = spark.table(t).count();
       org.junit.jupiter.api.Assertions.assertTrue(n > 1000, t + " has " + n + " rows");
     }
-    peerBytesAtStart = LocalCluster.perExecutor(sc, "bytesFetchedFromPeers");
+    atStart = LocalCluster.metrics(sc);
   }
 
   @AfterAll
   static void stop() {
     try {
-      if (sc != null && peerBytesAtStart != null) {
+      if (sc != null && atStart != null) {
         Map<String, Long> received =
-            LocalCluster.growth(sc, "bytesFetchedFromPeers", peerBytesAtStart);
+            LocalCluster.growth(atStart, LocalCluster.metrics(sc), "bytesFetchedFromPeers");
         received.forEach(
             (exec, bytes) ->
                 assertTrue(
@@ -98,16 +98,16 @@ class TpcdsTest {
   void sameRowsWithBothShuffles(String query) throws Exception {
     String sql = TpcdsGenerator.query(query);
     List<String> stock = run(sql, "false");
-    Map<String, Long> fallbacks = LocalCluster.perExecutor(sc, "fallbacks");
-    Map<String, Long> reads = LocalCluster.perExecutor(sc, "readsThroughAgents");
+    Map<String, Map<String, Long>> before = LocalCluster.metrics(sc);
     List<String> ours = run(sql, "true");
     assertEquals(stock, ours, query);
-    Map<String, Long> fellBack = LocalCluster.growth(sc, "fallbacks", fallbacks);
+    Map<String, Map<String, Long>> after = LocalCluster.metrics(sc);
+    Map<String, Long> fellBack = LocalCluster.growth(before, after, "fallbacks");
     fellBack.forEach(
         (exec, n) ->
             assertEquals(0L, n, query + ": executor " + exec + " fell back to Spark's fetch"));
     long throughAgents =
-        LocalCluster.growth(sc, "readsThroughAgents", reads).values().stream()
+        LocalCluster.growth(before, after, "readsThroughAgents").values().stream()
             .mapToLong(Long::longValue)
             .sum();
     assertTrue(throughAgents > 0, query + ": no reduce task read through the agents");
