@@ -15,7 +15,6 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.coflow.api.proto.courier.v1.BlockRef;
 import org.coflow.api.proto.courier.v1.Hello;
-import org.coflow.api.proto.courier.v1.RegisterSpark;
 import org.coflow.api.proto.courier.v1.RemoteBlock;
 import org.coflow.api.proto.courier.v1.Role;
 import org.coflow.courier.CourierAgent;
@@ -87,16 +86,7 @@ class BadPeersTest {
           ShuffleFiles.writeSparkMapOutput(
               new Random(3), List.of(dir), 0, 0, new int[] {8 << 20, 1 << 20}, true);
       try (CourierClient registrar = Agents.client(group, sender.address(), "exec-1")) {
-        registrar
-            .register(
-                RegisterSpark.newBuilder()
-                    .setAppId("app")
-                    .setExecId("1")
-                    .addLocalDirs(dir.toString())
-                    .setSubDirsPerLocalDir(64)
-                    .setChecksumAlgorithm("ADLER32")
-                    .build())
-            .get(10, TimeUnit.SECONDS);
+        Agents.registerSpark(registrar, "app", "1", dir);
       }
       CourierClient leaver = Agents.client(group, fetcher.address(), "exec-0");
       leaver.fetch("app/0", List.of(block(sender, 0)), d -> {}, 256 << 10);

@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.coflow.api.proto.courier.v1.BlockRef;
-import org.coflow.api.proto.courier.v1.RegisterSpark;
 import org.coflow.api.proto.courier.v1.RemoteBlock;
 import org.coflow.courier.CourierAgent;
 import org.coflow.courier.client.BlockStream;
@@ -63,28 +62,10 @@ class BlockStreamTest {
           ShuffleFiles.writeSparkMapOutput(
               new Random(9), List.of(dir), 0, 0, new int[] {3 << 20, 200_000, 5}, true);
       try (CourierClient registrar = Agents.client(group, sender.address(), "exec-1")) {
-        registrar
-            .register(
-                RegisterSpark.newBuilder()
-                    .setAppId("app")
-                    .setExecId("1")
-                    .addLocalDirs(dir.toString())
-                    .setSubDirsPerLocalDir(64)
-                    .setChecksumAlgorithm("ADLER32")
-                    .build())
-            .get(10, TimeUnit.SECONDS);
+        Agents.registerSpark(registrar, "app", "1", dir);
       }
       try (CourierClient registrar = Agents.client(group, other.address(), "exec-2")) {
-        registrar
-            .register(
-                RegisterSpark.newBuilder()
-                    .setAppId("app")
-                    .setExecId("1")
-                    .addLocalDirs(dir.toString())
-                    .setSubDirsPerLocalDir(64)
-                    .setChecksumAlgorithm("ADLER32")
-                    .build())
-            .get(10, TimeUnit.SECONDS);
+        Agents.registerSpark(registrar, "app", "1", dir);
       }
       try (CourierClient client = Agents.client(group, fetcher.address(), "exec-0")) {
         for (int round = 0; round < 3; round++) {

@@ -54,15 +54,7 @@ class ConnectionBudgetTest {
         byte[][] parts =
             ShuffleFiles.writeSparkMapOutput(new Random(h), List.of(dir), 0, h, sizes, true);
         try (CourierClient r = Agents.client(group, s.address(), "exec-" + h)) {
-          r.register(
-                  RegisterSpark.newBuilder()
-                      .setAppId("a")
-                      .setExecId("" + h)
-                      .addLocalDirs(dir.toString())
-                      .setSubDirsPerLocalDir(64)
-                      .setChecksumAlgorithm("ADLER32")
-                      .build())
-              .get(10, TimeUnit.SECONDS);
+          Agents.registerSpark(r, "a", "" + h, dir);
         }
         for (int p = 0; p < partitions; p++) {
           expected.add(parts[p]);

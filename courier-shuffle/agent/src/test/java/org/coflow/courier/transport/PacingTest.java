@@ -253,16 +253,7 @@ class PacingTest {
 
   /** Registers {@code dir} as executor 1's Spark block directory with the serving agent. */
   private static void registerMapOutputs(CourierClient registrar, Path dir) throws Exception {
-    registrar
-        .register(
-            RegisterSpark.newBuilder()
-                .setAppId("app")
-                .setExecId("1")
-                .addLocalDirs(dir.toString())
-                .setSubDirsPerLocalDir(64)
-                .setChecksumAlgorithm("ADLER32")
-                .build())
-        .get(10, TimeUnit.SECONDS);
+    Agents.registerSpark(registrar, "app", "1", dir);
   }
 
   private static RemoteBlock block(CourierAgent sender, int shuffle) {

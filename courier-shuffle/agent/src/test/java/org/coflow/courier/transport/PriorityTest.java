@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.coflow.api.proto.courier.v1.BlockRef;
-import org.coflow.api.proto.courier.v1.RegisterSpark;
 import org.coflow.api.proto.courier.v1.RemoteBlock;
 import org.coflow.courier.CourierAgent;
 import org.coflow.courier.client.CourierClient;
@@ -52,16 +51,7 @@ class PriorityTest {
       ShuffleFiles.writeSparkMapOutput(new Random(2), List.of(dir), 1, 0, new int[] {SIZE}, true);
       try (CourierClient registrar = Agents.client(group, sender.address(), "exec-1");
           CourierClient client = Agents.client(group, fetcher.address(), "exec-0")) {
-        registrar
-            .register(
-                RegisterSpark.newBuilder()
-                    .setAppId("app")
-                    .setExecId("1")
-                    .addLocalDirs(dir.toString())
-                    .setSubDirsPerLocalDir(64)
-                    .setChecksumAlgorithm("ADLER32")
-                    .build())
-            .get(10, TimeUnit.SECONDS);
+        Agents.registerSpark(registrar, "app", "1", dir);
         fetcher.setPriority("low", lowPriority);
         fetcher.setPriority("high", highPriority);
         return Race.firstBytesWhenSecondDone(
