@@ -121,8 +121,8 @@ public final class CourierClient implements AutoCloseable {
                         cause));
                 ctx.close();
               }
-            });
-    self[0] = new CourierClient(connect.channel());
+            },
+            channel -> self[0] = new CourierClient(channel));
     connect.sync();
     return self[0];
   }

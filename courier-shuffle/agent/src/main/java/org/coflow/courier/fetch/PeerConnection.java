@@ -85,8 +85,8 @@ public final class PeerConnection implements AutoCloseable {
                 .setHostId(localHost)
                 .setConnectionIndex(connectionIndex)
                 .build(),
-            new Handler(self));
-    self[0] = new PeerConnection(localHost, remoteHost, window, connect.channel());
+            new Handler(self),
+            channel -> self[0] = new PeerConnection(localHost, remoteHost, window, channel));
     connect.addListener(
         f -> {
           if (!f.isSuccess()) {

@@ -13,6 +13,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import java.net.InetSocketAddress;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.coflow.api.proto.courier.v1.Hello;
 import org.coflow.api.proto.courier.v1.Role;
@@ -92,9 +93,12 @@ public final class TransportContext {
    * streamed to {@code handler} as they arrive and socket reads are large; a local client's
    * connection decodes whole frames.
    *
+   * @param owner builds the caller's object around the channel; it runs before the HELLO is sent,
+   *     so the handler finds it when the answer arrives (which may be at once)
    * @return the connect future; the handshake's answer reaches {@code handler}
    */
-  public ChannelFuture connect(InetSocketAddress address, Hello hello, ChannelHandler handler) {
+  public ChannelFuture connect(
+      InetSocketAddress address, Hello hello, ChannelHandler handler, Consumer<Channel> owner) {
     boolean bulk = hello.getRole() == Role.ROLE_AGENT;
     Bootstrap b =
         new Bootstrap()
@@ -117,6 +121,9 @@ public final class TransportContext {
           new AdaptiveRecvByteBufAllocator(RECV_MIN, RECV_INITIAL, RECV_MAX));
     }
     ChannelFuture connect = b.connect(address);
+    // The owner wraps the channel before the HELLO leaves: the peer's answer may come at once,
+    // and the handler must find its owner when it does.
+    owner.accept(connect.channel());
     connect.addListener(
         f -> {
           if (f.isSuccess()) {
