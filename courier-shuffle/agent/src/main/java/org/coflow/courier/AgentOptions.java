@@ -1,5 +1,10 @@
 package org.coflow.courier;
 
+import org.coflow.courier.auth.Credentials;
+import org.coflow.courier.auth.KeyRing;
+import org.coflow.courier.auth.Secret;
+import org.coflow.courier.transport.Limits;
+
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -27,6 +32,10 @@ public final class AgentOptions {
   private Config config = Config.defaults();
   private LinkRate link;
   private String engineAddress = "";
+  private final List<Path> extraRoots = new ArrayList<>();
+  private Credentials credentials;
+  private KeyRing keys;
+  private boolean clientRegistrations;
 
   private AgentOptions(String hostId) {
     if (hostId == null || hostId.isEmpty()) {
@@ -79,8 +88,80 @@ public final class AgentOptions {
     return this;
   }
 
+  /**
+   * Directories the agent serves besides {@code coflow.courier.dirs}: what its host process owns
+   * (a Spark executor's block-manager directories, a NodeManager's local directories).
+   */
+  public AgentOptions roots(List<Path> dirs) {
+    extraRoots.addAll(dirs);
+    return this;
+  }
+
+  /**
+   * What the agent proves when it connects to other agents, and the only secret it accepts
+   * proofs of (besides any added to {@link #keys}); default: the cluster secret of {@code
+   * coflow.courier.secretFile}, or none.
+   */
+  public AgentOptions credentials(Credentials credentials) {
+    this.credentials = Objects.requireNonNull(credentials);
+    return this;
+  }
+
+  /**
+   * The secrets peers may prove (default: those of {@link #credentials}; open when there are
+   * none). A NodeManager adds each job's token to it while the job runs.
+   */
+  public AgentOptions keys(KeyRing ring) {
+    this.keys = Objects.requireNonNull(ring);
+    return this;
+  }
+
+  /**
+   * Whether local processes may register block sets over a client connection (a standalone
+   * agent); otherwise only the process hosting the agent registers, in-process (default).
+   */
+  public AgentOptions clientRegistrations(boolean accept) {
+    this.clientRegistrations = accept;
+    return this;
+  }
+
   public String hostId() {
     return hostId;
+  }
+
+  Credentials credentials() {
+    if (credentials == null) {
+      String file = config.get(CourierConfig.SECRET_FILE);
+      credentials =
+          file.isEmpty()
+              ? Credentials.NONE
+              : Credentials.of(
+                  Credentials.CLUSTER,
+                  Secret.fromFile(Path.of(file), CourierConfig.SECRET_FILE.key()));
+    }
+    return credentials;
+  }
+
+  KeyRing keys() {
+    if (keys == null) {
+      Credentials c = credentials();
+      keys = c.present() ? KeyRing.closed().add(c.identity(), c.secret()) : KeyRing.open();
+    }
+    return keys;
+  }
+
+  boolean clientRegistrations() {
+    return clientRegistrations;
+  }
+
+  Limits limits() {
+    return new Limits(
+        config.get(CourierConfig.MAX_CONNECTIONS),
+        config.get(CourierConfig.MAX_HANDSHAKING),
+        config.get(CourierConfig.MAX_STREAMS_PER_CONNECTION),
+        config.get(CourierConfig.MAX_BUFFERED_BYTES),
+        config.get(CourierConfig.HANDSHAKE_TIMEOUT),
+        config.get(CourierConfig.IDLE_TIMEOUT));
   }
 
   InetSocketAddress bindAddress() {
@@ -111,9 +192,9 @@ public final class AgentOptions {
     return m.isEmpty() ? null : m;
   }
 
-  /** Directories registrations must lie inside (empty: any). */
+  /** Directories registrations must lie inside (none: nothing is served). */
   List<Path> roots() {
-    List<Path> dirs = new ArrayList<>();
+    List<Path> dirs = new ArrayList<>(extraRoots);
     for (String d : config.get(CourierConfig.DIRS).split(",")) {
       if (!d.isBlank()) {
         dirs.add(Path.of(d.trim()));

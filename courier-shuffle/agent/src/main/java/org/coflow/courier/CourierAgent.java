@@ -1,5 +1,8 @@
 package org.coflow.courier;
 
+import org.coflow.courier.auth.Credentials;
+import org.coflow.courier.auth.KeyRing;
+
 import io.netty.channel.nio.NioEventLoopGroup;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -34,6 +37,9 @@ import org.coflow.courier.transport.TransportContext;
  * listens on one port for both.
  */
 public final class CourierAgent implements AutoCloseable {
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(CourierAgent.class);
+
   /** Default chunk: 64 KiB. */
   public static final int CHUNK_SIZE = 64 << 10;
 
@@ -49,6 +55,8 @@ public final class CourierAgent implements AutoCloseable {
   private final FetchService fetcher;
   private final LocalFetches fetches;
   private final AgentServer server;
+  private final KeyRing keys;
+  private final Credentials credentials;
   private MasterClient masterClient;
   private boolean closed;
   private ScheduledFuture<?> reporter;
@@ -62,7 +70,11 @@ public final class CourierAgent implements AutoCloseable {
       BlockRegistry registry,
       FetchService fetcher,
       LocalFetches fetches,
-      AgentServer server) {
+      AgentServer server,
+      KeyRing keys,
+      Credentials credentials) {
+    this.keys = keys;
+    this.credentials = credentials;
     this.hostId = hostId;
     this.group = group;
     this.registry = registry;
@@ -83,8 +95,13 @@ public final class CourierAgent implements AutoCloseable {
     LinkRate link = options.linkRate();
     NioEventLoopGroup group = new NioEventLoopGroup(options.threads());
     try {
-      TransportContext transport = new TransportContext(group, MAX_FRAME);
+      TransportContext transport = new TransportContext(group, MAX_FRAME, options.credentials());
       BlockRegistry registry = new BlockRegistry(options.roots());
+      if (!options.clientRegistrations()) {
+        registry.refuseClientRegistrations();
+      }
+      KeyRing keys = options.keys();
+      warnWhatIsExposed(hostId, keys, registry);
       FetchService fetcher =
           new FetchService(transport, hostId, WINDOW, options.maxNum(), options.minSize());
       if (link.limited()) {
@@ -94,8 +111,18 @@ public final class CourierAgent implements AutoCloseable {
       LocalFetches fetches = new LocalFetches(registry, fetcher);
       AgentServer server =
           AgentServer.bind(
-              transport, options.bindAddress(), hostId, registry, fetches, CHUNK_SIZE, link);
-      CourierAgent agent = new CourierAgent(hostId, group, registry, fetcher, fetches, server);
+              transport,
+              options.bindAddress(),
+              hostId,
+              keys,
+              options.limits(),
+              registry,
+              fetches,
+              CHUNK_SIZE,
+              link);
+      CourierAgent agent =
+          new CourierAgent(
+              hostId, group, registry, fetcher, fetches, server, keys, options.credentials());
       if (options.master() != null) {
         agent.connectMaster(options.master(), link, options.engineAddress());
       }
@@ -104,6 +131,40 @@ public final class CourierAgent implements AutoCloseable {
       group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
       throw e;
     }
+  }
+
+  /** Says once, loudly, what an agent without secrets or directories exposes. */
+  private static void warnWhatIsExposed(String hostId, KeyRing keys, BlockRegistry registry) {
+    if (keys.isOpen()) {
+      LOG.warn(
+          "Courier agent of host {} runs WITHOUT AUTHENTICATION: anyone who can reach its port "
+              + "can fetch every block it serves (from {}), have it fetch from any address "
+              + "named as another host's agent. Set a secret (coflow.courier.secretFile, "
+              + "spark.authenticate, mapreduce.shuffle.courier.secretFile): docs/security.md",
+          hostId,
+          registry.roots());
+    }
+    if (registry.roots().isEmpty()) {
+      LOG.warn(
+          "Courier agent of host {} has no directories (coflow.courier.dirs / --dirs): it serves "
+              + "nothing",
+          hostId);
+    }
+  }
+
+  /** The secrets this agent accepts proofs of (a NodeManager adds each job's token). */
+  public KeyRing keys() {
+    return keys;
+  }
+
+  /** What this agent and its own clients prove. */
+  public Credentials credentials() {
+    return credentials;
+  }
+
+  /** The listening side: connections open, refused, bytes buffered. */
+  public AgentServer server() {
+    return server;
   }
 
   /**
@@ -202,7 +263,8 @@ public final class CourierAgent implements AutoCloseable {
   }
 
   /**
-   * Fetches {@code blocks} for a client in this process, without the loopback connection a client
+   * Fetches {@code blocks} for a client in this process (which owns what was registered
+   * in-process, {@link BlockRegistry#IN_PROCESS}), without the loopback connection a client
    * connection would use (an engine that embeds its agent): the same local-fetch path ({@link
    * LocalFetches}), flows, schedule and checks, with streamed bytes handed to {@code consumer} on
    * the connection's thread (it must not block) and target files written here.
@@ -217,6 +279,7 @@ public final class CourierAgent implements AutoCloseable {
       out.add(done);
       int index = i;
       fetches.fetch(
+          BlockRegistry.IN_PROCESS,
           coflowId,
           blocks.get(i),
           WINDOW,

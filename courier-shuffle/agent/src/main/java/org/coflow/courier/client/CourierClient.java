@@ -82,6 +82,12 @@ public final class CourierClient implements AutoCloseable {
     }
   }
 
+  /** Completes with the agent's HELLO_ACK; fails with its refusal or the connection's end. */
+  private final CompletableFuture<Void> ready = new CompletableFuture<>();
+
+  /** How long {@link #connect} waits for the handshake. */
+  private static final long HANDSHAKE_SECONDS = 30;
+
   private CourierClient(Channel channel) {
     this.channel = channel;
   }
@@ -95,6 +101,7 @@ public final class CourierClient implements AutoCloseable {
         transport.connect(
             agent,
             Hello.newBuilder().setRole(Role.ROLE_CLIENT).setHostId(hostId).build(),
+            hostId,
             new SimpleChannelInboundHandler<Frame>() {
               @Override
               protected void channelRead0(ChannelHandlerContext ctx, Frame f) {
@@ -124,6 +131,21 @@ public final class CourierClient implements AutoCloseable {
             },
             channel -> self[0] = new CourierClient(channel));
     connect.sync();
+    // Nothing may be sent before the agent admitted us (its challenge answered, its ack back).
+    try {
+      self[0].ready.get(HANDSHAKE_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
+    } catch (java.util.concurrent.ExecutionException e) {
+      connect.channel().close();
+      throw e.getCause() instanceof ProtocolException
+          ? (ProtocolException) e.getCause()
+          : new ProtocolException(ErrorCode.ERROR_CODE_UNREACHABLE, e.getMessage(), e);
+    } catch (java.util.concurrent.TimeoutException e) {
+      connect.channel().close();
+      throw new ProtocolException(
+          ErrorCode.ERROR_CODE_UNREACHABLE,
+          "the agent at " + agent + " did not complete the handshake in " + HANDSHAKE_SECONDS + " s",
+          e);
+    }
     return self[0];
   }
 
@@ -251,13 +273,16 @@ public final class CourierClient implements AutoCloseable {
   private void read(Frame f) {
     switch (f.type()) {
       case HELLO_ACK:
+        ready.complete(null);
         return;
       case REGISTERED:
         poll().complete(((Registered) f.header()).getBlockSet());
         return;
       case ERROR:
         Error e = f.header();
-        failAll(new ProtocolException(e.getCode(), "agent: " + e.getMessage()));
+        ProtocolException refused = new ProtocolException(e.getCode(), "agent: " + e.getMessage());
+        ready.completeExceptionally(refused);
+        failAll(refused);
         return;
       case BLOCK_START:
         {
@@ -326,6 +351,7 @@ public final class CourierClient implements AutoCloseable {
   }
 
   private void failAll(ProtocolException e) {
+    ready.completeExceptionally(e);
     synchronized (this) {
       for (CompletableFuture<String> r : registrations) {
         r.completeExceptionally(e);

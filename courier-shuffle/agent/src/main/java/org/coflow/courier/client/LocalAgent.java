@@ -1,5 +1,8 @@
 package org.coflow.courier.client;
 
+import org.coflow.courier.auth.Credentials;
+import org.coflow.courier.serve.BlockRegistry;
+
 import io.netty.channel.nio.NioEventLoopGroup;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -44,11 +47,14 @@ public final class LocalAgent implements AutoCloseable {
     this.client = client;
   }
 
-  /** Starts an agent in this process and connects to it. */
+  /**
+   * Starts an agent in this process and connects to it (with the agent's own credentials). What
+   * this process registers is registered in-process, owned by it alone.
+   */
   public static LocalAgent embed(AgentOptions options) throws InterruptedException {
     CourierAgent agent = CourierAgent.start(options);
     try {
-      return connect(agent, options.hostId(), HostPort.of(agent.address()));
+      return connect(agent, options.hostId(), HostPort.of(agent.address()), agent.credentials());
     } catch (InterruptedException | RuntimeException | Error e) {
       agent.close();
       throw e;
@@ -59,17 +65,21 @@ public final class LocalAgent implements AutoCloseable {
    * Reaches the agent of {@code hostId} (this process's host), running elsewhere at {@code
    * address}.
    */
-  public static LocalAgent reach(String hostId, HostPort address) throws InterruptedException {
-    return connect(null, hostId, address);
+  public static LocalAgent reach(String hostId, HostPort address, Credentials credentials)
+      throws InterruptedException {
+    return connect(null, hostId, address, credentials);
   }
 
-  private static LocalAgent connect(CourierAgent embedded, String hostId, HostPort address)
+  private static LocalAgent connect(
+      CourierAgent embedded, String hostId, HostPort address, Credentials credentials)
       throws InterruptedException {
     NioEventLoopGroup group = new NioEventLoopGroup(1);
     try {
       CourierClient client =
           CourierClient.connect(
-              new TransportContext(group, CourierAgent.MAX_FRAME), address.toAddress(), hostId);
+              new TransportContext(group, CourierAgent.MAX_FRAME, credentials),
+              address.toAddress(),
+              hostId);
       return new LocalAgent(hostId, address, embedded, group, client);
     } catch (InterruptedException | RuntimeException | Error e) {
       group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
@@ -92,12 +102,27 @@ public final class LocalAgent implements AutoCloseable {
     return embedded;
   }
 
+  /** Registers an executor's files: in-process with an embedded agent, else over the connection. */
   public CompletableFuture<String> register(RegisterSpark req) {
+    if (embedded != null) {
+      return inProcess(() -> embedded.registry().register(req, BlockRegistry.IN_PROCESS).id());
+    }
     return client.register(req);
   }
 
   public CompletableFuture<String> register(RegisterMapReduce req) {
+    if (embedded != null) {
+      return inProcess(() -> embedded.registry().register(req, BlockRegistry.IN_PROCESS).id());
+    }
     return client.register(req);
+  }
+
+  private static CompletableFuture<String> inProcess(java.util.function.Supplier<String> r) {
+    try {
+      return CompletableFuture.completedFuture(r.get());
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
   }
 
   /**

@@ -143,7 +143,14 @@ public final class FetchService implements AutoCloseable {
   /** A remote host: its connections and blocks. */
   private static final class Peer {
     final String host;
-    final InetSocketAddress address;
+
+    /**
+     * Where the host's agent is: the address the first fetch named, replaced by a later fetch's
+     * only while no connection to it is open or opening (a dead address is retried and replaced;
+     * a live, proven one is never redirected).
+     */
+    InetSocketAddress address;
+
     final int index;
     final List<Conn> conns = new ArrayList<>();
     final ArrayDeque<Pending> waiting = new ArrayDeque<>();
@@ -188,6 +195,9 @@ public final class FetchService implements AutoCloseable {
     long w = streamWindow > 0 ? streamWindow : window;
     synchronized (this) {
       Peer p = peers.computeIfAbsent(block.getHostId(), h -> new Peer(h, address, peers.size()));
+      if (!p.address.equals(address) && p.conns.isEmpty() && p.opening == 0) {
+        p.address = address;
+      }
       Pending b = new Pending(coflowId, block, null, w, autoCredit, started);
       b.sink = new Tracked(sink, b, p);
       p.waiting.add(b);
@@ -256,7 +266,8 @@ public final class FetchService implements AutoCloseable {
     highWater = Math.max(highWater, open);
     p.opening++;
     int index = p.conns.size() + p.opening - 1;
-    PeerConnection.open(transport, hostId, p.host, p.address, index, window)
+    InetSocketAddress at = p.address;
+    PeerConnection.open(transport, hostId, p.host, at, index, window)
         .whenComplete(
             (conn, error) -> {
               synchronized (this) {
@@ -275,7 +286,7 @@ public final class FetchService implements AutoCloseable {
                               "cannot reach the agent of host "
                                   + p.host
                                   + " at "
-                                  + p.address
+                                  + at
                                   + ": "
                                   + cause,
                               cause);

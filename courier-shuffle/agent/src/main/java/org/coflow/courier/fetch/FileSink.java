@@ -8,16 +8,46 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.concurrent.CompletableFuture;
+import org.coflow.api.proto.courier.v1.ErrorCode;
 import org.coflow.courier.protocol.ProtocolException;
 
-/** Writes a block into a file (created or truncated); a failed block leaves no file behind. */
+/**
+ * Writes a block into a file the agent created for it, exclusively and without following links,
+ * when the request was checked ({@link #create}); a failed block leaves no file behind, and only
+ * that file is ever deleted.
+ */
 public final class FileSink implements BlockSink {
   private final Path target;
+  private final java.util.List<Path> roots;
   private final CompletableFuture<Path> done = new CompletableFuture<>();
   private FileChannel channel;
 
-  public FileSink(Path target) {
+  private FileSink(Path target, java.util.List<Path> roots, FileChannel channel) {
     this.target = target;
+    this.roots = roots;
+    this.channel = channel;
+  }
+
+  /**
+   * Creates {@code target} (inside {@code roots}; it must not exist) and a sink writing into it.
+   *
+   * @throws ProtocolException INVALID if the file exists or cannot be created there
+   */
+  public static FileSink create(Path target, java.util.List<Path> roots) {
+    try {
+      return new FileSink(
+          target, roots, org.coflow.courier.serve.SafeFiles.createNew(roots, target));
+    } catch (java.nio.file.FileAlreadyExistsException e) {
+      throw new ProtocolException(
+          ErrorCode.ERROR_CODE_INVALID,
+          "target file " + target + " already exists: the agent writes only files it creates",
+          e);
+    } catch (IOException e) {
+      throw new ProtocolException(
+          ErrorCode.ERROR_CODE_INVALID,
+          "cannot create target file " + target + ": " + e.getMessage(),
+          e);
+    }
   }
 
   /**
@@ -29,13 +59,8 @@ public final class FileSink implements BlockSink {
   }
 
   @Override
-  public void start(long length, long rawLength) throws IOException {
-    channel =
-        FileChannel.open(
-            target,
-            StandardOpenOption.CREATE,
-            StandardOpenOption.TRUNCATE_EXISTING,
-            StandardOpenOption.WRITE);
+  public void start(long length, long rawLength) {
+    // The file was created when the request was checked.
   }
 
   /**
@@ -73,7 +98,9 @@ public final class FileSink implements BlockSink {
     try {
       if (channel != null) {
         channel.close();
-        Files.deleteIfExists(target);
+        channel = null;
+        // Only the file this sink created: by the same link-free walk that created it.
+        org.coflow.courier.serve.SafeFiles.delete(roots, target);
       }
     } catch (IOException e) {
       error.addSuppressed(e); // removing the partial file failed too: the owner's log shows both

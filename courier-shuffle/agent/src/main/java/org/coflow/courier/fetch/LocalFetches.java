@@ -59,14 +59,17 @@ public final class LocalFetches {
 
   /**
    * Fetches {@code block} for a local client: streamed through {@code delivery} when it names no
-   * target file, else written into that file (which must lie inside a registered directory).
+   * target file, else written into that file, which the agent creates (it must not exist)
+   * directly inside a directory of a block set {@code principal} registered.
    *
+   * @param principal who asks: a client connection's identity, or {@code BlockRegistry.IN_PROCESS}
    * @param window bytes a stream may have in flight between agents
    * @param clientGrantsCredit whether the client grants credit for streamed bytes itself (a client
    *     connection); otherwise credit is granted as bytes are handed over
    * @param started receives the stream's handle once it is requested from the remote agent
    */
   public void fetch(
+      String principal,
       String coflowId,
       RemoteBlock block,
       long window,
@@ -80,17 +83,16 @@ public final class LocalFetches {
       sink = new Streamed(logged);
       autoCredit = !clientGrantsCredit;
     } else {
-      Path target = Path.of(block.getTargetFile());
-      if (!registry.mayWrite(target)) {
-        logged.failed(
-            new ProtocolException(
-                ErrorCode.ERROR_CODE_INVALID,
-                "target file '"
-                    + block.getTargetFile()
-                    + "' is not an absolute file path inside a registered directory"));
+      FileSink file;
+      try {
+        file =
+            FileSink.create(
+                registry.checkWritable(principal, block.getTargetFile()), registry.roots());
+      } catch (ProtocolException e) {
+        logged.failed(e);
         return;
       }
-      sink = new Written(target, logged);
+      sink = new Written(file, logged);
       autoCredit = true;
     }
     try {
@@ -212,8 +214,8 @@ public final class LocalFetches {
     private final Delivery delivery;
     private long length;
 
-    Written(Path target, Delivery delivery) {
-      this.file = new FileSink(target);
+    Written(FileSink file, Delivery delivery) {
+      this.file = file;
       this.delivery = delivery;
     }
 

@@ -85,6 +85,7 @@ public final class PeerConnection implements AutoCloseable {
                 .setHostId(localHost)
                 .setConnectionIndex(connectionIndex)
                 .build(),
+            remoteHost,
             new Handler(self),
             channel -> self[0] = new PeerConnection(localHost, remoteHost, window, channel));
     connect.addListener(

@@ -74,7 +74,9 @@ public final class CourierConfig implements ConfigRegistry.Provider {
               .defaultValue("")
               .doc(
                   "Comma-separated directories local processes may register data under (their shuffle "
-                      + "directories must lie inside one); empty: any directory the agent can read.")
+                      + "directories must lie inside one); the agent serves and writes nothing "
+                      + "outside them, and with none (the default) it serves nothing. Spark "
+                      + "executors' and NodeManagers' agents add their own local directories.")
               .since("0.1.0")
               .build());
 
@@ -87,13 +89,103 @@ public final class CourierConfig implements ConfigRegistry.Provider {
               .since("0.1.0")
               .build());
 
+  public static final ConfigKey<String> SECRET_FILE =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.courier.secretFile", ConfigType.STRING)
+              .defaultValue("")
+              .doc(
+                  "File holding the cluster secret (at least 16 bytes; readable by its owner only, "
+                      + "`chmod 600`). Agents and their clients prove they hold it by "
+                      + "challenge-response before anything else happens on a connection; "
+                      + "empty: no secret, every peer is admitted (the agent says so at start-up; "
+                      + "docs/security.md).")
+              .since("0.1.0")
+              .build());
+
+  public static final ConfigKey<Integer> MAX_CONNECTIONS =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.courier.maxConnections", ConfigType.INT)
+              .defaultValue(4096)
+              .doc(
+                  "Accepted connections (clients and other agents) open at once; more are refused "
+                      + "with a BUSY error.")
+              .check(v -> v >= 1, "at least 1")
+              .since("0.1.0")
+              .build());
+
+  public static final ConfigKey<Integer> MAX_HANDSHAKING =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.courier.maxHandshaking", ConfigType.INT)
+              .defaultValue(256)
+              .doc(
+                  "Accepted connections that have not completed their handshake; more are refused "
+                      + "with a BUSY error.")
+              .check(v -> v >= 1, "at least 1")
+              .since("0.1.0")
+              .build());
+
+  public static final ConfigKey<Integer> MAX_STREAMS_PER_CONNECTION =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.courier.maxStreamsPerConnection", ConfigType.INT)
+              .defaultValue(1024)
+              .doc(
+                  "Blocks one connection may have in flight at once; requests beyond it get a BUSY "
+                      + "error per block.")
+              .check(v -> v >= 1, "at least 1")
+              .since("0.1.0")
+              .build());
+
+  public static final ConfigKey<Long> MAX_BUFFERED_BYTES =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.courier.maxBufferedBytes", ConfigType.BYTES)
+              .defaultValue(256L << 20)
+              .doc(
+                  "Bytes of incomplete frames all accepted connections together may hold; a "
+                      + "connection that would cross it is refused with a BUSY error instead of "
+                      + "growing the process's memory.")
+              .check(v -> v >= 1 << 20, "at least 1m")
+              .since("0.1.0")
+              .build());
+
+  public static final ConfigKey<Long> HANDSHAKE_TIMEOUT =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.courier.handshakeTimeout", ConfigType.DURATION_MS)
+              .defaultValue(10_000L)
+              .doc("Time an accepted connection has to complete its handshake.")
+              .check(v -> v >= 1, "positive")
+              .since("0.1.0")
+              .build());
+
+  public static final ConfigKey<Long> IDLE_TIMEOUT =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.courier.idleTimeout", ConfigType.DURATION_MS)
+              .defaultValue(1_800_000L)
+              .doc(
+                  "Time a connection without open streams (and, for a client, without "
+                      + "registrations) may stay silent before it is closed; 0: never.")
+              .check(v -> v >= 0, "zero or more")
+              .since("0.1.0")
+              .build());
+
   /**
    * The agent keys an engine's own configuration may set for the agents it embeds or hosts (Spark
    * executors, NodeManagers), under the engine's prefix: {@code <prefix>maxNum} is {@code
    * coflow.courier.maxNum}. Registers the engine's copies in {@code engine}.
    */
   public static Exposed exposeUnder(ConfigRegistry engine, String prefix) {
-    return new Exposed(engine, prefix, List.of(MAX_NUM, MIN_SIZE, THREADS));
+    return new Exposed(
+        engine,
+        prefix,
+        List.of(
+            MAX_NUM,
+            MIN_SIZE,
+            THREADS,
+            MAX_CONNECTIONS,
+            MAX_HANDSHAKING,
+            MAX_STREAMS_PER_CONNECTION,
+            MAX_BUFFERED_BYTES,
+            HANDSHAKE_TIMEOUT,
+            IDLE_TIMEOUT));
   }
 
   /** Agent keys exposed under an engine's prefix, and how to read them back as agent settings. */

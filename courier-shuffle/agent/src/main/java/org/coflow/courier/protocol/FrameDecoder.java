@@ -28,6 +28,14 @@ public final class FrameDecoder extends ByteToMessageDecoder {
   private final int maxFrameLength;
   private final boolean streamChunks;
 
+  /** Before {@link #admit}: the bound of every frame (the handshake's), else -1. */
+  private int handshakeBound = -1;
+
+  /** Where the bytes of incomplete frames are reserved (accepted connections), or null. */
+  private MemoryBudget budget;
+
+  private long reserved;
+
   /** The chunk whose body is arriving (streaming only), null between frames. */
   private MessageLite chunk;
 
@@ -51,6 +59,61 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     if (!streamChunks) {
       // Whole chunks span socket reads: gather the reads instead of copying them into one buffer.
       setCumulator(COMPOSITE_CUMULATOR);
+    }
+  }
+
+  /**
+   * A decoder for an accepted connection: until {@link #admit}, no frame may be longer than {@code
+   * handshakeBound}; what it buffers of incomplete frames is reserved in {@code budget}, and a read
+   * that would cross the budget fails the connection with {@code BUSY}.
+   */
+  public static FrameDecoder accepting(
+      int maxFrameLength, int handshakeBound, MemoryBudget budget) {
+    FrameDecoder d = new FrameDecoder(maxFrameLength, false);
+    d.handshakeBound = handshakeBound;
+    d.budget = budget;
+    return d;
+  }
+
+  /** The handshake completed: frames may now be as long as their type allows. */
+  public void admit() {
+    handshakeBound = -1;
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+    super.channelRead(ctx, msg);
+    if (budget != null && !failed) {
+      long now = internalBuffer().capacity();
+      if (!budget.resize(reserved, now)) {
+        failed = true;
+        throw new ProtocolException(
+            ErrorCode.ERROR_CODE_BUSY,
+            "the agent holds "
+                + budget.used()
+                + " bytes of incomplete frames, its cap (coflow.courier.maxBufferedBytes is "
+                + budget.cap()
+                + "); retry later");
+      }
+      reserved = now;
+    }
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+    release();
+    super.channelInactive(ctx);
+  }
+
+  @Override
+  protected void handlerRemoved0(ChannelHandlerContext ctx) {
+    release();
+  }
+
+  private void release() {
+    if (budget != null && reserved != 0) {
+      budget.resize(reserved, 0);
+      reserved = 0;
     }
   }
 
@@ -105,6 +168,18 @@ public final class FrameDecoder extends ByteToMessageDecoder {
               + " (this agent speaks protocol version "
               + Preamble.VERSION
               + ")");
+    }
+    long bound = handshakeBound >= 0 ? handshakeBound : type.maxLength(maxFrameLength);
+    if (length > bound) {
+      throw new ProtocolException(
+          ErrorCode.ERROR_CODE_PROTOCOL,
+          type
+              + " frame of "
+              + length
+              + " bytes is longer than the "
+              + bound
+              + " its type may have"
+              + (handshakeBound >= 0 ? " before the handshake completed" : ""));
     }
     int headerLength = in.getInt(at + 5);
     long bodyLength = length - 5 - headerLength;

@@ -7,6 +7,8 @@ import org.coflow.api.proto.courier.v1.BlockError;
 import org.coflow.api.proto.courier.v1.BlockRequest;
 import org.coflow.api.proto.courier.v1.BlockStart;
 import org.coflow.api.proto.courier.v1.Cancel;
+import org.coflow.api.proto.courier.v1.Auth;
+import org.coflow.api.proto.courier.v1.Challenge;
 import org.coflow.api.proto.courier.v1.Chunk;
 import org.coflow.api.proto.courier.v1.Credit;
 import org.coflow.api.proto.courier.v1.Error;
@@ -27,6 +29,8 @@ public enum FrameType {
   HELLO(1, Hello.parser(), false),
   HELLO_ACK(2, HelloAck.parser(), false),
   ERROR(3, Error.parser(), false),
+  CHALLENGE(4, Challenge.parser(), false),
+  AUTH(5, Auth.parser(), false),
   REGISTER_SPARK(10, RegisterSpark.parser(), false),
   REGISTER_MAPREDUCE(11, RegisterMapReduce.parser(), false),
   REGISTERED(12, Registered.parser(), false),
@@ -70,6 +74,25 @@ public enum FrameType {
 
   Parser<? extends MessageLite> parser() {
     return parser;
+  }
+
+  /**
+   * The longest frame of this type a receiver accepts once the handshake is done: requests that
+   * name many blocks and chunks up to {@code maxFrame}, registrations up to 1 MiB, everything
+   * else (handshake, control) up to 64 KiB. Before the handshake every frame is bounded much
+   * lower ({@code transport.Limits#HANDSHAKE_FRAME}).
+   */
+  public long maxLength(int maxFrame) {
+    switch (this) {
+      case FETCH_REQUEST:
+      case CHUNK:
+        return maxFrame;
+      case REGISTER_SPARK:
+      case REGISTER_MAPREDUCE:
+        return Math.min(maxFrame, 1 << 20);
+      default:
+        return Math.min(maxFrame, 64 << 10);
+    }
   }
 
   /** The type with wire id {@code id}, or null if there is none. */

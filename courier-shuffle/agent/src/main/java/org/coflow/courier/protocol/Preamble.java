@@ -18,7 +18,7 @@ public final class Preamble {
   public static final int MAGIC = 0x43464C57; // "CFLW"
 
   /** The protocol version of this release. */
-  public static final int VERSION = 1;
+  public static final int VERSION = 2;
 
   public static final int LENGTH = 8;
 

@@ -1,6 +1,10 @@
 package org.coflow.courier.serve;
 
 import java.io.IOException;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.coflow.api.proto.courier.v1.BlockRef;
@@ -9,76 +13,100 @@ import org.coflow.api.proto.courier.v1.RegisterSpark;
 import org.coflow.courier.protocol.ProtocolException;
 
 /**
- * What this agent may serve: the block sets local processes registered. A block outside every
- * registered set is never served. Thread-safe.
+ * What this agent may serve and write: the block sets local processes registered, each owned by
+ * the identity that registered it (docs/security.md). Everything lies inside the agent's roots
+ * (its configured directories; none means nothing is served or written). A set may be replaced
+ * only by its owner; a client may have fetched blocks written only into a set it owns. Thread-safe.
  */
 public final class BlockRegistry {
-  private final Map<String, BlockSet> sets = new ConcurrentHashMap<>();
-  private final java.util.List<java.nio.file.Path> roots;
-  private volatile boolean refuseClientMapReduce;
+  /** The owner of what the process hosting the agent registers in-process. */
+  public static final String IN_PROCESS = "(in-process)";
 
-  /** A registry that accepts any directory the agent can read. */
-  public BlockRegistry() {
-    this(java.util.List.of());
+  private final Map<String, Owned> sets = new ConcurrentHashMap<>();
+  private final List<Path> roots;
+  private volatile boolean refuseClientRegistrations;
+
+  private static final class Owned {
+    final BlockSet set;
+    final String owner;
+
+    Owned(BlockSet set, String owner) {
+      this.set = set;
+      this.owner = owner;
+    }
   }
 
   /**
-   * A registry that accepts only directories inside {@code roots} (the agent's --dirs).
+   * A registry that accepts only directories inside {@code roots}; with no roots it accepts none.
    *
    * @throws IllegalArgumentException if a root is not an existing directory
    */
-  public BlockRegistry(java.util.List<java.nio.file.Path> roots) {
-    java.util.List<java.nio.file.Path> real = new java.util.ArrayList<>();
-    for (java.nio.file.Path r : roots) {
+  public BlockRegistry(List<Path> roots) {
+    List<Path> real = new ArrayList<>();
+    for (Path r : roots) {
       try {
         real.add(r.toRealPath());
       } catch (IOException e) {
         throw new IllegalArgumentException(
-            "agent directory "
-                + r
-                + " does not exist: create it or "
-                + "fix coflow.courier.dirs / --dirs");
+            "agent directory " + r + " does not exist: create it or fix coflow.courier.dirs / --dirs");
       }
     }
-    this.roots = java.util.List.copyOf(real);
+    this.roots = List.copyOf(real);
+  }
+
+  /** The agent's roots (real paths). */
+  public List<Path> roots() {
+    return roots;
   }
 
   /**
-   * Registers (or re-registers, replacing) a Spark executor's files.
+   * Registers (or, for the same owner, re-registers) a Spark executor's files.
    *
-   * @throws ProtocolException INVALID for a bad id, directory or algorithm
+   * @param owner the registering identity (a connection's principal, or {@link #IN_PROCESS})
+   * @throws ProtocolException INVALID for a bad id, directory or algorithm, FORBIDDEN when another
+   *     identity owns the set or this agent takes no registrations from clients
    */
-  public String register(RegisterSpark req) {
-    return add(new SparkBlockSet(req));
+  public Registration register(RegisterSpark req, String owner) {
+    return add(new SparkBlockSet(req, roots), owner);
+  }
+
+  /** Registers a MapReduce job's map outputs without a secret (a standalone agent's client). */
+  public Registration register(RegisterMapReduce req, String owner) {
+    if (!req.getShuffleSecret().isEmpty() && !IN_PROCESS.equals(owner)) {
+      throw Dirs.forbidden(
+          "job "
+              + req.getJobId()
+              + ": a registration with the job's secret is taken only in-process, from the "
+              + "NodeManager that received the job's token");
+    }
+    return add(new MapReduceBlockSet(req, roots), owner);
+  }
+
+  /** What a registration created: the set's id and whether its blocks are verified. */
+  public static final class Registration {
+    private final String id;
+    private final boolean verified;
+
+    Registration(String id, boolean verified) {
+      this.id = id;
+      this.verified = verified;
+    }
+
+    public String id() {
+      return id;
+    }
+
+    public boolean verified() {
+      return verified;
+    }
   }
 
   /**
-   * Registers (or re-registers) a MapReduce job's map outputs, as a local client asked over the
-   * wire. A job its NodeManager registered with the job's secret ({@link #registerSecured}) cannot
-   * be replaced this way: whoever can reach the agent's port must not swap the secret out.
+   * From now on, block sets are registered only in-process (a NodeManager's or an executor's
+   * embedded agent): a client connection's registrations are refused.
    */
-  public String register(RegisterMapReduce req) {
-    if (refuseClientMapReduce) {
-      throw Dirs.forbidden(
-          "this agent runs inside a NodeManager, which registers MapReduce jobs itself; "
-              + "job "
-              + req.getJobId()
-              + " cannot be registered over a client connection");
-    }
-    MapReduceBlockSet set = new MapReduceBlockSet(req);
-    BlockSet old = sets.get(set.id());
-    if (old instanceof MapReduceBlockSet && ((MapReduceBlockSet) old).secured()) {
-      throw Dirs.forbidden(
-          set.id()
-              + " was registered by its NodeManager with the job's secret; "
-              + "it cannot be registered again over a client connection");
-    }
-    return add(set);
-  }
-
-  /** From now on, MapReduce jobs are registered only in-process ({@link #registerSecured}). */
-  public void refuseClientMapReduce() {
-    refuseClientMapReduce = true;
+  public void refuseClientRegistrations() {
+    refuseClientRegistrations = true;
   }
 
   /**
@@ -90,25 +118,43 @@ public final class BlockRegistry {
       throw new IllegalArgumentException(
           "a secured registration of " + req.getJobId() + " needs the job's shuffle secret");
     }
-    return add(new MapReduceBlockSet(req));
+    return add(new MapReduceBlockSet(req, roots), IN_PROCESS).id();
   }
 
-  private String add(BlockSet set) {
-    if (!roots.isEmpty()) {
-      for (java.nio.file.Path d : set.dirs()) {
-        if (roots.stream().noneMatch(d::startsWith)) {
-          throw Dirs.invalid(
-              set.id()
-                  + ": directory "
-                  + d
-                  + " is outside the agent's directories "
-                  + roots
-                  + " (coflow.courier.dirs)");
-        }
+  private Registration add(BlockSet set, String owner) {
+    if (refuseClientRegistrations && !IN_PROCESS.equals(owner)) {
+      throw Dirs.forbidden(
+          "this agent takes registrations only from the process it runs in (a NodeManager's or "
+              + "an executor's own agent); "
+              + set.id()
+              + " cannot be registered over a client connection");
+    }
+    if (roots.isEmpty()) {
+      throw Dirs.forbidden(
+          set.id()
+              + ": this agent has no directories to serve (coflow.courier.dirs / --dirs is "
+              + "empty), so it serves nothing");
+    }
+    for (Path d : set.dirs()) {
+      if (SafeFiles.rootOf(roots, d) == null && !roots.contains(d)) {
+        throw Dirs.invalid(
+            set.id()
+                + ": directory "
+                + d
+                + " is outside the agent's directories "
+                + roots
+                + " (coflow.courier.dirs)");
       }
     }
-    sets.put(set.id(), set);
-    return set.id();
+    Owned now = new Owned(set, owner);
+    Owned before = sets.merge(set.id(), now, (old, neu) -> old.owner.equals(owner) ? neu : old);
+    if (before != now) {
+      throw Dirs.forbidden(
+          set.id()
+              + " is registered by another identity; a set is replaced only by whoever "
+              + "registered it");
+    }
+    return new Registration(set.id(), set.verified());
   }
 
   /** Forgets a set (its application or job ended); unknown ids are ignored. */
@@ -117,43 +163,58 @@ public final class BlockRegistry {
   }
 
   /**
+   * Finds a block's bytes, with its data file open (the caller closes the segment).
+   *
    * @throws ProtocolException FORBIDDEN for missing or wrong credentials, NOT_FOUND for an
    *     unregistered set or a missing block, INVALID for a malformed name, CORRUPT for an
    *     inconsistent index
    */
   public BlockSegment resolve(BlockRef ref) throws IOException {
-    BlockSet set = sets.get(ref.getBlockSet());
-    if (set == null) {
+    Owned o = sets.get(ref.getBlockSet());
+    if (o == null) {
       throw Dirs.notFound("block set '" + ref.getBlockSet() + "' is not registered on this agent");
     }
-    return set.resolve(ref.getBlock(), ref.getAuth());
+    try {
+      return o.set.resolve(ref.getBlock(), ref.getAuth());
+    } catch (InvalidPathException e) {
+      throw Dirs.invalid("block '" + ref.getBlock() + "' is not a valid name: " + e.getMessage());
+    }
   }
 
   /**
-   * Whether a client may have a fetched block written to {@code target}: an absolute path whose
-   * directory lies inside a registered set's directories (the agent never writes elsewhere).
+   * Where {@code owner} may have a fetched block written: {@code target} must be an absolute,
+   * normal path whose parent is one of the directories of a set {@code owner} registered.
+   *
+   * @return the target in its set's directory (as registered, links resolved), where the agent
+   *     creates it
+   * @throws ProtocolException INVALID naming the target and the rule otherwise
    */
-  public boolean mayWrite(java.nio.file.Path target) {
-    if (!target.isAbsolute() || target.getFileName() == null) {
-      return false;
-    }
-    java.nio.file.Path parent;
+  public Path checkWritable(String owner, String target) {
+    Path t;
     try {
-      parent = target.getParent().toRealPath();
-    } catch (IOException e) {
-      return false;
+      t = Path.of(target);
+    } catch (InvalidPathException e) {
+      throw Dirs.invalid("target file '" + target.replace('\0', '?') + "' is not a valid path");
     }
-    if (java.nio.file.Files.isDirectory(target) || java.nio.file.Files.isSymbolicLink(target)) {
-      return false;
-    }
-    for (BlockSet s : sets.values()) {
-      for (java.nio.file.Path d : s.dirs()) {
-        if (parent.startsWith(d)) {
-          return true;
+    Path parent = t.getParent();
+    if (t.isAbsolute() && parent != null && t.normalize().equals(t)) {
+      Path real;
+      try {
+        real = parent.toRealPath();
+      } catch (IOException e) {
+        real = parent;
+      }
+      for (Owned o : sets.values()) {
+        if (o.owner.equals(owner) && o.set.dirs().contains(real)) {
+          return real.resolve(t.getFileName());
         }
       }
     }
-    return false;
+    throw Dirs.invalid(
+        "target file '"
+            + target
+            + "' is not an absolute, normal path directly inside a directory of a block set "
+            + "this client registered");
   }
 
   public int size() {

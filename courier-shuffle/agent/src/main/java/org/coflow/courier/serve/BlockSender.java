@@ -57,6 +57,8 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
   /** The fetching agent's host id (from its HELLO). */
   private final String dstHost;
 
+  private final int maxStreams;
+
   private ChannelHandlerContext ctx;
   private boolean waitingForLink;
 
@@ -71,7 +73,9 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
       int chunkSize,
       org.coflow.courier.enforce.PriorityPacer link,
       org.coflow.courier.enforce.PaceTable paces,
-      String dstHost) {
+      String dstHost,
+      int maxStreams) {
+    this.maxStreams = maxStreams;
     this.paces = paces;
     this.dstHost = dstHost;
     this.registry = registry;
@@ -90,7 +94,7 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
     boolean queued;
     boolean cancelled;
 
-    /** Open from the first chunk until the last one was written. */
+    /** The data file, opened when the request was checked; null once closed. */
     FileChannel file;
 
     /**
@@ -114,6 +118,7 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
       this.id = id;
       this.coflow = coflow;
       this.segment = segment;
+      this.file = segment.channel();
       this.credit = credit;
     }
   }
@@ -156,6 +161,16 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
       throw new ProtocolException(
           ErrorCode.ERROR_CODE_PROTOCOL,
           "stream " + req.getStreamId() + " is already open on this connection");
+    }
+    if (streams.size() >= maxStreams) {
+      error(
+          req.getStreamId(),
+          ErrorCode.ERROR_CODE_BUSY,
+          "this connection has "
+              + streams.size()
+              + " streams open, its bound (coflow.courier.maxStreamsPerConnection); retry when "
+              + "some have ended");
+      return;
     }
     BlockSegment segment;
     try {
@@ -359,25 +374,6 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
                     .build()));
         continue;
       }
-      if (s.file == null) {
-        try {
-          s.file = FileChannel.open(s.segment.file(), StandardOpenOption.READ);
-        } catch (IOException e) {
-          link.giveBack(chunkSize);
-          streams.remove(s.id);
-          LOG.warn(
-              "remote={} stream={}: cannot open {}",
-              ctx.channel().remoteAddress(),
-              s.id,
-              s.segment.file(),
-              e);
-          error(
-              s.id,
-              ErrorCode.ERROR_CODE_IO,
-              "opening " + s.segment + " failed on the serving host: " + e.getMessage());
-          continue;
-        }
-      }
       long n = chunkBytes(s);
       if (n < chunkSize) {
         // The link was asked for a whole chunk before the stream was chosen; a short chunk (a
@@ -403,6 +399,18 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
         Frame.of(
             FrameType.BLOCK_ERROR,
             BlockError.newBuilder().setStreamId(stream).setCode(code).setMessage(message).build()));
+  }
+
+  /** A silent connection with no open stream is closed (its agent opens another when needed). */
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+    if (evt instanceof io.netty.handler.timeout.IdleStateEvent) {
+      if (streams.isEmpty()) {
+        ctx.close();
+      }
+      return;
+    }
+    ctx.fireUserEventTriggered(evt);
   }
 
   @Override

@@ -14,6 +14,14 @@ public interface BlockSet {
   java.util.List<java.nio.file.Path> dirs();
 
   /**
+   * Whether the set's blocks carry their engine's checksums; an unverified set's blocks go out with
+   * checksum {@code NONE}.
+   */
+  default boolean verified() {
+    return true;
+  }
+
+  /**
    * Finds a block's bytes. Never resolves to a file outside the set's registered directories.
    *
    * @param auth the request's credentials ({@code BlockRef.auth}); sets registered with a secret

@@ -16,8 +16,29 @@ public final class Checksums {
   public static final String CRC32 = "CRC32";
   public static final String CRC32C = "CRC32C";
 
+  /** No checksum: the block set has none from its engine (unverified, see RegisterSpark). */
+  public static final String NONE = "NONE";
+
   /** MapReduce IFile segments: a CRC32 of the segment in its last 4 bytes. */
   public static final String IFILE = "IFILE";
+
+  /** What an unverified block is "checked" with: nothing, always 0. */
+  private static final Checksum NOTHING =
+      new Checksum() {
+        @Override
+        public void update(int b) {}
+
+        @Override
+        public void update(byte[] b, int off, int len) {}
+
+        @Override
+        public long getValue() {
+          return 0;
+        }
+
+        @Override
+        public void reset() {}
+      };
 
   private Checksums() {}
 
@@ -31,34 +52,16 @@ public final class Checksums {
         return new CRC32();
       case CRC32C:
         return new CRC32C();
+      case NONE:
+        return NOTHING;
       default:
         throw new IllegalArgumentException(
-            "unknown checksum algorithm '" + algorithm + "'; known: ADLER32, CRC32, CRC32C, IFILE");
+            "unknown checksum algorithm '" + algorithm + "'; known: ADLER32, CRC32, CRC32C, IFILE, NONE");
     }
   }
 
   static boolean known(String algorithm) {
     return algorithm.equals(ADLER32) || algorithm.equals(CRC32) || algorithm.equals(CRC32C);
-  }
-
-  /** The {@code algorithm} checksum of {@code length} bytes of {@code file} from {@code offset}. */
-  static long of(Path file, long offset, long length, String algorithm) throws IOException {
-    Checksum sum = create(algorithm);
-    ByteBuffer buf = ByteBuffer.allocate(1 << 16);
-    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-      long pos = offset;
-      long end = offset + length;
-      while (pos < end) {
-        buf.clear().limit((int) Math.min(buf.capacity(), end - pos));
-        int n = ch.read(buf, pos);
-        if (n < 0) {
-          throw new IOException(file + " ended at " + pos + " before " + end);
-        }
-        sum.update(buf.array(), 0, n);
-        pos += n;
-      }
-    }
-    return sum.getValue();
   }
 
   /** Reads a big-endian long at {@code position} of {@code file}. */

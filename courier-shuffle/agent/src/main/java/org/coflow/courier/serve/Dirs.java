@@ -23,7 +23,12 @@ final class Dirs {
     }
     List<Path> out = new ArrayList<>();
     for (String d : dirs) {
-      Path p = Path.of(d);
+      Path p;
+      try {
+        p = Path.of(d);
+      } catch (java.nio.file.InvalidPathException e) {
+        throw invalid(what + ": local directory '" + d.replace('\0', '?') + "' is not a valid path");
+      }
       if (!p.isAbsolute()) {
         throw invalid(what + ": local directory '" + d + "' is not an absolute path");
       }

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.security.GeneralSecurityException;
@@ -43,6 +44,9 @@ final class MapReduceBlockSet implements BlockSet {
   private final String user;
   private final String app;
   private final List<Path> dirs;
+
+  /** The agent's roots, where every open starts its link-free walk. */
+  private final List<Path> roots;
   private final String job;
 
   /** Null when registered without a secret (requests are then not authenticated). */
@@ -50,7 +54,8 @@ final class MapReduceBlockSet implements BlockSet {
 
   private final int shufflePort;
 
-  MapReduceBlockSet(RegisterMapReduce req) {
+  MapReduceBlockSet(RegisterMapReduce req, List<Path> roots) {
+    this.roots = roots;
     Matcher job = JOB.matcher(req.getJobId());
     if (!job.matches()) {
       throw Dirs.invalid("'" + req.getJobId() + "' is not a MapReduce job id (job_<cluster>_<n>)");
@@ -95,12 +100,18 @@ final class MapReduceBlockSet implements BlockSet {
     }
     // Each file of a map output lies in a local dir of its own choosing (Hadoop picks a dir per
     // file when a map spilled more than once), so the index and the data are found separately.
-    Path index = find(m.group(1), "file.out.index", block);
-    Path data = index == null ? null : find(m.group(1), "file.out", block);
-    if (index == null || data == null) {
-      throw Dirs.notFound(id + ": no map output for block " + block + " in " + dirs);
+    // Both are opened once, without following links; the data is served from its handle.
+    ByteBuffer entries;
+    try (FileChannel index = find(m.group(1), "file.out.index", block)) {
+      entries = readIndex(index, block);
     }
-    return segment(data, index, reduce, block);
+    FileChannel data = find(m.group(1), "file.out", block);
+    try {
+      return segment(data, entries, reduce, block);
+    } catch (IOException | RuntimeException e) {
+      data.close();
+      throw e;
+    }
   }
 
   private void verify(String attempt, int reduce, String auth, String block) {
@@ -139,8 +150,8 @@ final class MapReduceBlockSet implements BlockSet {
     }
   }
 
-  /** The map attempt's file {@code name} in whichever registered dir holds it, or null. */
-  private Path find(String attempt, String name, String block) throws IOException {
+  /** The map attempt's file {@code name}, opened in whichever registered dir holds it. */
+  private FileChannel find(String attempt, String name, String block) throws IOException {
     for (Path dir : dirs) {
       Path out =
           Dirs.inside(
@@ -152,37 +163,37 @@ final class MapReduceBlockSet implements BlockSet {
                   .resolve("output")
                   .resolve(attempt),
               block);
-      Path file = out.resolve(name);
-      if (Files.exists(file)) {
-        if (!file.toRealPath().startsWith(dir)) {
-          throw Dirs.notFound(
-              id + ": block " + block + " links outside the registered directories");
-        }
-        return file;
+      try {
+        return SafeFiles.openRead(roots, out.resolve(name));
+      } catch (NoSuchFileException e) {
+        // in another dir, maybe
       }
     }
-    return null;
+    throw Dirs.notFound(id + ": no map output for block " + block + " in " + dirs);
   }
 
-  private BlockSegment segment(Path data, Path index, int reduce, String block) throws IOException {
-    ByteBuffer entries;
-    try (FileChannel ch = FileChannel.open(index, StandardOpenOption.READ)) {
-      long size = ch.size();
-      if (size < ENTRY + 8 || (size - 8) % ENTRY != 0 || size > Integer.MAX_VALUE) {
-        throw Dirs.corrupt(id + ": index " + index + " has " + size + " bytes, not a spill record");
-      }
-      entries = ByteBuffer.allocate((int) size);
-      while (entries.hasRemaining()) {
-        if (ch.read(entries, entries.position()) < 0) {
-          throw Dirs.corrupt(id + ": index " + index + " is truncated");
-        }
+  private ByteBuffer readIndex(FileChannel ch, String block) throws IOException {
+    long size = ch.size();
+    if (size < ENTRY + 8 || (size - 8) % ENTRY != 0 || size > (64 << 20)) {
+      throw Dirs.corrupt(
+          id + ": index of " + block + " has " + size + " bytes, not a spill record");
+    }
+    ByteBuffer entries = ByteBuffer.allocate((int) size);
+    while (entries.hasRemaining()) {
+      if (ch.read(entries, entries.position()) < 0) {
+        throw Dirs.corrupt(id + ": index of " + block + " is truncated");
       }
     }
+    return entries;
+  }
+
+  private BlockSegment segment(FileChannel data, ByteBuffer entries, int reduce, String block)
+      throws IOException {
     int body = entries.capacity() - 8;
     CRC32 crc = new CRC32();
     crc.update(entries.array(), 0, body);
     if (crc.getValue() != entries.getLong(body)) {
-      throw Dirs.corrupt(id + ": index " + index + " fails its checksum");
+      throw Dirs.corrupt(id + ": index of " + block + " fails its checksum");
     }
     int partitions = body / ENTRY;
     if (reduce >= partitions) {
@@ -198,7 +209,7 @@ final class MapReduceBlockSet implements BlockSet {
     long start = entries.getLong(reduce * ENTRY);
     long raw = entries.getLong(reduce * ENTRY + 8);
     long part = entries.getLong(reduce * ENTRY + 16);
-    long dataSize = Files.size(data);
+    long dataSize = data.size();
     if (start < 0 || part < 4 || raw < 0 || start + part > dataSize) {
       throw Dirs.corrupt(
           id
@@ -212,16 +223,14 @@ final class MapReduceBlockSet implements BlockSet {
               + dataSize
               + " bytes");
     }
-    long trailer;
-    try (FileChannel ch = FileChannel.open(data, StandardOpenOption.READ)) {
-      ByteBuffer b = ByteBuffer.allocate(4);
-      while (b.hasRemaining()) {
-        if (ch.read(b, start + part - 4 + b.position()) < 0) {
-          throw Dirs.corrupt(id + ": data file of " + block + " is truncated");
-        }
+    ByteBuffer b = ByteBuffer.allocate(4);
+    while (b.hasRemaining()) {
+      if (data.read(b, start + part - 4 + b.position()) < 0) {
+        throw Dirs.corrupt(id + ": data file of " + block + " is truncated");
       }
-      trailer = b.getInt(0) & 0xffffffffL;
     }
-    return new BlockSegment(data, start, part, Checksums.IFILE, trailer, raw);
+    long trailer = b.getInt(0) & 0xffffffffL;
+    return new BlockSegment(
+        Path.of(id, block), data, start, part, Checksums.IFILE, trailer, raw);
   }
 }

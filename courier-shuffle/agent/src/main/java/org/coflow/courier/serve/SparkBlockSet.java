@@ -19,19 +19,25 @@ import org.coflow.courier.protocol.BlockSetId;
  * name} lives in {@code localDirs[h % n]/%02x((h / n) % subDirs)/name} with {@code h} the
  * non-negative hash of the name (what Spark's external shuffle service computes too). Block {@code
  * shuffle_S_M_R} is bytes {@code [index[R], index[R+1])} of {@code shuffle_S_M_0.data}; its
- * checksum is entry R of {@code shuffle_S_M_0.checksum.<algorithm>} when Spark wrote one, else a
- * CRC32 computed once, when the block is first served.
+ * checksum is entry R of {@code shuffle_S_M_0.checksum.<algorithm>}. A set registered without a
+ * checksum algorithm (Spark writes no checksum files) is unverified: its blocks go out with
+ * checksum NONE, since a checksum the agent took later would vouch for whatever the file holds by
+ * then. Files are opened inside the registered directories without following links, once per
+ * request; the data file is served from that handle.
  */
 final class SparkBlockSet implements BlockSet {
   private static final Pattern BLOCK = Pattern.compile("shuffle_(\\d{1,9})_(\\d{1,18})_(\\d{1,9})");
 
   private final String id;
   private final List<Path> dirs;
+
+  /** The agent's roots, where every open starts its link-free walk. */
+  private final List<Path> roots;
   private final int subDirs;
   private final String algorithm;
-  private final Map<String, Long> computed = new ConcurrentHashMap<>();
 
-  SparkBlockSet(RegisterSpark req) {
+  SparkBlockSet(RegisterSpark req, List<Path> roots) {
+    this.roots = roots;
     String app = Dirs.segment(req.getAppId(), "Spark app_id");
     String exec = Dirs.segment(req.getExecId(), "Spark exec_id");
     this.id = BlockSetId.spark(app, exec).toString();
@@ -62,9 +68,14 @@ final class SparkBlockSet implements BlockSet {
   }
 
   @Override
+  public boolean verified() {
+    return !algorithm.isEmpty();
+  }
+
+  @Override
   public BlockSegment resolve(String block, String auth) throws IOException {
-    // Spark's shuffle files are served unauthenticated, as by Spark's own external shuffle
-    // service without spark.authenticate.
+    // Spark's shuffle files are served to the application's members (its agents), as by Spark's
+    // own external shuffle service.
     Matcher m = BLOCK.matcher(block);
     if (!m.matches()) {
       throw Dirs.invalid(
@@ -75,15 +86,13 @@ final class SparkBlockSet implements BlockSet {
     }
     String base = "shuffle_" + m.group(1) + "_" + m.group(2) + "_0";
     int reduce = Integer.parseInt(m.group(3));
-    Path index = file(base + ".index", block);
-    Path data = file(base + ".data", block);
     long start;
     long end;
-    try (FileChannel ch = FileChannel.open(index, StandardOpenOption.READ)) {
+    try (FileChannel ch = open(base + ".index", block)) {
       long partitions = ch.size() / 8 - 1;
       if (ch.size() % 8 != 0 || partitions < 1) {
         throw Dirs.corrupt(
-            id + ": index " + index + " has " + ch.size() + " bytes, not a list of offsets");
+            id + ": index of " + block + " has " + ch.size() + " bytes, not a list of offsets");
       }
       if (reduce >= partitions) {
         throw Dirs.notFound(
@@ -100,46 +109,65 @@ final class SparkBlockSet implements BlockSet {
     } catch (NoSuchFileException e) {
       throw Dirs.notFound(id + ": no map output for block " + block);
     }
-    long size;
+    long checksum = 0;
+    if (!algorithm.isEmpty()) {
+      try (FileChannel ch = open(base + ".checksum." + algorithm, block)) {
+        if (ch.size() < 8L * reduce + 8) {
+          throw Dirs.corrupt(
+              id + ": checksum file of " + block + " has no entry for partition " + reduce);
+        }
+        checksum = Checksums.readLong(ch, 8L * reduce);
+      } catch (NoSuchFileException e) {
+        throw Dirs.corrupt(
+            id
+                + ": block "
+                + block
+                + " has no "
+                + algorithm
+                + " checksum file, though the executor registered that Spark writes them");
+      }
+    }
+    FileChannel data;
     try {
-      size = Files.size(data);
+      data = open(base + ".data", block);
     } catch (NoSuchFileException e) {
       throw Dirs.notFound(id + ": block " + block + " has an index but no data file");
     }
-    if (start < 0 || end < start || end > size) {
-      throw Dirs.corrupt(
-          id
-              + ": index of "
-              + block
-              + " gives ["
-              + start
-              + ", "
-              + end
-              + ") outside its data file of "
-              + size
-              + " bytes");
-    }
-    long length = end - start;
-    if (!algorithm.isEmpty()) {
-      Path sums = file(base + ".checksum." + algorithm, block);
-      if (Files.exists(sums)) {
-        try (FileChannel ch = FileChannel.open(sums, StandardOpenOption.READ)) {
-          if (ch.size() >= 8L * reduce + 8) {
-            return new BlockSegment(
-                data, start, length, algorithm, Checksums.readLong(ch, 8L * reduce), length);
-          }
-        }
+    try {
+      long size = data.size();
+      if (start < 0 || end < start || end > size) {
+        throw Dirs.corrupt(
+            id
+                + ": index of "
+                + block
+                + " gives ["
+                + start
+                + ", "
+                + end
+                + ") outside its data file of "
+                + size
+                + " bytes");
       }
+      long length = end - start;
+      return new BlockSegment(
+          path(base + ".data", block),
+          data,
+          start,
+          length,
+          algorithm.isEmpty() ? Checksums.NONE : algorithm,
+          checksum,
+          length);
+    } catch (IOException | RuntimeException e) {
+      data.close();
+      throw e;
     }
-    Long crc = computed.get(block);
-    if (crc == null) {
-      crc = Checksums.of(data, start, length, Checksums.CRC32);
-      computed.put(block, crc);
-    }
-    return new BlockSegment(data, start, length, Checksums.CRC32, crc, length);
   }
 
-  private Path file(String name, String block) throws IOException {
+  private FileChannel open(String name, String block) throws IOException {
+    return SafeFiles.openRead(roots, path(name, block));
+  }
+
+  private Path path(String name, String block) {
     int h = name.hashCode();
     h = h == Integer.MIN_VALUE ? 0 : Math.abs(h);
     Path dir = dirs.get(h % dirs.size());
@@ -148,9 +176,6 @@ final class SparkBlockSet implements BlockSet {
             dir,
             dir.resolve(String.format("%02x", (h / dirs.size()) % subDirs)).resolve(name),
             block);
-    if (Files.isSymbolicLink(file) && !file.toRealPath().startsWith(dir)) {
-      throw Dirs.notFound(id + ": block " + block + " links outside the registered directories");
-    }
     return file;
   }
 }

@@ -1,5 +1,10 @@
 package org.coflow.courier.server;
 
+import org.coflow.courier.auth.KeyRing;
+import org.coflow.courier.transport.ConnectionGate;
+import org.coflow.courier.transport.Limits;
+import org.coflow.courier.protocol.MemoryBudget;
+
 import io.netty.channel.Channel;
 import java.net.InetSocketAddress;
 import org.coflow.courier.enforce.LinkRate;
@@ -15,14 +20,20 @@ import org.coflow.courier.transport.TransportContext;
  */
 public final class AgentServer implements AutoCloseable {
   private final Channel channel;
+  private final ConnectionGate gate;
+  private final MemoryBudget budget;
 
-  private AgentServer(Channel channel) {
+  private AgentServer(Channel channel, ConnectionGate gate, MemoryBudget budget) {
     this.channel = channel;
+    this.gate = gate;
+    this.budget = budget;
   }
 
   /**
    * Binds and starts serving.
    *
+   * @param keys the secrets peers may prove (an open ring admits anonymous peers)
+   * @param limits the bounds on connections, streams, buffered bytes and timeouts
    * @param fetches where local clients' fetches go (null: this agent serves, but fetches nothing)
    * @param link the host's sending cap
    * @throws InterruptedException if interrupted while binding
@@ -31,6 +42,8 @@ public final class AgentServer implements AutoCloseable {
       TransportContext transport,
       InetSocketAddress address,
       String hostId,
+      KeyRing keys,
+      Limits limits,
       BlockRegistry registry,
       LocalFetches fetches,
       int chunkSize,
@@ -43,10 +56,27 @@ public final class AgentServer implements AutoCloseable {
         link.limited()
             ? new PriorityPacer(link, transport.group().next())
             : PriorityPacer.UNLIMITED;
+    ServerContext server =
+        new ServerContext(hostId, keys, limits, registry, fetches, chunkSize, sending, paces);
+    ConnectionGate gate = new ConnectionGate(limits);
+    MemoryBudget budget = new MemoryBudget(limits.maxBufferedBytes());
     return new AgentServer(
-        transport.bind(
-            address,
-            () -> new ServerHandshake(hostId, registry, chunkSize, fetches, sending, paces)));
+        transport.bind(address, gate, budget, () -> new ServerHandshake(server)), gate, budget);
+  }
+
+  /** Accepted connections open now. */
+  public int connections() {
+    return gate.open();
+  }
+
+  /** Connections refused at a bound (connections, handshakes, buffered bytes) since the start. */
+  public long refused() {
+    return gate.refused() + budget.refused();
+  }
+
+  /** Bytes of incomplete frames held now, and at most, across accepted connections. */
+  public MemoryBudget buffered() {
+    return budget;
   }
 
   public InetSocketAddress address() {

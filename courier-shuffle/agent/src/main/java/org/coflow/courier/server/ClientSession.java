@@ -36,8 +36,21 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
   static final int INDEX_BITS = 20;
   private static final long DEFAULT_WINDOW = 1 << 20;
 
+  /** A client may not ask the agent to hold more of one stream than this for it. */
+  private static final long MAX_WINDOW = 16 << 20;
+
   private final BlockRegistry registry;
   private final LocalFetches fetches;
+
+  /** The client's identity (authenticated, or an anonymous connection's name). */
+  private final String principal;
+
+  private final int maxStreams;
+
+  /** Blocks requested and not yet ended, failed or cancelled. */
+  private int inFlight;
+
+  private boolean registeredAny;
   private final Map<Long, FetchService.Handle> streams = new ConcurrentHashMap<>();
 
   /** Streams the client cancelled before they started (dropped when they start or end). */
@@ -45,9 +58,11 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
 
   private Channel channel;
 
-  ClientSession(BlockRegistry registry, LocalFetches fetches) {
+  ClientSession(BlockRegistry registry, LocalFetches fetches, String principal, int maxStreams) {
     this.registry = registry;
     this.fetches = fetches;
+    this.principal = principal;
+    this.maxStreams = maxStreams;
   }
 
   @Override
@@ -60,10 +75,10 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
     try {
       switch (frame.type()) {
         case REGISTER_SPARK:
-          registered(registry.register((RegisterSpark) frame.header()));
+          registered(() -> registry.register((RegisterSpark) frame.header(), principal));
           break;
         case REGISTER_MAPREDUCE:
-          registered(registry.register((RegisterMapReduce) frame.header()));
+          registered(() -> registry.register((RegisterMapReduce) frame.header(), principal));
           break;
         case FETCH_REQUEST:
           fetch(frame.header());
@@ -97,9 +112,35 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
     }
   }
 
-  private void registered(String blockSet) {
+  private void registered(java.util.function.Supplier<BlockRegistry.Registration> register) {
+    BlockRegistry.Registration r;
+    try {
+      r = register.get();
+    } catch (java.nio.file.InvalidPathException e) {
+      throw new ProtocolException(
+          ErrorCode.ERROR_CODE_INVALID,
+          "a registered directory is not a valid path: " + e.getMessage().replace('\0', '?'));
+    }
+    registeredAny = true;
     channel.writeAndFlush(
-        Frame.of(FrameType.REGISTERED, Registered.newBuilder().setBlockSet(blockSet).build()));
+        Frame.of(
+            FrameType.REGISTERED,
+            Registered.newBuilder()
+                .setBlockSet(r.id())
+                .setUnverified(!r.verified())
+                .build()));
+  }
+
+  /** A silent connection with nothing in flight that serves nothing is closed. */
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+    if (evt instanceof io.netty.handler.timeout.IdleStateEvent) {
+      if (inFlight == 0 && !registeredAny) {
+        ctx.close();
+      }
+      return;
+    }
+    ctx.fireUserEventTriggered(evt);
   }
 
   private void fetch(FetchRequest req) {
@@ -112,10 +153,25 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
               + req.getBlocksCount()
               + " blocks: ids go up to 2^43 and requests to 2^20 blocks");
     }
-    long window = req.getWindow() > 0 ? req.getWindow() : DEFAULT_WINDOW;
+    long window = Math.min(req.getWindow() > 0 ? req.getWindow() : DEFAULT_WINDOW, MAX_WINDOW);
+    if (inFlight + req.getBlocksCount() > maxStreams) {
+      for (int i = 0; i < req.getBlocksCount(); i++) {
+        error(
+            req.getRequestId() << INDEX_BITS | i,
+            ErrorCode.ERROR_CODE_BUSY,
+            "this connection has "
+                + inFlight
+                + " blocks in flight and may have "
+                + maxStreams
+                + " (coflow.courier.maxStreamsPerConnection); retry when some have ended");
+      }
+      return;
+    }
+    inFlight += req.getBlocksCount();
     for (int i = 0; i < req.getBlocksCount(); i++) {
       long stream = req.getRequestId() << INDEX_BITS | i;
       fetches.fetch(
+          principal,
           req.getCoflowId(),
           req.getBlocks(i),
           window,
@@ -206,12 +262,18 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
 
     @Override
     public void done(long length) {
+      ended();
       end(stream, length);
     }
 
     @Override
     public void failed(ProtocolException error) {
+      ended();
       error(stream, error.code(), error.getMessage());
+    }
+
+    private void ended() {
+      channel.eventLoop().execute(() -> inFlight--);
     }
   }
 }

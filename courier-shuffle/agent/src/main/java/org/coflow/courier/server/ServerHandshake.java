@@ -1,96 +1,166 @@
 package org.coflow.courier.server;
 
+import com.google.protobuf.ByteString;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.codec.DecoderException;
+import java.util.concurrent.atomic.AtomicLong;
+import org.coflow.api.proto.courier.v1.Auth;
+import org.coflow.api.proto.courier.v1.Challenge;
 import org.coflow.api.proto.courier.v1.Error;
 import org.coflow.api.proto.courier.v1.ErrorCode;
 import org.coflow.api.proto.courier.v1.Hello;
 import org.coflow.api.proto.courier.v1.HelloAck;
 import org.coflow.api.proto.courier.v1.Role;
+import org.coflow.courier.auth.KeyRing;
+import org.coflow.courier.auth.Proofs;
+import org.coflow.courier.auth.Secret;
 import org.coflow.courier.protocol.Frame;
+import org.coflow.courier.protocol.FrameDecoder;
 import org.coflow.courier.protocol.FrameType;
 import org.coflow.courier.protocol.ProtocolException;
-import org.coflow.courier.serve.BlockRegistry;
-import org.coflow.courier.serve.BlockSender;
+import org.coflow.courier.transport.ConnectionGate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The accepting side's first frame: a {@code HELLO} saying who connects. Another host's agent gets
- * a {@link BlockSender}, a process of this host a {@link ClientSession}; a connection that says
- * anything else first, or a client claiming another host, is refused with an {@code ERROR} frame
- * and closed. Also the connection's last handler: a protocol violation anywhere is answered with an
- * {@code ERROR} frame naming it, then the connection is closed.
+ * The accepting side of the handshake. A {@code HELLO} naming an identity the agent holds a secret
+ * for is answered with a {@code CHALLENGE} carrying the agent's own proof (of the secret and its
+ * host id), and the peer is admitted once its {@code AUTH} proof holds; a {@code HELLO} without an
+ * identity is admitted as anonymous only by an agent without secrets ({@link KeyRing#isOpen}).
+ * Everything else is refused with an {@code ERROR} frame and the connection closed: unauthenticated
+ * peers can do nothing but be refused. Once admitted, another host's agent gets a {@link
+ * org.coflow.courier.serve.BlockSender}, a process of this host a {@link ClientSession}, each
+ * knowing the peer's principal. Also the connection's last handler: a protocol violation anywhere
+ * is answered with an {@code ERROR} frame naming it, then the connection is closed.
  */
 final class ServerHandshake extends SimpleChannelInboundHandler<Frame> {
   private static final Logger LOG = LoggerFactory.getLogger(ServerHandshake.class);
+  private static final AtomicLong ANONYMOUS = new AtomicLong();
 
-  private final String hostId;
-  private final BlockRegistry registry;
-  private final int chunkSize;
-  private final org.coflow.courier.fetch.LocalFetches fetches;
-  private final org.coflow.courier.enforce.PriorityPacer link;
-  private final org.coflow.courier.enforce.PaceTable paces;
+  private final ServerContext server;
+  private Hello hello;
+  private byte[] nonce;
+  private Secret secret;
 
-  ServerHandshake(
-      String hostId,
-      BlockRegistry registry,
-      int chunkSize,
-      org.coflow.courier.fetch.LocalFetches fetches,
-      org.coflow.courier.enforce.PriorityPacer link,
-      org.coflow.courier.enforce.PaceTable paces) {
-    this.hostId = hostId;
-    this.registry = registry;
-    this.chunkSize = chunkSize;
-    this.fetches = fetches;
-    this.link = link;
-    this.paces = paces;
+  ServerHandshake(ServerContext server) {
+    this.server = server;
   }
 
   @Override
   protected void channelRead0(ChannelHandlerContext ctx, Frame frame) {
     frame.release();
-    if (frame.type() != FrameType.HELLO) {
-      throw new ProtocolException(
-          ErrorCode.ERROR_CODE_PROTOCOL, "expected HELLO as the first frame, got " + frame.type());
-    }
-    Hello hello = frame.header();
-    if (hello.getHostId().isEmpty()) {
-      throw new ProtocolException(ErrorCode.ERROR_CODE_PROTOCOL, "HELLO without a host id");
-    }
-    if (hello.getRole() == Role.ROLE_AGENT) {
-      ctx.pipeline()
-          .addBefore(
-              ctx.name(),
-              "serve",
-              new BlockSender(registry, chunkSize, link, paces, hello.getHostId()));
-    } else if (hello.getRole() == Role.ROLE_CLIENT) {
-      if (!hello.getHostId().equals(hostId)) {
+    if (hello == null) {
+      if (frame.type() != FrameType.HELLO) {
         throw new ProtocolException(
             ErrorCode.ERROR_CODE_PROTOCOL,
-            "a client of host '"
-                + hello.getHostId()
-                + "' connected to the agent of host '"
-                + hostId
-                + "': clients use their own host's agent");
+            "expected HELLO as the first frame, got " + frame.type());
       }
-      ctx.pipeline().addBefore(ctx.name(), "client", new ClientSession(registry, fetches));
+      hello(ctx, frame.header());
+    } else if (frame.type() == FrameType.AUTH && nonce != null) {
+      auth(ctx, frame.header());
     } else {
       throw new ProtocolException(
-          ErrorCode.ERROR_CODE_PROTOCOL, "HELLO with unknown role " + hello.getRole());
+          ErrorCode.ERROR_CODE_PROTOCOL,
+          "expected AUTH after the challenge, got " + frame.type());
+    }
+  }
+
+  private void hello(ChannelHandlerContext ctx, Hello h) {
+    this.hello = h;
+    if (h.getHostId().isEmpty() || h.getHostId().length() > 256) {
+      throw new ProtocolException(
+          ErrorCode.ERROR_CODE_PROTOCOL, "HELLO without a host id (or one over 256 characters)");
+    }
+    if (h.getRole() != Role.ROLE_AGENT && h.getRole() != Role.ROLE_CLIENT) {
+      throw new ProtocolException(
+          ErrorCode.ERROR_CODE_PROTOCOL, "HELLO with unknown role " + h.getRole());
+    }
+    if (h.getRole() == Role.ROLE_CLIENT && !h.getHostId().equals(server.hostId)) {
+      throw new ProtocolException(
+          ErrorCode.ERROR_CODE_PROTOCOL,
+          "a client of host '"
+              + h.getHostId()
+              + "' connected to the agent of host '"
+              + server.hostId
+              + "': clients use their own host's agent");
+    }
+    if (h.getIdentity().isEmpty()) {
+      if (!server.keys.isOpen()) {
+        throw new ProtocolException(
+            ErrorCode.ERROR_CODE_FORBIDDEN,
+            "this agent admits only peers that prove a secret it holds; the connection named "
+                + "none (configure the cluster's, the application's or the job's secret: "
+                + "docs/security.md)");
+      }
+      admit(ctx, "anonymous#" + ANONYMOUS.incrementAndGet() + "@" + ctx.channel().remoteAddress());
+      return;
+    }
+    secret = server.keys.find(h.getIdentity());
+    if (secret == null || h.getNonce().size() != Proofs.NONCE_BYTES) {
+      throw new ProtocolException(
+          ErrorCode.ERROR_CODE_FORBIDDEN,
+          "this agent holds no secret for identity '"
+              + h.getIdentity()
+              + "' (or the HELLO's nonce is not "
+              + Proofs.NONCE_BYTES
+              + " bytes)");
+    }
+    nonce = Proofs.nonce();
+    ctx.writeAndFlush(
+        Frame.of(
+            FrameType.CHALLENGE,
+            Challenge.newBuilder()
+                .setNonce(ByteString.copyFrom(nonce))
+                .setHostId(server.hostId)
+                .setProof(
+                    ByteString.copyFrom(Proofs.server(secret, h, nonce, server.hostId)))
+                .build()));
+  }
+
+  private void auth(ChannelHandlerContext ctx, Auth a) {
+    byte[] expected = Proofs.client(secret, hello, nonce, server.hostId);
+    nonce = null;
+    if (!Proofs.matches(expected, a.getProof().toByteArray())) {
+      throw new ProtocolException(
+          ErrorCode.ERROR_CODE_FORBIDDEN,
+          "the proof for identity '"
+              + hello.getIdentity()
+              + "' is wrong: the peer does not hold this agent's secret for it");
+    }
+    admit(ctx, hello.getIdentity());
+  }
+
+  /** The peer proved who it is (or the agent is open): what serves it takes over. */
+  private void admit(ChannelHandlerContext ctx, String principal) {
+    ConnectionGate gate = ctx.pipeline().get(ConnectionGate.class);
+    if (gate != null) {
+      gate.admitted(ctx);
+    }
+    FrameDecoder decoder = ctx.pipeline().get(FrameDecoder.class);
+    if (decoder != null) {
+      decoder.admit();
+    }
+    if (server.limits.idleTimeoutMillis() > 0) {
+      ctx.pipeline().addBefore(ctx.name(), "idle", server.idle());
+    }
+    if (hello.getRole() == Role.ROLE_AGENT) {
+      ctx.pipeline().addBefore(ctx.name(), "serve", server.sender(hello.getHostId()));
+    } else {
+      ctx.pipeline().addBefore(ctx.name(), "client", server.session(principal));
     }
     ctx.pipeline().remove(this);
     ctx.pipeline().addLast("errors", new ConnectionErrors());
     ctx.writeAndFlush(
         Frame.of(
             FrameType.HELLO_ACK,
-            HelloAck.newBuilder().setHostId(hostId).setChunkSize(chunkSize).build()));
+            HelloAck.newBuilder().setHostId(server.hostId).setChunkSize(server.chunkSize).build()));
     LOG.debug(
-        "{} connection from host={} remote={}",
+        "{} connection from host={} principal={} remote={}",
         hello.getRole(),
         hello.getHostId(),
+        principal,
         ctx.channel().remoteAddress());
   }
 

@@ -1,5 +1,8 @@
 package org.coflow.courier.transport;
 
+import org.coflow.courier.auth.Credentials;
+import org.coflow.courier.auth.Proofs;
+
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
@@ -21,6 +24,7 @@ import org.coflow.courier.protocol.Frame;
 import org.coflow.courier.protocol.FrameDecoder;
 import org.coflow.courier.protocol.FrameEncoder;
 import org.coflow.courier.protocol.FrameType;
+import org.coflow.courier.protocol.MemoryBudget;
 import org.coflow.courier.protocol.Preamble;
 
 /**
@@ -42,14 +46,26 @@ public final class TransportContext {
 
   private final EventLoopGroup group;
   private final int maxFrame;
+  private final Credentials credentials;
+
+  /** A context whose connections prove nothing (accepted only by agents without secrets). */
+  public TransportContext(EventLoopGroup group, int maxFrame) {
+    this(group, maxFrame, Credentials.NONE);
+  }
 
   /**
    * @param group the event loops every channel of this context runs on (the caller owns it)
    * @param maxFrame the largest frame any side accepts
+   * @param credentials what connections made through this context prove
    */
-  public TransportContext(EventLoopGroup group, int maxFrame) {
+  public TransportContext(EventLoopGroup group, int maxFrame, Credentials credentials) {
     this.group = group;
     this.maxFrame = maxFrame;
+    this.credentials = credentials;
+  }
+
+  public Credentials credentials() {
+    return credentials;
   }
 
   public EventLoopGroup group() {
@@ -61,12 +77,18 @@ public final class TransportContext {
   }
 
   /**
-   * Listens on {@code address}: every accepted connection gets the preamble check, the frame codec
-   * and a new {@code handshake} handler, which decides what serves it after its HELLO.
+   * Listens on {@code address}: every accepted connection passes the {@link ConnectionGate}, gets
+   * the preamble check, a frame decoder bounded by the handshake's frame size until it is admitted
+   * and by {@code budget} always, and a new {@code handshake} handler, which authenticates the
+   * peer and decides what serves it.
    *
    * @return the bound channel
    */
-  public Channel bind(InetSocketAddress address, Supplier<ChannelHandler> handshake)
+  public Channel bind(
+      InetSocketAddress address,
+      ConnectionGate gate,
+      MemoryBudget budget,
+      Supplier<ChannelHandler> handshake)
       throws InterruptedException {
     ServerBootstrap b =
         new ServerBootstrap()
@@ -77,10 +99,14 @@ public final class TransportContext {
                 new ChannelInitializer<SocketChannel>() {
                   @Override
                   protected void initChannel(SocketChannel ch) {
+                    // The encoder sits before the gate, so the gate's BUSY frame is encoded.
                     ch.pipeline()
-                        .addLast("preamble", new Preamble.Check())
-                        .addLast("decoder", new FrameDecoder(maxFrame))
                         .addLast("encoder", FrameEncoder.INSTANCE)
+                        .addLast("gate", gate)
+                        .addLast("preamble", new Preamble.Check())
+                        .addLast(
+                            "decoder",
+                            FrameDecoder.accepting(maxFrame, Limits.HANDSHAKE_FRAME, budget))
                         .addLast("handshake", handshake.get());
                   }
                 });
@@ -89,7 +115,9 @@ public final class TransportContext {
 
   /**
    * Connects to an agent at {@code address} and, once connected, sends the preamble and {@code
-   * hello}. Connections between agents ({@link Role#ROLE_AGENT}) carry bulk data: chunk bodies are
+   * hello} (with this context's identity and a fresh nonce), then answers the agent's challenge
+   * ({@link ClientAuth}): {@code handler} sees the {@code HELLO_ACK} only of an agent that proved
+   * it is {@code expectedHost} (with credentials: and holds the secret), else an {@code ERROR}. Connections between agents ({@link Role#ROLE_AGENT}) carry bulk data: chunk bodies are
    * streamed to {@code handler} as they arrive and socket reads are large; a local client's
    * connection decodes whole frames.
    *
@@ -98,7 +126,16 @@ public final class TransportContext {
    * @return the connect future; the handshake's answer reaches {@code handler}
    */
   public ChannelFuture connect(
-      InetSocketAddress address, Hello hello, ChannelHandler handler, Consumer<Channel> owner) {
+      InetSocketAddress address,
+      Hello plainHello,
+      String expectedHost,
+      ChannelHandler handler,
+      Consumer<Channel> owner) {
+    Hello hello =
+        plainHello.toBuilder()
+            .setIdentity(credentials.identity())
+            .setNonce(com.google.protobuf.ByteString.copyFrom(Proofs.nonce()))
+            .build();
     boolean bulk = hello.getRole() == Role.ROLE_AGENT;
     Bootstrap b =
         new Bootstrap()
@@ -112,6 +149,7 @@ public final class TransportContext {
                     ch.pipeline()
                         .addLast("decoder", new FrameDecoder(maxFrame, bulk))
                         .addLast("encoder", FrameEncoder.INSTANCE)
+                        .addLast("auth", new ClientAuth(credentials, hello, expectedHost))
                         .addLast("handler", handler);
                   }
                 });

@@ -61,6 +61,18 @@ class FrameCodecTest {
     m.put(
         FrameType.HELLO_ACK, HelloAck.newBuilder().setHostId("exec-1").setChunkSize(65536).build());
     m.put(
+        FrameType.CHALLENGE,
+        org.coflow.api.proto.courier.v1.Challenge.newBuilder()
+            .setNonce(com.google.protobuf.ByteString.copyFrom(new byte[32]))
+            .setHostId("exec-1")
+            .setProof(com.google.protobuf.ByteString.copyFrom(new byte[] {1, 2, 3}))
+            .build());
+    m.put(
+        FrameType.AUTH,
+        org.coflow.api.proto.courier.v1.Auth.newBuilder()
+            .setProof(com.google.protobuf.ByteString.copyFrom(new byte[] {4, 5}))
+            .build());
+    m.put(
         FrameType.ERROR,
         Error.newBuilder().setCode(ErrorCode.ERROR_CODE_PROTOCOL).setMessage("bad").build());
     m.put(

@@ -40,6 +40,24 @@ class BlockRegistryTest {
         .code();
   }
 
+  static final String OWNER = "client-1";
+
+  static BlockRegistry registry(Path tmp) {
+    try {
+      return new BlockRegistry(List.of(tmp.toRealPath()));
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  static String register(BlockRegistry reg, RegisterSpark req) {
+    return reg.register(req, OWNER).id();
+  }
+
+  static String register(BlockRegistry reg, RegisterMapReduce req) {
+    return reg.register(req, OWNER).id();
+  }
+
   static ErrorCode refusal(Runnable r) {
     return assertThrows(ProtocolException.class, r::run).code();
   }
@@ -52,9 +70,9 @@ class BlockRegistryTest {
             Files.createDirectories(tmp.resolve("blockmgr-b")).toRealPath());
     byte[][] parts = writeSparkMapOutput(dirs, 0, 5, new int[] {100, 0, 5000}, true);
     writeSparkMapOutput(dirs, 0, 6, new int[] {10, 20}, false);
-    BlockRegistry reg = new BlockRegistry();
+    BlockRegistry reg = registry(tmp);
     String set =
-        reg.register(
+        register(reg, 
             RegisterSpark.newBuilder()
                 .setAppId("app-20261122-0001")
                 .setExecId("3")
@@ -78,14 +96,9 @@ class BlockRegistryTest {
         reg.resolve(BlockRef.newBuilder().setBlockSet(set).setBlock("shuffle_0_5_1").build())
             .length());
 
-    // No checksum file: a CRC32 computed from the data.
-    BlockSegment noSums =
-        reg.resolve(BlockRef.newBuilder().setBlockSet(set).setBlock("shuffle_0_6_1").build());
-    assertEquals("CRC32", noSums.checksumAlgorithm());
-    CRC32 c = new CRC32();
-    byte[] all = Files.readAllBytes(noSums.file());
-    c.update(all, 10, 20);
-    assertEquals(c.getValue(), noSums.checksum());
+    // The set says Spark writes checksum files: a map output without one is refused, never
+    // served unchecked.
+    assertEquals(ErrorCode.ERROR_CODE_CORRUPT, refusal(reg, set, "shuffle_0_6_1"));
 
     assertEquals(ErrorCode.ERROR_CODE_NOT_FOUND, refusal(reg, set, "shuffle_0_5_3"));
     assertEquals(ErrorCode.ERROR_CODE_NOT_FOUND, refusal(reg, set, "shuffle_0_7_0"));
@@ -113,7 +126,7 @@ class BlockRegistryTest {
 
   @Test
   void registrationsWithUnsafeNamesOrDirectoriesAreRefused(@TempDir Path tmp) {
-    BlockRegistry reg = new BlockRegistry();
+    BlockRegistry reg = registry(tmp);
     RegisterSpark.Builder ok =
         RegisterSpark.newBuilder()
             .setAppId("app-1")
@@ -122,34 +135,34 @@ class BlockRegistryTest {
             .setSubDirsPerLocalDir(64);
     assertEquals(
         ErrorCode.ERROR_CODE_INVALID,
-        refusal(() -> reg.register(ok.clone().setAppId("../x").build())));
+        refusal(() -> register(reg, ok.clone().setAppId("../x").build())));
     assertEquals(
         ErrorCode.ERROR_CODE_INVALID,
-        refusal(() -> reg.register(ok.clone().setExecId("a/b").build())));
+        refusal(() -> register(reg, ok.clone().setExecId("a/b").build())));
     assertEquals(
         ErrorCode.ERROR_CODE_INVALID,
         refusal(
-            () -> reg.register(ok.clone().clearLocalDirs().addLocalDirs("relative/dir").build())));
+            () -> register(reg, ok.clone().clearLocalDirs().addLocalDirs("relative/dir").build())));
     assertEquals(
         ErrorCode.ERROR_CODE_INVALID,
         refusal(
             () ->
-                reg.register(
+                register(reg, 
                     ok.clone()
                         .clearLocalDirs()
                         .addLocalDirs(tmp.resolve("missing").toString())
                         .build())));
     assertEquals(
         ErrorCode.ERROR_CODE_INVALID,
-        refusal(() -> reg.register(ok.clone().setSubDirsPerLocalDir(0).build())));
+        refusal(() -> register(reg, ok.clone().setSubDirsPerLocalDir(0).build())));
     assertEquals(
         ErrorCode.ERROR_CODE_INVALID,
-        refusal(() -> reg.register(ok.clone().setChecksumAlgorithm("MD5").build())));
+        refusal(() -> register(reg, ok.clone().setChecksumAlgorithm("MD5").build())));
     assertEquals(
         ErrorCode.ERROR_CODE_INVALID,
         refusal(
             () ->
-                reg.register(
+                register(reg, 
                     RegisterMapReduce.newBuilder()
                         .setJobId("job_1_2; rm")
                         .setUser("u")
@@ -159,7 +172,7 @@ class BlockRegistryTest {
         ErrorCode.ERROR_CODE_INVALID,
         refusal(
             () ->
-                reg.register(
+                register(reg, 
                     RegisterMapReduce.newBuilder()
                         .setJobId("job_1_2")
                         .setUser("..")
@@ -199,9 +212,9 @@ class BlockRegistryTest {
     index.putLong(ic.getValue());
     Files.write(out.resolve("file.out.index"), index.array());
 
-    BlockRegistry reg = new BlockRegistry();
+    BlockRegistry reg = registry(tmp);
     String set =
-        reg.register(
+        register(reg, 
             RegisterMapReduce.newBuilder()
                 .setJobId("job_1763780000000_0001")
                 .setUser("alice")

@@ -15,6 +15,25 @@ import org.coflow.courier.transport.TransportContext;
 public final class Agents {
   private Agents() {}
 
+  /** A cluster secret for tests. */
+  public static final org.coflow.courier.auth.Credentials CLUSTER =
+      org.coflow.courier.auth.Credentials.of(
+          org.coflow.courier.auth.Credentials.CLUSTER,
+          org.coflow.courier.auth.Secret.of(
+              "a test cluster's secret, 32 bytes".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+              "test secret"));
+
+  /** A local client's connection, proving {@code credentials}, to the agent at {@code agent}. */
+  public static CourierClient client(
+      EventLoopGroup group,
+      InetSocketAddress agent,
+      String hostId,
+      org.coflow.courier.auth.Credentials credentials)
+      throws InterruptedException {
+    return CourierClient.connect(
+        new TransportContext(group, CourierAgent.MAX_FRAME, credentials), agent, hostId);
+  }
+
   /** A local client's connection to the agent of {@code hostId} at {@code agent}. */
   public static CourierClient client(EventLoopGroup group, InetSocketAddress agent, String hostId)
       throws InterruptedException {
@@ -39,9 +58,20 @@ public final class Agents {
         .get(10, TimeUnit.SECONDS);
   }
 
+  /**
+   * A standalone-style agent on loopback: it serves the system's temporary directory (where the
+   * tests' shuffle files are) and takes registrations from client connections.
+   */
   public static AgentOptions local(String hostId, int threads) {
     return AgentOptions.forHost(hostId)
         .bind(new InetSocketAddress("127.0.0.1", 0))
-        .set(CourierConfig.THREADS, threads);
+        .set(CourierConfig.THREADS, threads)
+        .roots(java.util.List.of(tmp()))
+        .clientRegistrations(true);
+  }
+
+  /** The system's temporary directory, where JUnit's {@code @TempDir}s live. */
+  public static Path tmp() {
+    return Path.of(System.getProperty("java.io.tmpdir"));
   }
 }

@@ -53,7 +53,7 @@ class AgentToAgentTest {
     parts =
         ShuffleFiles.writeSparkMapOutput(
             new Random(3), List.of(dir), 0, 1, new int[] {5 << 20, 1000, 0, 200_000}, true);
-    registry = new BlockRegistry();
+    registry = new BlockRegistry(List.of(tmp.toRealPath()));
     set =
         registry.register(
             RegisterSpark.newBuilder()
@@ -62,16 +62,24 @@ class AgentToAgentTest {
                 .addLocalDirs(dir.toString())
                 .setSubDirsPerLocalDir(64)
                 .setChecksumAlgorithm("ADLER32")
-                .build());
+                .build(),
+            "test")
+            .id();
     server =
         AgentServer.bind(
             new TransportContext(group, MAX_FRAME),
             new InetSocketAddress("127.0.0.1", 0),
             "exec-2",
+            org.coflow.courier.auth.KeyRing.open(),
+            org.coflow.courier.transport.Limits.DEFAULTS,
             registry,
             null,
             64 << 10,
             org.coflow.courier.enforce.LinkRate.UNLIMITED);
+  }
+
+  private FileSink sink(Path target) throws java.io.IOException {
+    return FileSink.create(target.toAbsolutePath().normalize(), List.of(tmp.toRealPath()));
   }
 
   @AfterEach
@@ -106,7 +114,7 @@ class AgentToAgentTest {
     try (PeerConnection peer = connect(256 << 10)) {
       List<FileSink> sinks = new ArrayList<>();
       for (int r = 0; r < parts.length; r++) {
-        FileSink sink = new FileSink(tmp.resolve("out-" + r));
+        FileSink sink = sink(tmp.resolve("out-" + r));
         sinks.add(sink);
         peer.fetch("app-1/0", block("shuffle_0_1_" + r), sink);
       }
@@ -127,9 +135,9 @@ class AgentToAgentTest {
     ByteBuffer.wrap(bad).putLong(8, 42);
     Files.write(sums, bad);
     try (PeerConnection peer = connect(1 << 20)) {
-      FileSink missing = new FileSink(tmp.resolve("missing"));
-      FileSink corrupt = new FileSink(tmp.resolve("corrupt"));
-      FileSink good = new FileSink(tmp.resolve("good"));
+      FileSink missing = sink(tmp.resolve("missing"));
+      FileSink corrupt = sink(tmp.resolve("corrupt"));
+      FileSink good = sink(tmp.resolve("good"));
       peer.fetch("c", block("shuffle_0_9_0"), missing);
       peer.fetch("c", block("shuffle_0_1_1"), corrupt);
       peer.fetch("c", block("shuffle_0_1_3"), good);
@@ -160,7 +168,7 @@ class AgentToAgentTest {
       byte[] reply = s.getInputStream().readAllBytes();
       String text = new String(reply, java.nio.charset.StandardCharsets.UTF_8);
       assertTrue(
-          text.contains("protocol version 99") && text.contains("speaks 1"),
+          text.contains("protocol version 99") && text.contains("speaks " + Preamble.VERSION),
           "an ERROR frame naming both versions: " + text);
     }
     try (Socket s = new Socket("127.0.0.1", server.address().getPort())) {
@@ -170,7 +178,7 @@ class AgentToAgentTest {
       assertEquals(-1, s.getInputStream().read(), "a stranger is closed without an answer");
     }
     try (PeerConnection peer = connect(1 << 20)) {
-      FileSink sink = new FileSink(tmp.resolve("after"));
+      FileSink sink = sink(tmp.resolve("after"));
       peer.fetch("c", block("shuffle_0_1_1"), sink);
       assertArrayEquals(parts[1], Files.readAllBytes(sink.done().get(10, TimeUnit.SECONDS)));
     }
@@ -179,7 +187,7 @@ class AgentToAgentTest {
   @Test
   void aFetcherThatDisconnectsMidStreamLeavesTheServerClean() throws Exception {
     PeerConnection peer = connect(64 << 10);
-    FileSink sink = new FileSink(tmp.resolve("cut"));
+    FileSink sink = sink(tmp.resolve("cut"));
     // No credit after the first 64 KiB: the stream is surely mid-way when the fetcher goes.
     peer.fetch("c", block("shuffle_0_1_0"), sink, 64 << 10, false, 0, 0);
     Thread.sleep(50);
@@ -187,7 +195,7 @@ class AgentToAgentTest {
     peer.close();
     assertEquals(ErrorCode.ERROR_CODE_UNREACHABLE, failure(sink));
     try (PeerConnection again = connect(1 << 20)) {
-      FileSink ok = new FileSink(tmp.resolve("again"));
+      FileSink ok = sink(tmp.resolve("again"));
       again.fetch("c", block("shuffle_0_1_0"), ok);
       assertArrayEquals(parts[0], Files.readAllBytes(ok.done().get(30, TimeUnit.SECONDS)));
     }

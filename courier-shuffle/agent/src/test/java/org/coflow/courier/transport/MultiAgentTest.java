@@ -57,7 +57,8 @@ class MultiAgentTest {
             CourierAgent.start(
                 Agents.local("exec-" + h, 2)
                     .set(CourierConfig.MAX_NUM, MAX_NUM)
-                    .set(CourierConfig.MIN_SIZE, (long) (1 << 20))));
+                    .set(CourierConfig.MIN_SIZE, (long) (1 << 20))
+                    .credentials(Agents.CLUSTER)));
         Path dir = Files.createDirectories(tmp.resolve("host-" + h + "/blockmgr")).toRealPath();
         dirs.add(dir);
         for (int s = 0; s < COFLOWS; s++) {
@@ -72,7 +73,7 @@ class MultiAgentTest {
           }
         }
         try (CourierClient registrar =
-            Agents.client(clientGroup, agents.get(h).address(), "exec-" + h)) {
+            Agents.client(clientGroup, agents.get(h).address(), "exec-" + h, Agents.CLUSTER)) {
           assertEquals(
               "spark/app-1/" + h,
               registrar
@@ -93,7 +94,7 @@ class MultiAgentTest {
       Map<String, Path> files = new HashMap<>();
       for (int h = 0; h < HOSTS; h++) {
         for (int c = 0; c < CLIENTS; c++) {
-          CourierClient client = Agents.client(clientGroup, agents.get(h).address(), "exec-" + h);
+          CourierClient client = Agents.client(clientGroup, agents.get(h).address(), "exec-" + h, Agents.CLUSTER);
           clients.add(client);
           for (int s = 0; s < COFLOWS; s++) {
             List<RemoteBlock> blocks = new ArrayList<>();

@@ -1,0 +1,50 @@
+package org.coflow.courier.auth;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The secrets an agent accepts proofs of, by identity, and whether it admits peers that prove
+ * nothing. An agent started without any secret is <em>open</em> (every peer is admitted, as
+ * anonymous, and the agent says so loudly at start-up); one started with a secret admits only
+ * peers that prove one of its identities. Identities may come and go while it runs (a NodeManager
+ * adds each MapReduce job's token when the job starts and removes it when it ends). Thread-safe.
+ */
+public final class KeyRing {
+  private final Map<String, Secret> secrets = new ConcurrentHashMap<>();
+  private final boolean open;
+
+  private KeyRing(boolean open) {
+    this.open = open;
+  }
+
+  /** A ring that admits unauthenticated peers (no secret configured). */
+  public static KeyRing open() {
+    return new KeyRing(true);
+  }
+
+  /** A ring that admits only peers proving one of its identities. */
+  public static KeyRing closed() {
+    return new KeyRing(false);
+  }
+
+  /** Accept proofs of {@code secret} as {@code identity}. */
+  public KeyRing add(String identity, Secret secret) {
+    secrets.put(identity, secret);
+    return this;
+  }
+
+  public void remove(String identity) {
+    secrets.remove(identity);
+  }
+
+  /** The secret of {@code identity}, or null if this ring accepts no proof of it. */
+  public Secret find(String identity) {
+    return identity == null || identity.isEmpty() ? null : secrets.get(identity);
+  }
+
+  /** Whether peers that prove nothing are admitted (as anonymous). */
+  public boolean isOpen() {
+    return open;
+  }
+}

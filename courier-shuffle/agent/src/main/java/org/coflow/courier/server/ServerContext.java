@@ -1,0 +1,59 @@
+package org.coflow.courier.server;
+
+import io.netty.channel.ChannelHandler;
+import io.netty.handler.timeout.IdleStateHandler;
+import java.util.concurrent.TimeUnit;
+import org.coflow.courier.auth.KeyRing;
+import org.coflow.courier.enforce.PaceTable;
+import org.coflow.courier.enforce.PriorityPacer;
+import org.coflow.courier.fetch.LocalFetches;
+import org.coflow.courier.serve.BlockRegistry;
+import org.coflow.courier.serve.BlockSender;
+import org.coflow.courier.transport.Limits;
+
+/** What every accepted connection of one agent shares: who the agent is and what serves peers. */
+final class ServerContext {
+  final String hostId;
+  final KeyRing keys;
+  final Limits limits;
+  final int chunkSize;
+  private final BlockRegistry registry;
+  private final LocalFetches fetches;
+  private final PriorityPacer link;
+  private final PaceTable paces;
+
+  ServerContext(
+      String hostId,
+      KeyRing keys,
+      Limits limits,
+      BlockRegistry registry,
+      LocalFetches fetches,
+      int chunkSize,
+      PriorityPacer link,
+      PaceTable paces) {
+    this.hostId = hostId;
+    this.keys = keys;
+    this.limits = limits;
+    this.registry = registry;
+    this.fetches = fetches;
+    this.chunkSize = chunkSize;
+    this.link = link;
+    this.paces = paces;
+  }
+
+  /** Serves another host's agent (it proved it is {@code dstHost}, or the agent is open). */
+  ChannelHandler sender(String dstHost) {
+    return new BlockSender(
+        registry, chunkSize, link, paces, dstHost, limits.maxStreamsPerConnection());
+  }
+
+  /** Serves a local process whose identity is {@code principal}. */
+  ChannelHandler session(String principal) {
+    return new ClientSession(registry, fetches, principal, limits.maxStreamsPerConnection());
+  }
+
+  /** Raises an idle event after {@link Limits#idleTimeoutMillis} without a frame either way. */
+  ChannelHandler idle() {
+    return new IdleStateHandler(0, 0, limits.idleTimeoutMillis(), TimeUnit.MILLISECONDS);
+  }
+}

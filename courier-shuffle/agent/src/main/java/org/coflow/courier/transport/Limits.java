@@ -1,0 +1,68 @@
+package org.coflow.courier.transport;
+
+/**
+ * The bounds of what peers can make an agent hold (docs/security.md), from the registry ({@code
+ * coflow.courier.max*}, {@code coflow.courier.*Timeout}). Refusing at a bound is a retryable
+ * {@code BUSY} error, never an out-of-memory error or a stuck event loop.
+ */
+public final class Limits {
+  /** Frames before the handshake completes (HELLO, AUTH) are at most this long. */
+  public static final int HANDSHAKE_FRAME = 16 << 10;
+
+  /** What tests and tools get when they set nothing: generous, but bounded. */
+  public static final Limits DEFAULTS = new Limits(4096, 256, 1024, 256L << 20, 10_000, 1_800_000);
+
+  private final int maxConnections;
+  private final int maxHandshaking;
+  private final int maxStreamsPerConnection;
+  private final long maxBufferedBytes;
+  private final long handshakeTimeoutMillis;
+  private final long idleTimeoutMillis;
+
+  /**
+   * @param maxConnections accepted connections open at once
+   * @param maxHandshaking accepted connections that have not completed their handshake
+   * @param maxStreamsPerConnection blocks one connection may have in flight at once
+   * @param maxBufferedBytes bytes of incomplete frames all accepted connections together may hold
+   * @param handshakeTimeoutMillis time from accept to a completed handshake
+   * @param idleTimeoutMillis time a connection without open streams may stay silent (0: forever)
+   */
+  public Limits(
+      int maxConnections,
+      int maxHandshaking,
+      int maxStreamsPerConnection,
+      long maxBufferedBytes,
+      long handshakeTimeoutMillis,
+      long idleTimeoutMillis) {
+    this.maxConnections = maxConnections;
+    this.maxHandshaking = maxHandshaking;
+    this.maxStreamsPerConnection = maxStreamsPerConnection;
+    this.maxBufferedBytes = maxBufferedBytes;
+    this.handshakeTimeoutMillis = handshakeTimeoutMillis;
+    this.idleTimeoutMillis = idleTimeoutMillis;
+  }
+
+  public int maxConnections() {
+    return maxConnections;
+  }
+
+  public int maxHandshaking() {
+    return maxHandshaking;
+  }
+
+  public int maxStreamsPerConnection() {
+    return maxStreamsPerConnection;
+  }
+
+  public long maxBufferedBytes() {
+    return maxBufferedBytes;
+  }
+
+  public long handshakeTimeoutMillis() {
+    return handshakeTimeoutMillis;
+  }
+
+  public long idleTimeoutMillis() {
+    return idleTimeoutMillis;
+  }
+}
