@@ -18,7 +18,8 @@ final class AgentCommand {
   static final String HELP =
       """
       Usage: coflow agent --host-id ID [--port N] [--bind ADDR] [--master HOST:PORT]
-                          [--dirs DIR,...] [--link-rate RATE] [--config FILE] [--port-file FILE]
+                          [--dirs DIR,...] [--secret-file FILE] [--link-rate RATE]
+                          [--config FILE] [--port-file FILE]
 
       Runs the Courier agent of one host: it serves the shuffle data local processes register
       (Spark executors, NodeManagers), fetches blocks of other hosts for local clients over one
@@ -29,7 +30,11 @@ final class AgentCommand {
         --port N          listening port (coflow.courier.port, default 7337; 0: any free port)
         --bind ADDR       address to listen on (default 0.0.0.0)
         --master H:P      the coflow master (coflow.courier.master; default: none)
-        --dirs D1,D2      only directories inside these may be registered (coflow.courier.dirs)
+        --dirs D1,D2      the directories it serves: registrations must lie inside them
+                          (coflow.courier.dirs; without any, nothing is served)
+        --secret-file F   the cluster secret (coflow.courier.secretFile; a file only its owner
+                          can read): clients and agents must prove it; without it the agent
+                          admits anyone and says so (docs/security.md)
         --link-rate R     cap on what the agent sends, e.g. 1g (coflow.courier.linkRate; default off)
         --config FILE     a properties file of coflow.* keys; options win over the file
         --port-file FILE  once listening, write port=N to FILE (for programs that start agents)
@@ -43,7 +48,16 @@ final class AgentCommand {
         Args.parse(
             "coflow agent",
             argv,
-            Set.of("host-id", "port", "bind", "master", "dirs", "link-rate", "config", "port-file"),
+            Set.of(
+                "host-id",
+                "port",
+                "bind",
+                "master",
+                "dirs",
+                "secret-file",
+                "link-rate",
+                "config",
+                "port-file"),
             Set.of("help"));
     if (a.has("help")) {
       out.print(HELP);
@@ -64,6 +78,8 @@ final class AgentCommand {
                 CourierConfig.MASTER.key(),
                 "dirs",
                 CourierConfig.DIRS.key(),
+                "secret-file",
+                CourierConfig.SECRET_FILE.key(),
                 "link-rate",
                 CourierConfig.LINK_RATE.key()));
     double rate = config.get(CourierConfig.LINK_RATE);
@@ -75,6 +91,8 @@ final class AgentCommand {
           CourierAgent.start(
               AgentOptions.forHost(hostId)
                   .config(config)
+                  // The host's processes register their shuffle files with it over the wire.
+                  .clientRegistrations(true)
                   .bind(
                       new InetSocketAddress(
                           a.get("bind", "0.0.0.0"), config.get(CourierConfig.PORT))));

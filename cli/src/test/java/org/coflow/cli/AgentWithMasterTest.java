@@ -64,7 +64,9 @@ class AgentWithMasterTest {
   static AgentOptions local(String hostId, int threads) {
     return AgentOptions.forHost(hostId)
         .bind(new InetSocketAddress("127.0.0.1", 0))
-        .set(CourierConfig.THREADS, threads);
+        .set(CourierConfig.THREADS, threads)
+        .roots(java.util.List.of(java.nio.file.Path.of(System.getProperty("java.io.tmpdir"))))
+        .clientRegistrations(true);
   }
 
   static CourierClient client(NioEventLoopGroup group, InetSocketAddress agent, String hostId)

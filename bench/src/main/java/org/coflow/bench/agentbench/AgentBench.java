@@ -1,5 +1,8 @@
 package org.coflow.bench.agentbench;
 
+import org.coflow.courier.auth.Credentials;
+import org.coflow.courier.auth.Secret;
+
 import io.netty.channel.nio.NioEventLoopGroup;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -147,15 +150,28 @@ public final class AgentBench {
     long[] sums = new long[blocks];
     Path data = writeMapOutput(served, bounds, sums);
     NioEventLoopGroup clientGroup = new NioEventLoopGroup(2);
-    TransportContext transport = new TransportContext(clientGroup, CourierAgent.MAX_FRAME);
+    // Both agents and their clients prove one cluster secret (as a standalone deployment would),
+    // so every client of the fetching agent may write into the set one of them registered.
+    byte[] key = new byte[32];
+    new java.security.SecureRandom().nextBytes(key);
+    Credentials cluster = Credentials.of(Credentials.CLUSTER, Secret.of(key, "bench secret"));
+    TransportContext transport =
+        new TransportContext(clientGroup, CourierAgent.MAX_FRAME, cluster);
     try (CourierAgent sender =
             CourierAgent.start(
-                AgentOptions.forHost("bench-src").bind(new InetSocketAddress("127.0.0.1", 0)));
+                AgentOptions.forHost("bench-src")
+                    .bind(new InetSocketAddress("127.0.0.1", 0))
+                    .credentials(cluster)
+                    .roots(List.of(dir.toRealPath()))
+                    .clientRegistrations(true));
         CourierAgent fetcher =
             CourierAgent.start(
                 AgentOptions.forHost("bench-dst")
                     .bind(new InetSocketAddress("127.0.0.1", 0))
-                    .set(CourierConfig.MAX_NUM, maxNum));
+                    .set(CourierConfig.MAX_NUM, maxNum)
+                    .credentials(cluster)
+                    .roots(List.of(dir.toRealPath()))
+                    .clientRegistrations(true));
         DirectBaseline baseline = new DirectBaseline(clientGroup, data.toFile())) {
       List<CourierClient> courierClients = new ArrayList<>();
       try (CourierClient registrar =

@@ -1,10 +1,5 @@
 package org.coflow.courier;
 
-import org.coflow.courier.auth.Credentials;
-import org.coflow.courier.auth.KeyRing;
-import org.coflow.courier.auth.Secret;
-import org.coflow.courier.transport.Limits;
-
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -12,8 +7,12 @@ import java.util.List;
 import java.util.Objects;
 import org.coflow.api.config.Config;
 import org.coflow.api.config.ConfigKey;
+import org.coflow.courier.auth.Credentials;
+import org.coflow.courier.auth.KeyRing;
+import org.coflow.courier.auth.Secret;
 import org.coflow.courier.enforce.LinkRate;
 import org.coflow.courier.merge.CourierConfig;
+import org.coflow.courier.transport.Limits;
 
 /**
  * Everything an agent is built from: its host id, where it listens, and its settings from the typed
@@ -89,8 +88,8 @@ public final class AgentOptions {
   }
 
   /**
-   * Directories the agent serves besides {@code coflow.courier.dirs}: what its host process owns
-   * (a Spark executor's block-manager directories, a NodeManager's local directories).
+   * Directories the agent serves besides {@code coflow.courier.dirs}: what its host process owns (a
+   * Spark executor's block-manager directories, a NodeManager's local directories).
    */
   public AgentOptions roots(List<Path> dirs) {
     extraRoots.addAll(dirs);
@@ -98,8 +97,8 @@ public final class AgentOptions {
   }
 
   /**
-   * What the agent proves when it connects to other agents, and the only secret it accepts
-   * proofs of (besides any added to {@link #keys}); default: the cluster secret of {@code
+   * What the agent proves when it connects to other agents, and the only secret it accepts proofs
+   * of (besides any added to {@link #keys}); default: the cluster secret of {@code
    * coflow.courier.secretFile}, or none.
    */
   public AgentOptions credentials(Credentials credentials) {
@@ -108,8 +107,8 @@ public final class AgentOptions {
   }
 
   /**
-   * The secrets peers may prove (default: those of {@link #credentials}; open when there are
-   * none). A NodeManager adds each job's token to it while the job runs.
+   * The secrets peers may prove (default: those of {@link #credentials}; open when there are none).
+   * A NodeManager adds each job's token to it while the job runs.
    */
   public AgentOptions keys(KeyRing ring) {
     this.keys = Objects.requireNonNull(ring);
@@ -117,8 +116,8 @@ public final class AgentOptions {
   }
 
   /**
-   * Whether local processes may register block sets over a client connection (a standalone
-   * agent); otherwise only the process hosting the agent registers, in-process (default).
+   * Whether local processes may register block sets over a client connection (a standalone agent);
+   * otherwise only the process hosting the agent registers, in-process (default).
    */
   public AgentOptions clientRegistrations(boolean accept) {
     this.clientRegistrations = accept;
@@ -129,17 +128,25 @@ public final class AgentOptions {
     return hostId;
   }
 
-  Credentials credentials() {
+  /** What the agent proves (see {@link #credentials(Credentials)}). */
+  public Credentials credentials() {
     if (credentials == null) {
-      String file = config.get(CourierConfig.SECRET_FILE);
-      credentials =
-          file.isEmpty()
-              ? Credentials.NONE
-              : Credentials.of(
-                  Credentials.CLUSTER,
-                  Secret.fromFile(Path.of(file), CourierConfig.SECRET_FILE.key()));
+      credentials = clusterCredentials();
     }
     return credentials;
+  }
+
+  /**
+   * The cluster secret of {@code coflow.courier.secretFile} as credentials (none if unset),
+   * whatever {@link #credentials(Credentials)} set: what a process proves to its host's standalone
+   * agent.
+   */
+  public Credentials clusterCredentials() {
+    String file = config.get(CourierConfig.SECRET_FILE);
+    return file.isEmpty()
+        ? Credentials.NONE
+        : Credentials.of(
+            Credentials.CLUSTER, Secret.fromFile(Path.of(file), CourierConfig.SECRET_FILE.key()));
   }
 
   KeyRing keys() {

@@ -1,8 +1,5 @@
 package org.coflow.courier;
 
-import org.coflow.courier.auth.Credentials;
-import org.coflow.courier.auth.KeyRing;
-
 import io.netty.channel.nio.NioEventLoopGroup;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -18,6 +15,8 @@ import org.coflow.api.client.MasterClientOptions;
 import org.coflow.api.proto.courier.v1.RemoteBlock;
 import org.coflow.api.proto.v1.FlowSchedule;
 import org.coflow.api.proto.v1.ScheduleUpdate;
+import org.coflow.courier.auth.Credentials;
+import org.coflow.courier.auth.KeyRing;
 import org.coflow.courier.enforce.LinkRate;
 import org.coflow.courier.fetch.BlockConsumer;
 import org.coflow.courier.fetch.FetchService;
@@ -37,8 +36,7 @@ import org.coflow.courier.transport.TransportContext;
  * listens on one port for both.
  */
 public final class CourierAgent implements AutoCloseable {
-  private static final org.slf4j.Logger LOG =
-      org.slf4j.LoggerFactory.getLogger(CourierAgent.class);
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(CourierAgent.class);
 
   /** Default chunk: 64 KiB. */
   public static final int CHUNK_SIZE = 64 << 10;
@@ -263,11 +261,11 @@ public final class CourierAgent implements AutoCloseable {
   }
 
   /**
-   * Fetches {@code blocks} for a client in this process (which owns what was registered
-   * in-process, {@link BlockRegistry#IN_PROCESS}), without the loopback connection a client
-   * connection would use (an engine that embeds its agent): the same local-fetch path ({@link
-   * LocalFetches}), flows, schedule and checks, with streamed bytes handed to {@code consumer} on
-   * the connection's thread (it must not block) and target files written here.
+   * Fetches {@code blocks} for a client in this process (which owns what was registered in-process,
+   * {@link BlockRegistry#IN_PROCESS}), without the loopback connection a client connection would
+   * use (an engine that embeds its agent): the same local-fetch path ({@link LocalFetches}), flows,
+   * schedule and checks, with streamed bytes handed to {@code consumer} on the connection's thread
+   * (it must not block) and target files written here.
    *
    * @return per block, a future of its length, failed with a {@link ProtocolException}
    */

@@ -23,7 +23,8 @@ public final class Credentials {
 
   public static Credentials of(String identity, Secret secret) {
     if (identity == null || identity.isEmpty() || identity.length() > 256) {
-      throw new IllegalArgumentException("an identity is 1 to 256 characters, got '" + identity + "'");
+      throw new IllegalArgumentException(
+          "an identity is 1 to 256 characters, got '" + identity + "'");
     }
     return new Credentials(identity, Objects.requireNonNull(secret));
   }

@@ -6,9 +6,9 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The secrets an agent accepts proofs of, by identity, and whether it admits peers that prove
  * nothing. An agent started without any secret is <em>open</em> (every peer is admitted, as
- * anonymous, and the agent says so loudly at start-up); one started with a secret admits only
- * peers that prove one of its identities. Identities may come and go while it runs (a NodeManager
- * adds each MapReduce job's token when the job starts and removes it when it ends). Thread-safe.
+ * anonymous, and the agent says so loudly at start-up); one started with a secret admits only peers
+ * that prove one of its identities. Identities may come and go while it runs (a NodeManager adds
+ * each MapReduce job's token when the job starts and removes it when it ends). Thread-safe.
  */
 public final class KeyRing {
   private final Map<String, Secret> secrets = new ConcurrentHashMap<>();

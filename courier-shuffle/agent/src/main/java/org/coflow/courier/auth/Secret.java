@@ -69,8 +69,11 @@ public final class Secret {
         // Not a POSIX file system: nothing to check.
       }
       byte[] raw = Files.readAllBytes(file);
-      return of(new String(raw, java.nio.charset.StandardCharsets.UTF_8).strip().getBytes(
-          java.nio.charset.StandardCharsets.UTF_8), key + ": secret file " + file);
+      return of(
+          new String(raw, java.nio.charset.StandardCharsets.UTF_8)
+              .strip()
+              .getBytes(java.nio.charset.StandardCharsets.UTF_8),
+          key + ": secret file " + file);
     } catch (IOException e) {
       throw new IllegalArgumentException(
           key + ": cannot read secret file " + file + ": " + e.getMessage(), e);

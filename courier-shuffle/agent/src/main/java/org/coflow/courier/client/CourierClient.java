@@ -143,7 +143,11 @@ public final class CourierClient implements AutoCloseable {
       connect.channel().close();
       throw new ProtocolException(
           ErrorCode.ERROR_CODE_UNREACHABLE,
-          "the agent at " + agent + " did not complete the handshake in " + HANDSHAKE_SECONDS + " s",
+          "the agent at "
+              + agent
+              + " did not complete the handshake in "
+              + HANDSHAKE_SECONDS
+              + " s",
           e);
     }
     return self[0];

@@ -1,8 +1,5 @@
 package org.coflow.courier.client;
 
-import org.coflow.courier.auth.Credentials;
-import org.coflow.courier.serve.BlockRegistry;
-
 import io.netty.channel.nio.NioEventLoopGroup;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -12,8 +9,10 @@ import org.coflow.api.proto.courier.v1.RegisterSpark;
 import org.coflow.api.proto.courier.v1.RemoteBlock;
 import org.coflow.courier.AgentOptions;
 import org.coflow.courier.CourierAgent;
+import org.coflow.courier.auth.Credentials;
 import org.coflow.courier.fetch.BlockConsumer;
 import org.coflow.courier.protocol.HostPort;
+import org.coflow.courier.serve.BlockRegistry;
 import org.coflow.courier.transport.TransportContext;
 
 /**

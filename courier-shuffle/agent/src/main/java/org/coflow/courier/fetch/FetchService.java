@@ -146,8 +146,8 @@ public final class FetchService implements AutoCloseable {
 
     /**
      * Where the host's agent is: the address the first fetch named, replaced by a later fetch's
-     * only while no connection to it is open or opening (a dead address is retried and replaced;
-     * a live, proven one is never redirected).
+     * only while no connection to it is open or opening (a dead address is retried and replaced; a
+     * live, proven one is never redirected).
      */
     InetSocketAddress address;
 

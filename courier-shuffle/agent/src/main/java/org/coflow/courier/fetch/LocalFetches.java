@@ -2,7 +2,6 @@ package org.coflow.courier.fetch;
 
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
@@ -59,8 +58,8 @@ public final class LocalFetches {
 
   /**
    * Fetches {@code block} for a local client: streamed through {@code delivery} when it names no
-   * target file, else written into that file, which the agent creates (it must not exist)
-   * directly inside a directory of a block set {@code principal} registered.
+   * target file, else written into that file, which the agent creates (it must not exist) directly
+   * inside a directory of a block set {@code principal} registered.
    *
    * @param principal who asks: a client connection's identity, or {@code BlockRegistry.IN_PROCESS}
    * @param window bytes a stream may have in flight between agents

@@ -180,6 +180,7 @@ public final class CourierConfig implements ConfigRegistry.Provider {
             MAX_NUM,
             MIN_SIZE,
             THREADS,
+            SECRET_FILE,
             MAX_CONNECTIONS,
             MAX_HANDSHAKING,
             MAX_STREAMS_PER_CONNECTION,

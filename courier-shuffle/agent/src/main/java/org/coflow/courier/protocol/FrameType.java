@@ -2,12 +2,12 @@ package org.coflow.courier.protocol;
 
 import com.google.protobuf.MessageLite;
 import com.google.protobuf.Parser;
+import org.coflow.api.proto.courier.v1.Auth;
 import org.coflow.api.proto.courier.v1.BlockEnd;
 import org.coflow.api.proto.courier.v1.BlockError;
 import org.coflow.api.proto.courier.v1.BlockRequest;
 import org.coflow.api.proto.courier.v1.BlockStart;
 import org.coflow.api.proto.courier.v1.Cancel;
-import org.coflow.api.proto.courier.v1.Auth;
 import org.coflow.api.proto.courier.v1.Challenge;
 import org.coflow.api.proto.courier.v1.Chunk;
 import org.coflow.api.proto.courier.v1.Credit;
@@ -78,9 +78,9 @@ public enum FrameType {
 
   /**
    * The longest frame of this type a receiver accepts once the handshake is done: requests that
-   * name many blocks and chunks up to {@code maxFrame}, registrations up to 1 MiB, everything
-   * else (handshake, control) up to 64 KiB. Before the handshake every frame is bounded much
-   * lower ({@code transport.Limits#HANDSHAKE_FRAME}).
+   * name many blocks and chunks up to {@code maxFrame}, registrations up to 1 MiB, everything else
+   * (handshake, control) up to 64 KiB. Before the handshake every frame is bounded much lower
+   * ({@code transport.Limits#HANDSHAKE_FRAME}).
    */
   public long maxLength(int maxFrame) {
     switch (this) {

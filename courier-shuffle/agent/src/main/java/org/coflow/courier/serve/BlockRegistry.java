@@ -13,10 +13,10 @@ import org.coflow.api.proto.courier.v1.RegisterSpark;
 import org.coflow.courier.protocol.ProtocolException;
 
 /**
- * What this agent may serve and write: the block sets local processes registered, each owned by
- * the identity that registered it (docs/security.md). Everything lies inside the agent's roots
- * (its configured directories; none means nothing is served or written). A set may be replaced
- * only by its owner; a client may have fetched blocks written only into a set it owns. Thread-safe.
+ * What this agent may serve and write: the block sets local processes registered, each owned by the
+ * identity that registered it (docs/security.md). Everything lies inside the agent's roots (its
+ * configured directories; none means nothing is served or written). A set may be replaced only by
+ * its owner; a client may have fetched blocks written only into a set it owns. Thread-safe.
  */
 public final class BlockRegistry {
   /** The owner of what the process hosting the agent registers in-process. */
@@ -48,7 +48,9 @@ public final class BlockRegistry {
         real.add(r.toRealPath());
       } catch (IOException e) {
         throw new IllegalArgumentException(
-            "agent directory " + r + " does not exist: create it or fix coflow.courier.dirs / --dirs");
+            "agent directory "
+                + r
+                + " does not exist: create it or fix coflow.courier.dirs / --dirs");
       }
     }
     this.roots = List.copyOf(real);

@@ -6,9 +6,10 @@ import java.nio.file.Path;
  * Where a registered block's bytes are: a range of a local file, and how the receiver checks them.
  *
  * <p>{@link #checksumAlgorithm()} names what {@link #checksum()} is: {@code ADLER32} or {@code
- * CRC32} of the whole range (Spark's per-partition checksum files), {@code NONE} for a set
- * without engine checksums (unverified: nothing vouches for the bytes), or {@code IFILE} for MapReduce segments, which carry their own CRC32 trailer in their
- * last 4 bytes (the receiver checks the trailer against the bytes before it).
+ * CRC32} of the whole range (Spark's per-partition checksum files), {@code NONE} for a set without
+ * engine checksums (unverified: nothing vouches for the bytes), or {@code IFILE} for MapReduce
+ * segments, which carry their own CRC32 trailer in their last 4 bytes (the receiver checks the
+ * trailer against the bytes before it).
  */
 public final class BlockSegment implements AutoCloseable {
   private final Path file;

@@ -3,8 +3,6 @@ package org.coflow.courier.serve;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.zip.Adler32;
 import java.util.zip.CRC32;
 import java.util.zip.CRC32C;
@@ -56,7 +54,9 @@ public final class Checksums {
         return NOTHING;
       default:
         throw new IllegalArgumentException(
-            "unknown checksum algorithm '" + algorithm + "'; known: ADLER32, CRC32, CRC32C, IFILE, NONE");
+            "unknown checksum algorithm '"
+                + algorithm
+                + "'; known: ADLER32, CRC32, CRC32C, IFILE, NONE");
     }
   }
 

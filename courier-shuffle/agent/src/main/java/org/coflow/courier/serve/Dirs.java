@@ -27,7 +27,8 @@ final class Dirs {
       try {
         p = Path.of(d);
       } catch (java.nio.file.InvalidPathException e) {
-        throw invalid(what + ": local directory '" + d.replace('\0', '?') + "' is not a valid path");
+        throw invalid(
+            what + ": local directory '" + d.replace('\0', '?') + "' is not a valid path");
       }
       if (!p.isAbsolute()) {
         throw invalid(what + ": local directory '" + d + "' is not an absolute path");

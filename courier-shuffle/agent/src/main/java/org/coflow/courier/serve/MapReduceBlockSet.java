@@ -3,10 +3,8 @@ package org.coflow.courier.serve;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.util.Base64;
@@ -47,6 +45,7 @@ final class MapReduceBlockSet implements BlockSet {
 
   /** The agent's roots, where every open starts its link-free walk. */
   private final List<Path> roots;
+
   private final String job;
 
   /** Null when registered without a secret (requests are then not authenticated). */
@@ -230,7 +229,6 @@ final class MapReduceBlockSet implements BlockSet {
       }
     }
     long trailer = b.getInt(0) & 0xffffffffL;
-    return new BlockSegment(
-        Path.of(id, block), data, start, part, Checksums.IFILE, trailer, raw);
+    return new BlockSegment(Path.of(id, block), data, start, part, Checksums.IFILE, trailer, raw);
   }
 }

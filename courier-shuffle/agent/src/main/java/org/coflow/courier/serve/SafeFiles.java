@@ -40,8 +40,7 @@ public final class SafeFiles {
     return open(
         roots,
         file,
-        Set.of(
-            StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS));
+        Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS));
   }
 
   /** Deletes {@code file} by the same walk (never through a link). Missing is not an error. */

@@ -2,13 +2,9 @@ package org.coflow.courier.serve;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.coflow.api.proto.courier.v1.RegisterSpark;
@@ -33,6 +29,7 @@ final class SparkBlockSet implements BlockSet {
 
   /** The agent's roots, where every open starts its link-free walk. */
   private final List<Path> roots;
+
   private final int subDirs;
   private final String algorithm;
 

@@ -1,17 +1,16 @@
 package org.coflow.courier.server;
 
-import org.coflow.courier.auth.KeyRing;
-import org.coflow.courier.transport.ConnectionGate;
-import org.coflow.courier.transport.Limits;
-import org.coflow.courier.protocol.MemoryBudget;
-
 import io.netty.channel.Channel;
 import java.net.InetSocketAddress;
+import org.coflow.courier.auth.KeyRing;
 import org.coflow.courier.enforce.LinkRate;
 import org.coflow.courier.enforce.PaceTable;
 import org.coflow.courier.enforce.PriorityPacer;
 import org.coflow.courier.fetch.LocalFetches;
+import org.coflow.courier.protocol.MemoryBudget;
 import org.coflow.courier.serve.BlockRegistry;
+import org.coflow.courier.transport.ConnectionGate;
+import org.coflow.courier.transport.Limits;
 import org.coflow.courier.transport.TransportContext;
 
 /**

@@ -125,10 +125,7 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
     channel.writeAndFlush(
         Frame.of(
             FrameType.REGISTERED,
-            Registered.newBuilder()
-                .setBlockSet(r.id())
-                .setUnverified(!r.verified())
-                .build()));
+            Registered.newBuilder().setBlockSet(r.id()).setUnverified(!r.verified()).build()));
   }
 
   /** A silent connection with nothing in flight that serves nothing is closed. */

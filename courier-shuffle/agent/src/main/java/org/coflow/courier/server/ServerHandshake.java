@@ -62,8 +62,7 @@ final class ServerHandshake extends SimpleChannelInboundHandler<Frame> {
       auth(ctx, frame.header());
     } else {
       throw new ProtocolException(
-          ErrorCode.ERROR_CODE_PROTOCOL,
-          "expected AUTH after the challenge, got " + frame.type());
+          ErrorCode.ERROR_CODE_PROTOCOL, "expected AUTH after the challenge, got " + frame.type());
     }
   }
 
@@ -114,8 +113,7 @@ final class ServerHandshake extends SimpleChannelInboundHandler<Frame> {
             Challenge.newBuilder()
                 .setNonce(ByteString.copyFrom(nonce))
                 .setHostId(server.hostId)
-                .setProof(
-                    ByteString.copyFrom(Proofs.server(secret, h, nonce, server.hostId)))
+                .setProof(ByteString.copyFrom(Proofs.server(secret, h, nonce, server.hostId)))
                 .build()));
   }
 

@@ -2,8 +2,8 @@ package org.coflow.courier.transport;
 
 /**
  * The bounds of what peers can make an agent hold (docs/security.md), from the registry ({@code
- * coflow.courier.max*}, {@code coflow.courier.*Timeout}). Refusing at a bound is a retryable
- * {@code BUSY} error, never an out-of-memory error or a stuck event loop.
+ * coflow.courier.max*}, {@code coflow.courier.*Timeout}). Refusing at a bound is a retryable {@code
+ * BUSY} error, never an out-of-memory error or a stuck event loop.
  */
 public final class Limits {
   /** Frames before the handshake completes (HELLO, AUTH) are at most this long. */

@@ -1,8 +1,5 @@
 package org.coflow.courier.transport;
 
-import org.coflow.courier.auth.Credentials;
-import org.coflow.courier.auth.Proofs;
-
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
@@ -20,6 +17,8 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.coflow.api.proto.courier.v1.Hello;
 import org.coflow.api.proto.courier.v1.Role;
+import org.coflow.courier.auth.Credentials;
+import org.coflow.courier.auth.Proofs;
 import org.coflow.courier.protocol.Frame;
 import org.coflow.courier.protocol.FrameDecoder;
 import org.coflow.courier.protocol.FrameEncoder;
@@ -79,8 +78,8 @@ public final class TransportContext {
   /**
    * Listens on {@code address}: every accepted connection passes the {@link ConnectionGate}, gets
    * the preamble check, a frame decoder bounded by the handshake's frame size until it is admitted
-   * and by {@code budget} always, and a new {@code handshake} handler, which authenticates the
-   * peer and decides what serves it.
+   * and by {@code budget} always, and a new {@code handshake} handler, which authenticates the peer
+   * and decides what serves it.
    *
    * @return the bound channel
    */
@@ -117,9 +116,10 @@ public final class TransportContext {
    * Connects to an agent at {@code address} and, once connected, sends the preamble and {@code
    * hello} (with this context's identity and a fresh nonce), then answers the agent's challenge
    * ({@link ClientAuth}): {@code handler} sees the {@code HELLO_ACK} only of an agent that proved
-   * it is {@code expectedHost} (with credentials: and holds the secret), else an {@code ERROR}. Connections between agents ({@link Role#ROLE_AGENT}) carry bulk data: chunk bodies are
-   * streamed to {@code handler} as they arrive and socket reads are large; a local client's
-   * connection decodes whole frames.
+   * it is {@code expectedHost} (with credentials: and holds the secret), else an {@code ERROR}.
+   * Connections between agents ({@link Role#ROLE_AGENT}) carry bulk data: chunk bodies are streamed
+   * to {@code handler} as they arrive and socket reads are large; a local client's connection
+   * decodes whole frames.
    *
    * @param owner builds the caller's object around the channel; it runs before the HELLO is sent,
    *     so the handler finds it when the answer arrives (which may be at once)

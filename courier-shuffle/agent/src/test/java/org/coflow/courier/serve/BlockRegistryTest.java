@@ -72,7 +72,8 @@ class BlockRegistryTest {
     writeSparkMapOutput(dirs, 0, 6, new int[] {10, 20}, false);
     BlockRegistry reg = registry(tmp);
     String set =
-        register(reg, 
+        register(
+            reg,
             RegisterSpark.newBuilder()
                 .setAppId("app-20261122-0001")
                 .setExecId("3")
@@ -147,7 +148,8 @@ class BlockRegistryTest {
         ErrorCode.ERROR_CODE_INVALID,
         refusal(
             () ->
-                register(reg, 
+                register(
+                    reg,
                     ok.clone()
                         .clearLocalDirs()
                         .addLocalDirs(tmp.resolve("missing").toString())
@@ -162,7 +164,8 @@ class BlockRegistryTest {
         ErrorCode.ERROR_CODE_INVALID,
         refusal(
             () ->
-                register(reg, 
+                register(
+                    reg,
                     RegisterMapReduce.newBuilder()
                         .setJobId("job_1_2; rm")
                         .setUser("u")
@@ -172,7 +175,8 @@ class BlockRegistryTest {
         ErrorCode.ERROR_CODE_INVALID,
         refusal(
             () ->
-                register(reg, 
+                register(
+                    reg,
                     RegisterMapReduce.newBuilder()
                         .setJobId("job_1_2")
                         .setUser("..")
@@ -214,7 +218,8 @@ class BlockRegistryTest {
 
     BlockRegistry reg = registry(tmp);
     String set =
-        register(reg, 
+        register(
+            reg,
             RegisterMapReduce.newBuilder()
                 .setJobId("job_1763780000000_0001")
                 .setUser("alice")

@@ -55,15 +55,16 @@ class AgentToAgentTest {
             new Random(3), List.of(dir), 0, 1, new int[] {5 << 20, 1000, 0, 200_000}, true);
     registry = new BlockRegistry(List.of(tmp.toRealPath()));
     set =
-        registry.register(
-            RegisterSpark.newBuilder()
-                .setAppId("app-1")
-                .setExecId("2")
-                .addLocalDirs(dir.toString())
-                .setSubDirsPerLocalDir(64)
-                .setChecksumAlgorithm("ADLER32")
-                .build(),
-            "test")
+        registry
+            .register(
+                RegisterSpark.newBuilder()
+                    .setAppId("app-1")
+                    .setExecId("2")
+                    .addLocalDirs(dir.toString())
+                    .setSubDirsPerLocalDir(64)
+                    .setChecksumAlgorithm("ADLER32")
+                    .build(),
+                "test")
             .id();
     server =
         AgentServer.bind(

@@ -94,7 +94,8 @@ class MultiAgentTest {
       Map<String, Path> files = new HashMap<>();
       for (int h = 0; h < HOSTS; h++) {
         for (int c = 0; c < CLIENTS; c++) {
-          CourierClient client = Agents.client(clientGroup, agents.get(h).address(), "exec-" + h, Agents.CLUSTER);
+          CourierClient client =
+              Agents.client(clientGroup, agents.get(h).address(), "exec-" + h, Agents.CLUSTER);
           clients.add(client);
           for (int s = 0; s < COFLOWS; s++) {
             List<RemoteBlock> blocks = new ArrayList<>();

@@ -23,6 +23,9 @@ import org.coflow.api.config.Config;
 import org.coflow.api.proto.courier.v1.RegisterMapReduce;
 import org.coflow.courier.AgentOptions;
 import org.coflow.courier.CourierAgent;
+import org.coflow.courier.auth.Credentials;
+import org.coflow.courier.auth.KeyRing;
+import org.coflow.courier.auth.Secret;
 import org.coflow.courier.merge.CourierConfig;
 import org.coflow.courier.protocol.BlockSetId;
 import org.coflow.courier.protocol.HostPort;
@@ -55,6 +58,10 @@ public class CourierShuffleHandler extends ShuffleHandler {
   public static final String AGENT_FILE = "courier-agent";
 
   private volatile CourierAgent agent;
+
+  /** The secrets this node's agent accepts: the cluster's (if set), and each running job's. */
+  private KeyRing keys;
+
   private List<String> localDirs = List.of();
   private String hostId;
   private int shufflePort;
@@ -76,16 +83,22 @@ public class CourierShuffleHandler extends ShuffleHandler {
       // NodeManagers on one machine) binds the node's host, the address the master then hands out.
       InetSocketAddress bind =
           port > 0 ? new InetSocketAddress(port) : new InetSocketAddress(host, 0);
-      started =
-          CourierAgent.start(
-              AgentOptions.forHost(hostId)
-                  .bind(bind)
-                  .config(CourierMapReduceConfig.AGENT_KEYS.agentConfig(cfg))
-                  .set(CourierConfig.LINK_RATE, cfg.get(CourierMapReduceConfig.LINK_RATE))
-                  .set(CourierConfig.MASTER, master)
-                  .engineAddress(hostId));
-      // Only this NodeManager, which holds the jobs' tokens, registers map outputs.
-      started.registry().refuseClientMapReduce();
+      AgentOptions options =
+          AgentOptions.forHost(hostId)
+              .bind(bind)
+              .config(CourierMapReduceConfig.AGENT_KEYS.agentConfig(cfg))
+              .set(CourierConfig.LINK_RATE, cfg.get(CourierMapReduceConfig.LINK_RATE))
+              .set(CourierConfig.MASTER, master)
+              .engineAddress(hostId)
+              // It serves the NodeManager's local dirs; only this NodeManager, which holds the
+              // jobs' tokens, registers map outputs (in-process: the default).
+              .roots(existingPaths(localDirs));
+      Credentials cluster = options.credentials();
+      keys =
+          cluster.present()
+              ? KeyRing.closed().add(cluster.identity(), cluster.secret())
+              : KeyRing.open();
+      started = CourierAgent.start(options.keys(keys));
       agent = started;
       advertise();
       LOG.info(
@@ -165,6 +178,10 @@ public class CourierShuffleHandler extends ShuffleHandler {
         return;
       }
       Token<JobTokenIdentifier> token = deserializeServiceData(data);
+      // The job's reducers prove the same secret to this agent (identity mr:<job>).
+      keys.add(
+          Credentials.mapReduce(job.toString()),
+          Secret.of(token.getPassword(), "the job token of " + job));
       // Called on every container start of the application: re-registering is harmless.
       a.registry()
           .registerSecured(
@@ -183,6 +200,15 @@ public class CourierShuffleHandler extends ShuffleHandler {
     }
   }
 
+  /** The NodeManager's local dirs, created if they are not there yet: the agent's roots. */
+  private static List<Path> existingPaths(List<String> dirs) throws IOException {
+    List<Path> out = new ArrayList<>();
+    for (String d : dirs) {
+      out.add(Files.createDirectories(Path.of(d)));
+    }
+    return out;
+  }
+
   private static List<String> existing(List<String> dirs) {
     List<String> out = new ArrayList<>();
     for (String d : dirs) {
@@ -199,11 +225,9 @@ public class CourierShuffleHandler extends ShuffleHandler {
     CourierAgent a = agent;
     if (a != null) {
       ApplicationId app = context.getApplicationId();
-      a.registry()
-          .unregister(
-              BlockSetId.mapReduce(
-                      new JobID(Long.toString(app.getClusterTimestamp()), app.getId()).toString())
-                  .toString());
+      String job = new JobID(Long.toString(app.getClusterTimestamp()), app.getId()).toString();
+      a.registry().unregister(BlockSetId.mapReduce(job).toString());
+      keys.remove(Credentials.mapReduce(job));
     }
   }
 

@@ -9,6 +9,8 @@ import org.apache.hadoop.conf.Configuration;
 import org.coflow.api.client.CoflowRegistrar;
 import org.coflow.api.config.Config;
 import org.coflow.api.proto.v1.FindAgentResponse;
+import org.coflow.courier.auth.Credentials;
+import org.coflow.courier.auth.Secret;
 import org.coflow.courier.client.BlockStream;
 import org.coflow.courier.client.LocalAgent;
 import org.coflow.courier.client.RemoteAgent;
@@ -68,9 +70,12 @@ public final class ReducerAgents implements AutoCloseable {
   /**
    * Connects to this node's agent, found through {@code taskLocalDirs} (the task's {@code <nm
    * dir>/usercache/<user>/appcache/<app>} dirs); null (logged) when there is none or it cannot be
-   * reached: the task then uses the stock shuffle.
+   * reached: the task then uses the stock shuffle. The task proves to its agent that it holds the
+   * job's shuffle secret (identity {@code mr:<job>}), which the NodeManager gave its agent with the
+   * job's token.
    */
-  public static ReducerAgents connect(Config cfg, List<String> taskLocalDirs) {
+  public static ReducerAgents connect(
+      Config cfg, List<String> taskLocalDirs, String jobId, javax.crypto.SecretKey shuffleSecret) {
     int port = cfg.get(CourierMapReduceConfig.AGENT_PORT);
     String masterAddress = cfg.get(CourierMapReduceConfig.MASTER);
     if (port == 0 && masterAddress.isEmpty()) {
@@ -94,7 +99,10 @@ public final class ReducerAgents implements AutoCloseable {
           LocalAgent.reach(
               advertised[0],
               HostPort.parse(
-                  advertised[1], "the agent address in " + CourierShuffleHandler.AGENT_FILE));
+                  advertised[1], "the agent address in " + CourierShuffleHandler.AGENT_FILE),
+              Credentials.of(
+                  Credentials.mapReduce(jobId),
+                  Secret.of(shuffleSecret.getEncoded(), "the shuffle secret of " + jobId)));
       return new ReducerAgents(
           local,
           port,

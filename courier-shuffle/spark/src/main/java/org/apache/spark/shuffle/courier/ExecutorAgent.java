@@ -1,6 +1,8 @@
 package org.apache.spark.shuffle.courier;
 
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -13,6 +15,8 @@ import org.coflow.api.config.Config;
 import org.coflow.api.proto.courier.v1.RegisterSpark;
 import org.coflow.api.proto.courier.v1.RemoteBlock;
 import org.coflow.courier.AgentOptions;
+import org.coflow.courier.auth.Credentials;
+import org.coflow.courier.auth.Secret;
 import org.coflow.courier.client.LocalAgent;
 import org.coflow.courier.client.RemoteAgent;
 import org.coflow.courier.client.RemoteAgents;
@@ -67,21 +71,31 @@ final class ExecutorAgent implements AutoCloseable {
     String appId = conf.getAppId();
     String setting = cfg.get(CourierSparkConfig.AGENT);
     LocalAgent agent;
+    List<String> dirs = Arrays.asList(bm.diskBlockManager().localDirsString());
+    AgentOptions options =
+        AgentOptions.forHost(executorId)
+            .bind(new InetSocketAddress(host, 0))
+            .config(CourierSparkConfig.AGENT_KEYS.agentConfig(cfg))
+            .set(CourierConfig.LINK_RATE, cfg.get(CourierSparkConfig.LINK_RATE))
+            .set(CourierConfig.MASTER, cfg.get(CourierSparkConfig.MASTER));
+    Credentials app = applicationCredentials(env);
+    if (app != null) {
+      // spark.authenticate: the application's members (its executors' agents) prove its secret.
+      options.credentials(app);
+    }
     if ("embedded".equals(setting)) {
       // Every executor is its own host (host id = executor id), so cross-executor reads cross
-      // agents.
-      agent =
-          LocalAgent.embed(
-              AgentOptions.forHost(executorId)
-                  .bind(new InetSocketAddress(host, 0))
-                  .config(CourierSparkConfig.AGENT_KEYS.agentConfig(cfg))
-                  .set(CourierConfig.LINK_RATE, cfg.get(CourierSparkConfig.LINK_RATE))
-                  .set(CourierConfig.MASTER, cfg.get(CourierSparkConfig.MASTER)));
+      // agents. Its agent serves the executor's block-manager dirs, and nothing else.
+      List<Path> roots = new ArrayList<>();
+      for (String d : dirs) {
+        roots.add(Path.of(d));
+      }
+      agent = LocalAgent.embed(options.roots(roots));
     } else {
-      agent = LocalAgent.reach(host, parseAgent(setting));
+      // The host's standalone agent knows the cluster secret (spark.shuffle.courier.secretFile).
+      agent = LocalAgent.reach(host, parseAgent(setting), options.clusterCredentials());
     }
     try {
-      List<String> dirs = Arrays.asList(bm.diskBlockManager().localDirsString());
       boolean checksums = conf.getBoolean("spark.shuffle.checksum.enabled", true);
       agent
           .register(
@@ -109,6 +123,23 @@ final class ExecutorAgent implements AutoCloseable {
       agent.close();
       throw e;
     }
+  }
+
+  /** The application's secret as agent credentials with {@code spark.authenticate}, else null. */
+  private static Credentials applicationCredentials(SparkEnv env) {
+    if (!env.conf().getBoolean("spark.authenticate", false)) {
+      return null;
+    }
+    String secret = env.securityManager().getSecretKey();
+    if (secret == null || secret.isEmpty()) {
+      throw new IllegalStateException(
+          "spark.authenticate is on but this executor has no application secret");
+    }
+    return Credentials.of(
+        Credentials.spark(env.conf().getAppId()),
+        Secret.of(
+            secret.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+            "the secret of application " + env.conf().getAppId()));
   }
 
   static HostPort parseAgent(String setting) {

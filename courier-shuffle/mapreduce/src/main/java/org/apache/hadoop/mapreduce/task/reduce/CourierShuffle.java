@@ -74,7 +74,12 @@ public class CourierShuffle<K, V> implements ShuffleConsumerPlugin<K, V>, Except
           encrypted ? MRJobConfig.MR_ENCRYPTED_INTERMEDIATE_DATA : "mapreduce.shuffle.ssl.enabled");
     } else if (context.getLocalMapFiles() == null && cfg.get(CourierMapReduceConfig.ENABLED)) {
       try {
-        agents = ReducerAgents.connect(cfg, Arrays.asList(conf.getLocalDirs()));
+        agents =
+            ReducerAgents.connect(
+                cfg,
+                Arrays.asList(conf.getLocalDirs()),
+                context.getReduceId().getJobID().toString(),
+                context.getReduceTask().getShuffleSecret());
       } catch (IOException e) {
         LOG.warn(
             "Courier: the task's local dirs are not known ({}); using the stock shuffle",

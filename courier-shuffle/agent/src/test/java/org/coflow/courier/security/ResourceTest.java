@@ -1,0 +1,226 @@
+package org.coflow.courier.security;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.channel.nio.NioEventLoopGroup;
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.InputStream;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.coflow.api.proto.courier.v1.ErrorCode;
+import org.coflow.api.proto.courier.v1.RemoteBlock;
+import org.coflow.courier.AgentOptions;
+import org.coflow.courier.CourierAgent;
+import org.coflow.courier.client.CourierClient;
+import org.coflow.courier.merge.CourierConfig;
+import org.coflow.courier.protocol.Preamble;
+import org.coflow.courier.protocol.ProtocolException;
+import org.coflow.courier.testing.LeakCheck;
+import org.coflow.courier.testing.ShuffleFiles;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Peers that try to make an agent hold memory, descriptors and streams it cannot afford. */
+@ExtendWith(LeakCheck.class)
+class ResourceTest {
+  @TempDir Path tmp;
+  private final NioEventLoopGroup group = new NioEventLoopGroup(2);
+
+  @AfterEach
+  void stop() {
+    group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+  }
+
+  /** Whether the agent closed {@code s} within 5 s (after whatever it sent). */
+  private static boolean closedByAgent(Socket s) throws Exception {
+    s.setSoTimeout(5000);
+    InputStream in = s.getInputStream();
+    try {
+      while (in.read() >= 0) {
+        // an ERROR frame, then the end
+      }
+      return true;
+    } catch (SocketTimeoutException e) {
+      return false;
+    } catch (java.net.SocketException e) {
+      return true; // reset
+    }
+  }
+
+  private static Socket openWithPreamble(CourierAgent agent) throws Exception {
+    Socket s = new Socket("127.0.0.1", agent.address().getPort());
+    DataOutputStream out = new DataOutputStream(s.getOutputStream());
+    out.writeInt(Preamble.MAGIC);
+    out.writeInt(Preamble.VERSION);
+    out.flush();
+    return s;
+  }
+
+  @Test
+  void aFirstFrameAnnouncingSixteenMebibytesIsRefusedAtOnce() throws Exception {
+    try (CourierAgent agent = Attack.standalone("h1", tmp.toRealPath(), null)) {
+      List<Socket> sockets = new ArrayList<>();
+      for (int i = 0; i < 30; i++) {
+        Socket s = openWithPreamble(agent);
+        DataOutputStream out = new DataOutputStream(s.getOutputStream());
+        out.writeInt((16 << 20) - 1); // a HELLO of 16 MiB
+        out.writeByte(1);
+        out.writeInt(0);
+        out.write(new byte[64 << 10]);
+        out.flush();
+        sockets.add(s);
+      }
+      for (Socket s : sockets) {
+        assertTrue(closedByAgent(s), "a 16 MiB first frame is refused, not buffered");
+        s.close();
+      }
+      try (CourierClient good = Attack.stranger(group, agent)) {
+        Path dir = Files.createDirectories(tmp.resolve("exec"));
+        assertEquals(
+            "spark/app-1/1",
+            good.register(Attack.spark("app-1", "1", dir, true)).get(10, TimeUnit.SECONDS));
+      }
+    }
+  }
+
+  @Test
+  void silentConnectionsAreBoundedAndClosedAfterTheHandshakeTimeout() throws Exception {
+    try (CourierAgent agent =
+        Attack.standalone(
+            "h1",
+            tmp.toRealPath(),
+            null,
+            AgentOptions.forHost("h1")
+                .set(CourierConfig.MAX_HANDSHAKING, 16)
+                .set(CourierConfig.HANDSHAKE_TIMEOUT, 1500L))) {
+      List<Socket> silent = new ArrayList<>();
+      for (int i = 0; i < 40; i++) {
+        silent.add(new Socket("127.0.0.1", agent.address().getPort()));
+      }
+      int refusedAtOnce = 0;
+      for (Socket s : silent.subList(16, 40)) {
+        s.setSoTimeout(1000);
+        try {
+          if (s.getInputStream().read() >= 0) {
+            refusedAtOnce++; // the BUSY error frame
+          }
+        } catch (SocketTimeoutException e) {
+          // still waiting
+        }
+      }
+      assertEquals(24, refusedAtOnce, "connections beyond maxHandshaking are refused at once");
+      for (Socket s : silent.subList(0, 16)) {
+        assertTrue(closedByAgent(s), "a connection that never says HELLO is closed");
+        s.close();
+      }
+      try (CourierClient good = Attack.stranger(group, agent)) {
+        Path dir = Files.createDirectories(tmp.resolve("exec"));
+        good.register(Attack.spark("app-1", "1", dir, true)).get(10, TimeUnit.SECONDS);
+      }
+      silent.forEach(ResourceTest::closeQuietly);
+    }
+  }
+
+  @Test
+  void streamsPerConnectionAreBounded() throws Exception {
+    Path root = tmp.toRealPath();
+    Path dir = Files.createDirectories(root.resolve("exec"));
+    int[] sizes = new int[20];
+    java.util.Arrays.fill(sizes, 100);
+    ShuffleFiles.writeSparkMapOutput(new Random(8), List.of(dir), 0, 0, sizes, true);
+    try (CourierAgent source = Attack.standalone("src", root, null);
+        CourierAgent agent =
+            Attack.standalone(
+                "dst",
+                root,
+                null,
+                AgentOptions.forHost("dst").set(CourierConfig.MAX_STREAMS_PER_CONNECTION, 8));
+        CourierClient registrar = Attack.stranger(group, source);
+        CourierClient client = Attack.stranger(group, agent)) {
+      String set =
+          registrar.register(Attack.spark("app-1", "0", dir, true)).get(10, TimeUnit.SECONDS);
+      List<RemoteBlock> many = new ArrayList<>();
+      for (int r = 0; r < 20; r++) {
+        many.add(Attack.block(source, set, "shuffle_0_0_" + r, null));
+      }
+      List<CompletableFuture<Long>> refused =
+          client.fetchBlocks("c", many, (i, data) -> data.skipBytes(data.readableBytes()), 1 << 20);
+      for (CompletableFuture<Long> f : refused) {
+        ExecutionException e =
+            assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
+        assertEquals(ErrorCode.ERROR_CODE_BUSY, ((ProtocolException) e.getCause()).code());
+      }
+      List<CompletableFuture<Long>> served =
+          client.fetchBlocks(
+              "c", many.subList(0, 8), (i, data) -> data.skipBytes(data.readableBytes()), 1 << 20);
+      for (CompletableFuture<Long> f : served) {
+        assertEquals(100, f.get(10, TimeUnit.SECONDS));
+      }
+    }
+  }
+
+  @Test
+  void aNulInAPathGetsAnErrorNamingIt() throws Exception {
+    Path root = tmp.toRealPath();
+    Path dir = Files.createDirectories(root.resolve("exec"));
+    try (CourierAgent agent = Attack.standalone("h1", root, null)) {
+      try (CourierClient client = Attack.stranger(group, agent)) {
+        assertEquals(
+            "spark/app-1/1",
+            client.register(Attack.spark("app-1", "1", dir, true)).get(10, TimeUnit.SECONDS));
+        // A target file with a NUL: that block fails, the connection goes on.
+        ExecutionException target =
+            assertThrows(
+                ExecutionException.class,
+                () ->
+                    Attack.fetch(
+                            client,
+                            Attack.block(agent, "spark/app-1/1", "shuffle_0_0_0", dir + "/x\0y"),
+                            new ByteArrayOutputStream())
+                        .get(10, TimeUnit.SECONDS));
+        assertEquals(ErrorCode.ERROR_CODE_INVALID, ((ProtocolException) target.getCause()).code());
+        assertEquals(
+            "spark/app-1/2",
+            client.register(Attack.spark("app-1", "2", dir, true)).get(10, TimeUnit.SECONDS));
+      }
+      // A registered directory with a NUL: refused with an error naming it (a registration
+      // error ends the client's connection, as every protocol error does).
+      try (CourierClient client = Attack.stranger(group, agent)) {
+        ExecutionException e =
+            assertThrows(
+                ExecutionException.class,
+                () ->
+                    client
+                        .register(
+                            Attack.spark("app-1", "3", dir, true).toBuilder()
+                                .setLocalDirs(0, dir + "/a\0b")
+                                .build())
+                        .get(10, TimeUnit.SECONDS));
+        ProtocolException p = (ProtocolException) e.getCause();
+        assertEquals(ErrorCode.ERROR_CODE_INVALID, p.code(), p.getMessage());
+        assertTrue(p.getMessage().contains("a?b"), p.getMessage());
+      }
+    }
+  }
+
+  private static void closeQuietly(Socket s) {
+    try {
+      s.close();
+    } catch (java.io.IOException e) {
+      // closed
+    }
+  }
+}
