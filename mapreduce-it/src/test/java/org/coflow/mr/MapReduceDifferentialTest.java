@@ -45,15 +45,24 @@ class MapReduceDifferentialTest {
   @BeforeAll
   static void startCluster() throws Exception {
     master = MasterProcess.start(ROOT, "aalo");
-    // MaxNum through the YARN configuration, as an operator's yarn-site.xml sets it.
+    work = Files.createTempDirectory("courier-mr-diff");
+    // The NodeManagers' agents prove a cluster secret to each other (reducers prove their job's
+    // token); MaxNum too through the YARN configuration, as an operator's yarn-site.xml sets them.
+    Path secret = work.resolve("cluster.secret");
+    Files.writeString(secret, "a cluster secret for the MapReduce differential test");
+    Files.setPosixFilePermissions(
+        secret, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
     cluster =
         CourierMiniCluster.start(
             "courier-diff",
             2,
             master.address(),
             null,
-            Map.of("mapreduce.shuffle.courier.maxNum", "2"));
-    work = Files.createTempDirectory("courier-mr-diff");
+            Map.of(
+                "mapreduce.shuffle.courier.maxNum",
+                "2",
+                "mapreduce.shuffle.courier.secretFile",
+                secret.toString()));
     writeText(work.resolve("in"), 4, 30_000, 7);
     Path filter = work.resolve("filter");
     writeText(filter, 3, 20_000, 11);
@@ -206,6 +215,9 @@ class MapReduceDifferentialTest {
     assertTrue(
         crossed > 0 && total > 0, "agent-to-agent bytes " + crossed + ", reducer bytes " + total);
     for (CourierShuffleHandler h : cluster.handlers()) {
+      assertTrue(
+          !h.agent().keys().isOpen() && h.agent().credentials().present(),
+          h.hostId() + ": the agent admits only holders of the cluster secret or a job's token");
       assertEquals(
           2, h.agent().connectionBudget(), h.hostId() + ": MaxNum from the YARN configuration");
       assertTrue(

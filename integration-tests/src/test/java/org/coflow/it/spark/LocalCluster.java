@@ -62,7 +62,8 @@ final class LocalCluster {
           "batchedReads",
           "bytesFetchedFromPeers",
           "connectionBudget",
-          "maxDataConnections");
+          "maxDataConnections",
+          "authenticated");
 
   /**
    * Per executor, every counter of its shuffle manager's {@code CourierShuffleMetrics}, in one job

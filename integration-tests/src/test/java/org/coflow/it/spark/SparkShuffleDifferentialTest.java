@@ -45,7 +45,12 @@ class SparkShuffleDifferentialTest {
                 "spark.sql.adaptive.skewJoin.enabled",
                 "true",
                 "spark.sql.autoBroadcastJoinThreshold",
-                "-1"));
+                "-1",
+                // The executors' agents admit only peers that prove the application's secret.
+                "spark.authenticate",
+                "true",
+                "spark.authenticate.secret",
+                "a secret of the differential test's application"));
   }
 
   @AfterAll
@@ -133,6 +138,12 @@ class SparkShuffleDifferentialTest {
         LocalCluster.perExecutor(sc, "bytesFetchedFromPeers").values().stream()
             .mapToLong(x -> x)
             .sum();
+    Map<String, Long> authenticated = LocalCluster.perExecutor(sc, "authenticated");
+    assertEquals(2, authenticated.size(), "both executors report: " + authenticated);
+    authenticated.forEach(
+        (exec, on) ->
+            assertEquals(
+                1L, on, "executor " + exec + "'s agent admits only holders of the app's secret"));
     // How much crosses depends on where the tasks ran (0.98 to several MB seen); stock reads would
     // add nothing.
     assertTrue(

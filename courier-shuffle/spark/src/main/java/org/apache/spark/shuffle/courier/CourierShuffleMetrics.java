@@ -36,6 +36,16 @@ public final class CourierShuffleMetrics implements Source {
     registry.register("bytesFetchedFromPeers", (Gauge<Long>) this::bytesFetchedFromPeers);
     registry.register("connectionBudget", (Gauge<Integer>) this::connectionBudget);
     registry.register("maxDataConnections", (Gauge<Integer>) this::maxDataConnections);
+    registry.register("authenticated", (Gauge<Integer>) this::authenticated);
+  }
+
+  /**
+   * 1 when the embedded agent admits only peers proving the application's secret ({@code
+   * spark.authenticate}), else 0 (no agent, or one open to anyone).
+   */
+  public int authenticated() {
+    CourierAgent a = embedded();
+    return a != null && !a.keys().isOpen() ? 1 : 0;
   }
 
   @Override
