@@ -247,7 +247,9 @@ class ShuffleHandlerSecurityTest {
                             .addLocalDirs(tmp.resolve("nm").toString())
                             .build())
                     .get(10, TimeUnit.SECONDS));
-    assertTrue(e.getCause().getMessage().contains("registers MapReduce jobs itself"), e.toString());
+    assertTrue(
+        e.getCause().getMessage().contains("takes registrations only from the process it runs in"),
+        e.toString());
     // A refused registration is a connection-level error: the agent closed that connection.
     client.close();
     client =
