@@ -76,9 +76,10 @@ class ResourceTest {
       for (int i = 0; i < 30; i++) {
         Socket s = openWithPreamble(agent);
         DataOutputStream out = new DataOutputStream(s.getOutputStream());
-        out.writeInt((16 << 20) - 1); // a HELLO of 16 MiB
+        // A HELLO whose header is the whole 16 MiB frame, sent in part and never completed.
+        out.writeInt((16 << 20) - 1);
         out.writeByte(1);
-        out.writeInt(0);
+        out.writeInt((16 << 20) - 6);
         out.write(new byte[64 << 10]);
         out.flush();
         sockets.add(s);

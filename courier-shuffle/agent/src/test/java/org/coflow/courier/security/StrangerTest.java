@@ -19,6 +19,7 @@ import org.coflow.api.proto.courier.v1.RegisterMapReduce;
 import org.coflow.courier.AgentOptions;
 import org.coflow.courier.CourierAgent;
 import org.coflow.courier.client.CourierClient;
+import org.coflow.courier.merge.CourierConfig;
 import org.coflow.courier.protocol.ProtocolException;
 import org.coflow.courier.testing.LeakCheck;
 import org.coflow.courier.testing.ShuffleFiles;
@@ -147,6 +148,12 @@ class StrangerTest {
         Files.write(mine.resolve("shuffle_3_0_0.data"), "a neighbour's data".getBytes());
     Path served = Files.createDirectories(root.resolve("served"));
     ShuffleFiles.writeSparkMapOutput(new Random(2), List.of(served), 0, 0, new int[] {100}, true);
+    // A map output changed after Spark wrote its checksums: it fails at its end, as corrupt.
+    ShuffleFiles.writeSparkMapOutput(new Random(3), List.of(served), 1, 0, new int[] {100}, true);
+    Path corrupt = ShuffleFiles.sparkPath(List.of(served), 64, "shuffle_1_0_0.data");
+    byte[] bytes = Files.readAllBytes(corrupt);
+    bytes[7] ^= 1;
+    Files.write(corrupt, bytes);
     try (CourierAgent source = Attack.standalone("src", root, null);
         CourierAgent agent = Attack.standalone("dst", root, null);
         CourierClient registrar = Attack.stranger(group, source);
@@ -167,13 +174,14 @@ class StrangerTest {
                       .get(10, TimeUnit.SECONDS));
       assertEquals(ErrorCode.ERROR_CODE_INVALID, code(viaLink));
       assertEquals("precious", Files.readString(precious));
-      // Onto an existing file, with a fetch that fails: neither truncated nor deleted.
+      // Onto an existing file, with a block that fails after it started (corrupt): neither
+      // truncated nor deleted.
       assertThrows(
           ExecutionException.class,
           () ->
               Attack.fetch(
                       client,
-                      Attack.block(source, set, "shuffle_0_9_0", neighbour.toString()),
+                      Attack.block(source, set, "shuffle_1_0_0", neighbour.toString()),
                       new ByteArrayOutputStream())
                   .get(10, TimeUnit.SECONDS));
       assertEquals("a neighbour's data", Files.readString(neighbour));
@@ -200,7 +208,55 @@ class StrangerTest {
     }
   }
 
-  static AgentOptions options(String host) {
-    return AgentOptions.forHost(host);
+  @Test
+  void aTargetSwappedForALinkBeforeItsBlockArrivesIsNotFollowed() throws Exception {
+    Path root = tmp.toRealPath();
+    Path mine = Files.createDirectories(root.resolve("mine"));
+    Path precious = Files.write(root.resolve("precious"), "precious".getBytes());
+    Path big = Files.createDirectories(root.resolve("big"));
+    Path small = Files.createDirectories(root.resolve("small"));
+    ShuffleFiles.writeSparkMapOutput(new Random(4), List.of(big), 0, 0, new int[] {3 << 20}, true);
+    ShuffleFiles.writeSparkMapOutput(new Random(5), List.of(small), 0, 0, new int[] {100}, true);
+    // One data connection (MaxNum 1) busy with a slow block from A: the block from B waits, its
+    // target already checked.
+    try (CourierAgent a =
+            Attack.standalone(
+                "a", root, null, AgentOptions.forHost("a").set(CourierConfig.LINK_RATE, 2e6));
+        CourierAgent b = Attack.standalone("b", root, null);
+        CourierAgent agent =
+            Attack.standalone(
+                "dst", root, null, AgentOptions.forHost("dst").set(CourierConfig.MAX_NUM, 1));
+        CourierClient ra = Attack.stranger(group, a);
+        CourierClient rb = Attack.stranger(group, b);
+        CourierClient client = Attack.stranger(group, agent)) {
+      String setA = ra.register(Attack.spark("app-1", "a", big, true)).get(10, TimeUnit.SECONDS);
+      String setB = rb.register(Attack.spark("app-1", "b", small, true)).get(10, TimeUnit.SECONDS);
+      client.register(Attack.spark("app-2", "5", mine, true)).get(10, TimeUnit.SECONDS);
+      java.util.concurrent.CompletableFuture<Long> slow =
+          Attack.fetch(
+              client,
+              Attack.block(a, setA, "shuffle_0_0_0", null).toBuilder().setSize(3 << 20).build(),
+              new ByteArrayOutputStream());
+      Thread.sleep(200);
+      Path target = mine.resolve("fetched");
+      java.util.concurrent.CompletableFuture<Long> waiting =
+          Attack.fetch(
+              client,
+              Attack.block(b, setB, "shuffle_0_0_0", target.toString()),
+              new ByteArrayOutputStream());
+      Thread.sleep(300);
+      assertTrue(!waiting.isDone(), "the second block waits for the only connection");
+      // Swap the target for a link to a file outside the client's set before its block comes.
+      Path link = mine.resolve("swap");
+      Files.createSymbolicLink(link, precious);
+      Files.move(link, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      slow.get(30, TimeUnit.SECONDS);
+      try {
+        waiting.get(30, TimeUnit.SECONDS);
+      } catch (ExecutionException e) {
+        // refusing the block is fine too; following the link is not
+      }
+      assertEquals("precious", Files.readString(precious), "the link's target is untouched");
+    }
   }
 }
