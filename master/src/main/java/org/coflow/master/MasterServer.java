@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import org.coflow.api.config.Config;
 import org.coflow.master.http.HttpApi;
 import org.coflow.master.identify.CoflowIdentifier;
+import org.coflow.master.security.ServerSecurity;
 import org.coflow.master.service.MasterConfig;
 import org.coflow.master.service.MasterService;
 import org.slf4j.Logger;
@@ -35,14 +36,26 @@ public final class MasterServer implements AutoCloseable {
   }
 
   /**
-   * Binds and starts everything.
+   * Binds and starts everything. A master without authentication (no token, no client certificates)
+   * binds to loopback only unless {@code coflow.master.insecure=true}.
    *
    * @throws IOException if a port cannot be bound (the message names it)
+   * @throws IllegalArgumentException for a configuration the master cannot run with: unreadable or
+   *     shared secret files, incomplete TLS, or an exposed address without authentication
    */
   public static MasterServer start(Config config, CoflowIdentifier identifier) throws IOException {
+    String host = config.get(MasterConfig.HOST);
+    ServerSecurity security =
+        ServerSecurity.from(
+            new ServerSecurity.Settings(
+                config.get(MasterConfig.TOKEN_FILE),
+                config.get(MasterConfig.TLS_CERT_FILE),
+                config.get(MasterConfig.TLS_KEY_FILE),
+                config.get(MasterConfig.TLS_CLIENT_CA_FILE),
+                config.get(MasterConfig.INSECURE)));
+    security.checkExposure(host);
     MasterService service =
         identifier == null ? new MasterService(config) : new MasterService(config, identifier);
-    String host = config.get(MasterConfig.HOST);
     int port = config.get(MasterConfig.PORT);
     long keepalive = config.get(MasterConfig.KEEPALIVE_MS);
     NettyServerBuilder builder =
@@ -55,6 +68,7 @@ public final class MasterServer implements AutoCloseable {
     for (BindableService s : service.services()) {
       builder.addService(s);
     }
+    security.apply(builder);
     Server grpc = builder.build();
     try {
       grpc.start();
@@ -73,7 +87,7 @@ public final class MasterServer implements AutoCloseable {
     int httpPort = config.get(MasterConfig.HTTP_PORT);
     if (httpPort >= 0) {
       try {
-        http = HttpApi.start(service, host, httpPort);
+        http = HttpApi.start(service, config, security);
       } catch (IOException e) {
         grpc.shutdownNow();
         throw new IOException(
@@ -88,6 +102,12 @@ public final class MasterServer implements AutoCloseable {
       }
     }
     service.start();
+    String exposure = security.describe(host);
+    if (security.authenticates()) {
+      LOG.info("master security: {}", exposure);
+    } else {
+      LOG.warn("master security: {}", exposure);
+    }
     LOG.info(
         "master {} listening: grpc={}:{} http={} policy={} interval={}ms",
         service.masterId(),

@@ -36,8 +36,18 @@ public final class CoflowRegistrar implements AutoCloseable {
    * deadlineMillis}.
    */
   public CoflowRegistrar(String target, long deadlineMillis) {
+    this(target, deadlineMillis, MasterCredentials.none());
+  }
+
+  /**
+   * A registrar for the master at {@code target} (host:port) that authenticates with {@code
+   * credentials} (the master's token, TLS); calls wait at most {@code deadlineMillis}.
+   *
+   * @throws IllegalArgumentException if a certificate or key file cannot be used
+   */
+  public CoflowRegistrar(String target, long deadlineMillis, MasterCredentials credentials) {
     this.target = target;
-    this.channel = NettyChannelBuilder.forTarget(target).usePlaintext().build();
+    this.channel = credentials.apply(NettyChannelBuilder.forTarget(target), target).build();
     this.stub = CoflowServiceGrpc.newBlockingStub(channel);
     this.agents = AgentServiceGrpc.newBlockingStub(channel);
     this.deadlineMillis = deadlineMillis;

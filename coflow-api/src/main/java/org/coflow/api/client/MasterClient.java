@@ -79,6 +79,10 @@ public final class MasterClient implements AutoCloseable {
   private int generation;
 
   private String sessionId;
+
+  /** The last session opened, named when reopening so the master knows this agent owns the host. */
+  private String previousSessionId = "";
+
   private ClientCallStreamObserver<ReportBatch> reports;
   private ClientCallStreamObserver<WatchScheduleRequest> watch;
   private long seq;
@@ -93,8 +97,9 @@ public final class MasterClient implements AutoCloseable {
     this.options = options;
     this.listener = listener;
     this.channel =
-        NettyChannelBuilder.forTarget(options.target())
-            .usePlaintext()
+        options
+            .credentials()
+            .apply(NettyChannelBuilder.forTarget(options.target()), options.target())
             .keepAliveTime(options.keepaliveMillis(), TimeUnit.MILLISECONDS)
             .keepAliveTimeout(options.keepaliveMillis(), TimeUnit.MILLISECONDS)
             .keepAliveWithoutCalls(true)
@@ -203,6 +208,7 @@ public final class MasterClient implements AutoCloseable {
             .setUplinkBytesPerSec(options.uplinkBytesPerSec())
             .setDownlinkBytesPerSec(options.downlinkBytesPerSec())
             .putAllLabels(options.labels())
+            .setPreviousSessionId(previousSessionId)
             .build();
     stub.withDeadlineAfter(options.callTimeoutMillis(), TimeUnit.MILLISECONDS)
         .openSession(
@@ -228,6 +234,7 @@ public final class MasterClient implements AutoCloseable {
       return;
     }
     sessionId = resp.getSessionId();
+    previousSessionId = sessionId;
     if (options.reportIntervalMillis() == 0) {
       intervalMillis = Math.max(1, resp.getIntervalMs());
     }
@@ -242,9 +249,8 @@ public final class MasterClient implements AutoCloseable {
     streamStartSeq = seq;
     connected = true;
     LOG.info(
-        "host={} session={} opened on master {} (policy {}, interval {} ms)",
+        "host={} session opened on master {} (policy {}, interval {} ms)",
         options.hostId(),
-        sessionId,
         resp.getMasterId(),
         resp.getPolicy(),
         resp.getIntervalMs());

@@ -1,12 +1,15 @@
 package org.coflow.api.client;
 
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * How a {@link MasterClient} reaches the master and presents its host. Defaults: reports at the
  * master's interval, unary calls time out after 5 s, reconnection backoff from 100 ms doubling up
- * to 5 s, keepalive pings every 10 s.
+ * to 5 s, keepalive pings every 10 s, plaintext without a token ({@link MasterCredentials#none()}).
+ * A master that authenticates its callers needs {@link #token} (and {@link #tls} when it serves
+ * TLS), or {@link #credentials} built elsewhere.
  */
 public final class MasterClientOptions {
   private final String target;
@@ -23,6 +26,7 @@ public final class MasterClientOptions {
   private long keepaliveMillis = 10_000;
   private int maxMessageBytes = 32 << 20;
   private ScheduledExecutorService scheduler;
+  private MasterCredentials credentials = MasterCredentials.none();
 
   /**
    * @param target the master, as {@code host:port}
@@ -80,6 +84,38 @@ public final class MasterClientOptions {
 
   public MasterClientOptions keepalive(long millis) {
     this.keepaliveMillis = millis;
+    return this;
+  }
+
+  /**
+   * Sends {@code token} (the master's {@code coflow.master.auth.tokenFile}) with every call.
+   *
+   * @throws IllegalArgumentException for a token of under 16 characters or with characters a header
+   *     cannot carry
+   */
+  public MasterClientOptions token(String token) {
+    this.credentials = credentials.withToken(token);
+    return this;
+  }
+
+  /** Connects with TLS, trusting the master whose certificate {@code trustCertPem} signed. */
+  public MasterClientOptions tls(Path trustCertPem) {
+    this.credentials = credentials.withTls(trustCertPem);
+    return this;
+  }
+
+  /** Presents this client certificate (PEM; key in PKCS#8 PEM) for mutual TLS. */
+  public MasterClientOptions clientCertificate(Path certPem, Path keyPem) {
+    this.credentials = credentials.withClientCertificate(certPem, keyPem);
+    return this;
+  }
+
+  /** Replaces the token and TLS settings with {@code credentials}. */
+  public MasterClientOptions credentials(MasterCredentials credentials) {
+    if (credentials == null) {
+      throw new IllegalArgumentException("credentials are null: use MasterCredentials.none()");
+    }
+    this.credentials = credentials;
     return this;
   }
 
@@ -143,5 +179,9 @@ public final class MasterClientOptions {
 
   ScheduledExecutorService scheduler() {
     return scheduler;
+  }
+
+  MasterCredentials credentials() {
+    return credentials;
   }
 }

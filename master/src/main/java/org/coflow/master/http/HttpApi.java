@@ -10,10 +10,11 @@ import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import org.coflow.api.config.Config;
 import org.coflow.master.policy.Policies;
 import org.coflow.master.policy.SchedulingPolicy;
+import org.coflow.master.security.ServerSecurity;
+import org.coflow.master.service.MasterConfig;
 import org.coflow.master.service.MasterService;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,44 +24,58 @@ import org.slf4j.LoggerFactory;
  * /api/state}, {@code /api/policy}) and Prometheus metrics ({@code /metrics}).
  *
  * <p>{@code /api/state?maxFlows=N} lists at most N flows per coflow (default 1000). {@code POST
- * /api/policy} with the form field {@code name} switches the policy.
+ * /api/policy} with the JSON body {@code {"name": "varys"}} switches the policy; like every
+ * state-changing request it passes the {@link RequestGuard} first (same origin, JSON, the token
+ * when the master has one).
+ *
+ * <p>Requests are served by {@code coflow.master.http.threads} threads, each exchange under the
+ * deadlines of {@link DeadlineExecutor}, so slow clients cannot hold them; bodies are read up to 4
+ * KiB.
  */
 public final class HttpApi {
   private static final Logger LOG = LoggerFactory.getLogger(HttpApi.class);
   private static final int DEFAULT_MAX_FLOWS = 1000;
   private static final int MAX_BODY = 4096;
 
-  private final HttpServer server;
-  private final ExecutorService executor;
+  /** How many read timeouts a response may take to be computed and written. */
+  private static final int RESPONSE_TIMEOUTS = 6;
 
-  private HttpApi(HttpServer server, ExecutorService executor) {
+  private final HttpServer server;
+  private final DeadlineExecutor executor;
+
+  private HttpApi(HttpServer server, DeadlineExecutor executor) {
     this.server = server;
     this.executor = executor;
   }
 
-  public static HttpApi start(MasterService master, String host, int port) throws IOException {
-    HttpServer server = HttpServer.create(new InetSocketAddress(host, port), 64);
-    ExecutorService executor =
-        Executors.newFixedThreadPool(
-            2,
-            r -> {
-              Thread t = new Thread(r, "coflow-http");
-              t.setDaemon(true);
-              return t;
-            });
+  /**
+   * Binds {@code coflow.master.host}:{@code coflow.master.http.port} and starts serving.
+   *
+   * @throws IOException if the port cannot be bound
+   */
+  public static HttpApi start(MasterService master, Config config, ServerSecurity security)
+      throws IOException {
+    String host = config.get(MasterConfig.HOST);
+    long readTimeout = config.get(MasterConfig.HTTP_READ_TIMEOUT_MS);
+    HttpServer server =
+        HttpServer.create(new InetSocketAddress(host, config.get(MasterConfig.HTTP_PORT)), 64);
+    DeadlineExecutor executor =
+        new DeadlineExecutor(
+            config.get(MasterConfig.HTTP_THREADS), readTimeout, RESPONSE_TIMEOUTS * readTimeout);
     server.setExecutor(executor);
-    server.createContext("/", ex -> handle(ex, () -> page(ex)));
-    server.createContext("/api/state", ex -> handle(ex, () -> state(ex, master)));
-    server.createContext("/api/policy", ex -> handle(ex, () -> policy(ex, master)));
+    RequestGuard guard = new RequestGuard(security, host);
+    server.createContext("/", ex -> handle(ex, null, body -> page(ex)));
+    server.createContext("/api/state", ex -> handle(ex, null, body -> state(ex, master)));
+    server.createContext("/api/policy", ex -> handle(ex, guard, body -> policy(ex, body, master)));
     server.createContext(
         "/metrics",
         ex ->
             handle(
                 ex,
-                () -> {
-                  requireGet(ex);
-                  send(ex, 200, "text/plain; version=0.0.4; charset=utf-8", master.prometheus());
-                }));
+                null,
+                body ->
+                    send(
+                        ex, 200, "text/plain; version=0.0.4; charset=utf-8", master.prometheus())));
     server.start();
     return new HttpApi(server, executor);
   }
@@ -69,31 +84,42 @@ public final class HttpApi {
     return server.getAddress().getPort();
   }
 
+  /** Requests cut off because their client was too slow. */
+  public long cutOffRequests() {
+    return executor.cutOff();
+  }
+
   public void stop(int delaySeconds) {
     server.stop(delaySeconds);
     executor.shutdownNow();
   }
 
   private interface Handler {
-    void run() throws IOException;
+    void run(String body) throws IOException;
   }
 
-  /** A request the client got wrong: answered with its status and message. */
-  private static final class HttpError extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-    final int status;
-
-    HttpError(int status, String message) {
-      super(message);
-      this.status = status;
-    }
-  }
-
-  private static void handle(HttpExchange ex, Handler h) {
+  /**
+   * Serves one exchange: reads the body, refuses a state-changing request that the endpoint does
+   * not take (no {@code guard}: 405) or that the guard refuses, then runs the handler.
+   */
+  private static void handle(HttpExchange ex, RequestGuard guard, Handler h) {
     try (ex) {
       try {
-        h.run();
+        String body = body(ex);
+        DeadlineExecutor.requestRead();
+        if (RequestGuard.changesState(ex.getRequestMethod())) {
+          if (guard == null) {
+            requireGet(ex);
+          } else {
+            guard.check(
+                ex.getRequestMethod(), ex.getRequestURI().getPath(), ex.getRequestHeaders());
+          }
+        }
+        h.run(body);
       } catch (HttpError e) {
+        if (e.status == 401) {
+          ex.getResponseHeaders().set("WWW-Authenticate", "Bearer");
+        }
         send(ex, e.status, "text/plain; charset=utf-8", e.getMessage() + "\n");
       } catch (RuntimeException e) {
         LOG.error("HTTP {} {} failed", ex.getRequestMethod(), ex.getRequestURI(), e);
@@ -102,6 +128,27 @@ public final class HttpApi {
     } catch (IOException e) {
       LOG.debug("HTTP client went away: {}", e.toString());
     }
+  }
+
+  /** The request body, read whole up to {@link #MAX_BODY} bytes. */
+  private static String body(HttpExchange ex) throws IOException {
+    String length = ex.getRequestHeaders().getFirst("Content-Length");
+    if (length != null) {
+      long n;
+      try {
+        n = Long.parseLong(length.trim());
+      } catch (NumberFormatException e) {
+        throw new HttpError(400, "Content-Length '" + length + "' is not a number");
+      }
+      if (n > MAX_BODY) {
+        throw new HttpError(413, "request body of " + n + " bytes, over " + MAX_BODY);
+      }
+    }
+    byte[] body = ex.getRequestBody().readNBytes(MAX_BODY + 1);
+    if (body.length > MAX_BODY) {
+      throw new HttpError(413, "request body over " + MAX_BODY + " bytes");
+    }
+    return new String(body, StandardCharsets.UTF_8);
   }
 
   private static void page(HttpExchange ex) throws IOException {
@@ -141,27 +188,25 @@ public final class HttpApi {
     send(ex, 200, "application/json", StateJson.render(master.snapshot(maxFlows)));
   }
 
-  private static void policy(HttpExchange ex, MasterService master) throws IOException {
+  private static void policy(HttpExchange ex, String body, MasterService master)
+      throws IOException {
     SchedulingPolicy p = master.policy();
     if (ex.getRequestMethod().equals("POST")) {
-      byte[] body = ex.getRequestBody().readNBytes(MAX_BODY + 1);
-      if (body.length > MAX_BODY) {
-        throw new HttpError(413, "request body over " + MAX_BODY + " bytes");
+      String name;
+      try {
+        name = JsonFields.parse(body).get("name");
+      } catch (IllegalArgumentException e) {
+        throw new HttpError(400, "POST /api/policy: " + e.getMessage() + usage());
       }
-      String name = params(new String(body, StandardCharsets.UTF_8).trim()).get("name");
       if (name == null || name.isEmpty()) {
-        throw new HttpError(
-            400,
-            "POST /api/policy needs the form field name, e.g. name=varys; "
-                + "valid policies: "
-                + String.join(", ", Policies.NAMES));
+        throw new HttpError(400, "POST /api/policy needs the field name" + usage());
       }
       try {
         p = master.setPolicy(name);
       } catch (IllegalArgumentException e) {
         throw new HttpError(400, e.getMessage());
       }
-      LOG.info("policy set to {} over HTTP from {}", name, ex.getRemoteAddress());
+      LOG.info("policy set to {} over HTTP from {}", p.name(), ex.getRemoteAddress());
     } else {
       requireGet(ex);
     }
@@ -181,6 +226,10 @@ public final class HttpApi {
     }
     w.endArray().endObject();
     send(ex, 200, "application/json", sb.toString());
+  }
+
+  private static String usage() {
+    return ", e.g. {\"name\": \"varys\"}; valid policies: " + String.join(", ", Policies.NAMES);
   }
 
   private static void requireGet(HttpExchange ex) {

@@ -30,8 +30,6 @@ public final class StateJson {
       w.beginObject()
           .name("hostId")
           .value(a.hostId())
-          .name("sessionId")
-          .value(a.sessionId())
           .name("dataAddress")
           .value(a.dataAddress())
           .name("engineAddress")

@@ -11,6 +11,9 @@ import org.coflow.master.policy.SchedulingPolicy;
 
 /** Operators' calls: read and switch the policy. */
 final class AdminServiceImpl extends AdminServiceGrpc.AdminServiceImplBase {
+  /** Longer names are refused before they reach a message. */
+  private static final int MAX_POLICY_NAME = 64;
+
   private final MasterService master;
 
   AdminServiceImpl(MasterService master) {
@@ -26,6 +29,17 @@ final class AdminServiceImpl extends AdminServiceGrpc.AdminServiceImplBase {
   @Override
   public void setPolicy(SetPolicyRequest req, StreamObserver<PolicyInfo> out) {
     SchedulingPolicy next;
+    if (req.getName().length() > MAX_POLICY_NAME) {
+      out.onError(
+          Status.INVALID_ARGUMENT
+              .withDescription(
+                  "a policy name of "
+                      + req.getName().length()
+                      + " characters: valid policies are "
+                      + String.join(", ", Policies.NAMES))
+              .asException());
+      return;
+    }
     try {
       next = master.setPolicy(req.getName());
     } catch (IllegalArgumentException e) {

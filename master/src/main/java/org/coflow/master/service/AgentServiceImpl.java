@@ -15,6 +15,7 @@ import org.coflow.api.proto.v1.ReportAck;
 import org.coflow.api.proto.v1.ReportBatch;
 import org.coflow.api.proto.v1.ScheduleUpdate;
 import org.coflow.api.proto.v1.WatchScheduleRequest;
+import org.coflow.master.security.Caller;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,18 +40,22 @@ final class AgentServiceImpl extends AgentServiceGrpc.AgentServiceImplBase {
   public void openSession(OpenSessionRequest req, StreamObserver<OpenSessionResponse> out) {
     AgentSession s;
     try {
-      s = tables.open(req, System.nanoTime());
+      s = tables.open(req, Caller.current(), System.nanoTime());
     } catch (StatusException e) {
-      LOG.warn("refused session of host={}: {}", req.getHostId(), e.getStatus().getDescription());
+      LOG.warn(
+          "refused session of host={} by {}: {}",
+          clip(req.getHostId()),
+          Caller.current(),
+          e.getStatus().getDescription());
       out.onError(e);
       return;
     }
     LOG.info(
-        "session opened host={} session={} data={} engine={}",
+        "session opened host={} data={} engine={} by {}",
         s.hostId,
-        s.id,
         s.dataAddress,
-        s.engineAddress);
+        s.engineAddress,
+        s.owner);
     out.onNext(
         OpenSessionResponse.newBuilder()
             .setSessionId(s.id)
@@ -74,17 +79,17 @@ final class AgentServiceImpl extends AgentServiceGrpc.AgentServiceImplBase {
           return;
         }
         try {
-          tables.report(batch, System.nanoTime());
+          tables.report(batch, Caller.current(), System.nanoTime());
         } catch (StatusException e) {
           failed = true;
           if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
             // Routine after a session ended (closed, replaced, expired): the agent reopens.
-            LOG.info("report for a session that is not open, session={}", batch.getSessionId());
+            LOG.info("report for a session that is not open, by {}", Caller.current());
           } else {
             LOG.warn(
-                "rejected report batch seq={} session={}: {}",
+                "rejected report batch seq={} by {}: {}",
                 batch.getSeq(),
-                batch.getSessionId(),
+                Caller.current(),
                 e.getStatus().getDescription());
           }
           out.onError(e);
@@ -118,7 +123,7 @@ final class AgentServiceImpl extends AgentServiceGrpc.AgentServiceImplBase {
           tables.unwatch(req.getSessionId(), stream);
         });
     try {
-      ScheduleStream old = tables.watch(req.getSessionId(), stream);
+      ScheduleStream old = tables.watch(req.getSessionId(), Caller.current(), stream);
       if (old != null) {
         old.close(Status.OK);
       }
@@ -129,7 +134,7 @@ final class AgentServiceImpl extends AgentServiceGrpc.AgentServiceImplBase {
 
   @Override
   public void closeSession(CloseSessionRequest req, StreamObserver<CloseSessionResponse> out) {
-    tables.close(req.getSessionId());
+    tables.close(req.getSessionId(), Caller.current());
     out.onNext(CloseSessionResponse.getDefaultInstance());
     out.onCompleted();
   }
@@ -150,5 +155,10 @@ final class AgentServiceImpl extends AgentServiceGrpc.AgentServiceImplBase {
             .setEngineAddress(s.engineAddress)
             .build());
     out.onCompleted();
+  }
+
+  /** A value from a request for a log line: at most 100 characters. */
+  private static String clip(String s) {
+    return s.length() <= 100 ? s : s.substring(0, 100) + "...";
   }
 }

@@ -2,6 +2,7 @@ package org.coflow.master.service;
 
 import java.util.HashMap;
 import java.util.Map;
+import org.coflow.master.security.Caller;
 
 /**
  * One agent's session: the registry entry of its host (addresses, capacities) and, on the
@@ -22,6 +23,9 @@ final class AgentSession {
   final double downlink;
   final Map<String, String> labels;
   final long openedMillis;
+
+  /** Who opened it: only the same identity may use it, or take its host over. */
+  final Caller owner;
 
   /** Guarded: the session's flows by their flow id. */
   final Map<Long, FlowRecord> flows = new HashMap<>();
@@ -61,7 +65,8 @@ final class AgentSession {
       double uplink,
       double downlink,
       Map<String, String> labels,
-      long openedMillis) {
+      long openedMillis,
+      Caller owner) {
     this.id = id;
     this.hostId = hostId;
     this.dataAddress = dataAddress;
@@ -70,6 +75,7 @@ final class AgentSession {
     this.downlink = downlink;
     this.labels = labels;
     this.openedMillis = openedMillis;
+    this.owner = owner;
   }
 
   @Override

@@ -22,8 +22,12 @@ public final class MasterConfig implements ConfigRegistry.Provider {
   public static final ConfigKey<String> HOST =
       REGISTRY.add(
           ConfigKey.builder("coflow.master.host", ConfigType.STRING)
-              .defaultValue("0.0.0.0")
-              .doc("Address the gRPC and HTTP servers bind to (0.0.0.0: every interface).")
+              .defaultValue("127.0.0.1")
+              .doc(
+                  "Address the gRPC and HTTP servers bind to (0.0.0.0: every interface). Any address "
+                      + "but loopback needs authentication (`coflow.master.auth.tokenFile` or "
+                      + "`coflow.master.tls.clientCaFile`) or `coflow.master.insecure=true`; "
+                      + "docs/security.md.")
               .since(V)
               .build());
 
@@ -194,6 +198,161 @@ public final class MasterConfig implements ConfigRegistry.Provider {
                   "CODA: a flow whose `src_port` attribute is this port is a Hadoop shuffle flow "
                       + "(mapreduce.shuffle.port).")
               .check(v -> v >= 1 && v <= 65535, "a port number")
+              .since(V)
+              .build());
+
+  public static final ConfigKey<String> TOKEN_FILE =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.master.auth.tokenFile", ConfigType.STRING)
+              .defaultValue("")
+              .doc(
+                  "A file holding the shared token every gRPC call (agents, frameworks, operators) "
+                      + "and every state-changing HTTP request must carry as `authorization: Bearer "
+                      + "<token>`; 16 to 4096 visible ASCII characters (`openssl rand -hex 32`). The "
+                      + "file must not be readable by group or others (chmod 600), or the master "
+                      + "refuses to start. Empty: no token.")
+              .since(V)
+              .build());
+
+  public static final ConfigKey<String> TLS_CERT_FILE =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.master.tls.certFile", ConfigType.STRING)
+              .defaultValue("")
+              .doc(
+                  "The master's certificate chain (PEM) for gRPC over TLS, with "
+                      + "`coflow.master.tls.keyFile`. Empty: plaintext gRPC.")
+              .since(V)
+              .build());
+
+  public static final ConfigKey<String> TLS_KEY_FILE =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.master.tls.keyFile", ConfigType.STRING)
+              .defaultValue("")
+              .doc(
+                  "The private key (PKCS#8 PEM, e.g. `openssl pkcs8 -topk8 -nocrypt`) of "
+                      + "`coflow.master.tls.certFile`; must not be readable by group or others.")
+              .since(V)
+              .build());
+
+  public static final ConfigKey<String> TLS_CLIENT_CA_FILE =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.master.tls.clientCaFile", ConfigType.STRING)
+              .defaultValue("")
+              .doc(
+                  "Mutual TLS: CA certificates (PEM) that must have signed every client's certificate; "
+                      + "a client's certificate subject is its identity, so a host id held by one "
+                      + "certificate cannot be taken by another. Needs `coflow.master.tls.certFile`. "
+                      + "Empty: clients present no certificate.")
+              .since(V)
+              .build());
+
+  public static final ConfigKey<Boolean> INSECURE =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.master.insecure", ConfigType.BOOLEAN)
+              .defaultValue(false)
+              .doc(
+                  "Lets a master without authentication (no token, no client certificates) bind to an "
+                      + "address other than loopback: anyone who reaches its ports can then open "
+                      + "sessions for any host, register coflows and switch the policy.")
+              .since(V)
+              .build());
+
+  public static final ConfigKey<Integer> MAX_NAME_LENGTH =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.master.maxNameLength", ConfigType.INT)
+              .defaultValue(512)
+              .doc(
+                  "Longest string, in characters, the master stores from a request: host ids, "
+                      + "addresses, coflow ids and names, flow attribute and label keys and values. "
+                      + "Longer ones are refused with INVALID_ARGUMENT.")
+              .check(v -> v >= 16 && v <= 1 << 20, "between 16 and 1048576")
+              .since(V)
+              .build());
+
+  public static final ConfigKey<Integer> MAX_ATTRIBUTES =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.master.maxAttributes", ConfigType.INT)
+              .defaultValue(64)
+              .doc("Most attributes one flow spec, and most labels one session, may carry.")
+              .check(v -> v >= 0, "0 or more")
+              .since(V)
+              .build());
+
+  public static final ConfigKey<Integer> MAX_FLOWS_PER_SESSION =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.master.maxFlowsPerSession", ConfigType.INT)
+              .defaultValue(50_000)
+              .doc(
+                  "Most unfinished flows one agent session may have reported; a batch that would "
+                      + "go past it is refused whole with RESOURCE_EXHAUSTED.")
+              .check(v -> v > 0, "positive")
+              .since(V)
+              .build());
+
+  public static final ConfigKey<Integer> MAX_FLOWS =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.master.maxFlows", ConfigType.INT)
+              .defaultValue(1_000_000)
+              .doc(
+                  "Most unfinished flows all sessions together may have reported; a batch that would "
+                      + "go past it is refused whole with RESOURCE_EXHAUSTED.")
+              .check(v -> v > 0, "positive")
+              .since(V)
+              .build());
+
+  public static final ConfigKey<Integer> MAX_SESSIONS_PER_PEER =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.master.maxSessionsPerPeer", ConfigType.INT)
+              .defaultValue(64)
+              .doc(
+                  "Most live agent sessions one caller may hold: one identity (a client certificate, "
+                      + "else the token or no authentication) from one network address. Callers on "
+                      + "the master's own machine (loopback) are exempt: single-machine tests and "
+                      + "benchmarks run every agent there.")
+              .check(v -> v > 0, "positive")
+              .since(V)
+              .build());
+
+  public static final ConfigKey<Integer> MAX_COFLOWS =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.master.maxCoflows", ConfigType.INT)
+              .defaultValue(10_000)
+              .doc(
+                  "Most coflows registered at once (CoflowService); more are refused with "
+                      + "RESOURCE_EXHAUSTED until some are unregistered.")
+              .check(v -> v > 0, "positive")
+              .since(V)
+              .build());
+
+  public static final ConfigKey<Integer> MAX_PAIR_SIZES =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.master.maxPairSizes", ConfigType.INT)
+              .defaultValue(1_000_000)
+              .doc(
+                  "Most host-pair sizes all registered coflows together may declare; a registration "
+                      + "that would go past it is refused with RESOURCE_EXHAUSTED.")
+              .check(v -> v > 0, "positive")
+              .since(V)
+              .build());
+
+  public static final ConfigKey<Integer> HTTP_THREADS =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.master.http.threads", ConfigType.INT)
+              .defaultValue(8)
+              .doc("Threads serving HTTP requests (dashboard, JSON API, metrics).")
+              .check(v -> v >= 1 && v <= 256, "between 1 and 256")
+              .since(V)
+              .build());
+
+  public static final ConfigKey<Long> HTTP_READ_TIMEOUT_MS =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.master.http.readTimeout", ConfigType.DURATION_MS)
+              .defaultValue(5_000L)
+              .doc(
+                  "An HTTP request whose headers and body have not all arrived this long after a "
+                      + "thread took it up is cut off, so slow or stalled clients cannot hold the "
+                      + "HTTP threads; a response must be written within six times this long.")
+              .check(v -> v >= 100, "at least 100 ms")
               .since(V)
               .build());
 

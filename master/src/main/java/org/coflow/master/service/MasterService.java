@@ -96,11 +96,7 @@ public final class MasterService implements AutoCloseable {
               + "needs a scheduling interval of at least 1 ms (0 is only meaningful to the simulator)");
     }
     long timeout = config.get(MasterConfig.SESSION_TIMEOUT_MS);
-    this.tables =
-        new MasterState(
-            timeout,
-            config.get(MasterConfig.MAX_REPORTS_PER_BATCH),
-            config.get(MasterConfig.MAX_HOSTS));
+    this.tables = new MasterState(timeout, new Limits(config));
     ModelSync model = new ModelSync(config.get(MasterConfig.DEFAULT_CAPACITY), identifier);
     this.sender =
         Executors.newSingleThreadExecutor(

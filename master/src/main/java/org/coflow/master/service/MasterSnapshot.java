@@ -30,7 +30,11 @@ public record MasterSnapshot(
     List<Host> hosts,
     List<CoflowView> coflows) {
 
-  /** A registered agent: the registry entry of its host. */
+  /**
+   * A registered agent: the registry entry of its host. Its {@code sessionId} is what the agent's
+   * calls name and what lets it reclaim its host: a secret, never published (the HTTP API leaves it
+   * out).
+   */
   public record Agent(
       String hostId,
       String sessionId,

@@ -2,6 +2,8 @@ package org.coflow.master.service;
 
 import io.grpc.Status;
 import io.grpc.StatusException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -14,10 +16,9 @@ import java.util.UUID;
 import org.coflow.api.proto.v1.FlowReport;
 import org.coflow.api.proto.v1.FlowSpec;
 import org.coflow.api.proto.v1.OpenSessionRequest;
-import org.coflow.api.proto.v1.PairSize;
-import org.coflow.api.proto.v1.ProtocolVersion;
 import org.coflow.api.proto.v1.RegisterCoflowRequest;
 import org.coflow.api.proto.v1.ReportBatch;
+import org.coflow.master.security.Caller;
 
 /**
  * The master's registry as the RPC handlers see it: sessions, their flows as reported, registered
@@ -29,67 +30,131 @@ import org.coflow.api.proto.v1.ReportBatch;
  */
 final class MasterState {
   private final long sessionTimeoutNanos;
-  private final int maxReportsPerBatch;
-  private final int maxHosts;
+  private final Limits limits;
 
-  /** Every host id seen (sessions and flow ends): each becomes a port that is never reused. */
-  private final Set<String> hosts = new HashSet<>();
+  /** Every host id held by a live session or an unfinished flow's end. */
+  private final HostRefs hosts = new HostRefs();
 
   private final List<String> unregistered = new ArrayList<>();
   private final Map<String, AgentSession> sessions = new LinkedHashMap<>();
   private final Map<String, AgentSession> byHost = new HashMap<>();
+  private final Map<String, Integer> sessionsByPeer = new HashMap<>();
   private final Map<String, RegisteredCoflow> coflows = new LinkedHashMap<>();
   private List<FlowRecord> dirty = new ArrayList<>();
   private final List<AgentSession> ended = new ArrayList<>();
   private boolean sessionsChanged = true;
   private boolean coflowsChanged = true;
 
-  MasterState(long sessionTimeoutMillis, int maxReportsPerBatch, int maxHosts) {
+  /** Unfinished flows of all sessions. */
+  private int flowCount;
+
+  /** Pair sizes of all registered coflows. */
+  private int pairSizeCount;
+
+  MasterState(long sessionTimeoutMillis, Limits limits) {
     this.sessionTimeoutNanos = sessionTimeoutMillis * 1_000_000L;
-    this.maxReportsPerBatch = maxReportsPerBatch;
-    this.maxHosts = maxHosts;
+    this.limits = limits;
   }
 
-  synchronized AgentSession open(OpenSessionRequest req, long nowNanos) throws StatusException {
-    if (req.getProtocolVersion() != ProtocolVersion.PROTOCOL_VERSION_1) {
-      throw Status.FAILED_PRECONDITION
+  /**
+   * Opens a session for {@code caller}. A host id held by a live session is taken over only by the
+   * same agent (it names that session) or the same client certificate.
+   *
+   * @throws StatusException ALREADY_EXISTS for a host or engine address another live session holds,
+   *     RESOURCE_EXHAUSTED past maxHosts or maxSessionsPerPeer, INVALID_ARGUMENT or
+   *     FAILED_PRECONDITION for a malformed request
+   */
+  synchronized AgentSession open(OpenSessionRequest req, Caller caller, long nowNanos)
+      throws StatusException {
+    RequestChecks.open(req, limits);
+    String host = req.getHostId();
+    AgentSession previous = byHost.get(host);
+    if (previous != null && !mayReplace(previous, req, caller)) {
+      throw Status.ALREADY_EXISTS
           .withDescription(
-              "protocol version "
-                  + req.getProtocolVersionValue()
-                  + " is not supported by this master, which speaks "
-                  + ProtocolVersion.PROTOCOL_VERSION_1.getNumber()
-                  + ": run an agent of the same release")
+              "host '"
+                  + host
+                  + "' is held by a live session (last report "
+                  + (nowNanos - previous.lastSeenNanos) / 1_000_000
+                  + " ms ago): a second session for a host id is refused unless it names the live "
+                  + "session (previous_session_id) or presents the same client certificate. A "
+                  + "restarted agent gets the host once the old session expires "
+                  + "(coflow.master.sessionTimeout="
+                  + sessionTimeoutNanos / 1_000_000
+                  + " ms); if another agent uses this host id, give each agent its own")
           .asException();
     }
-    requireNonEmpty(req.getHostId(), "host_id", "the host this agent is the Courier of");
-    requireCapacity("uplink_bytes_per_sec", req.getUplinkBytesPerSec());
-    requireCapacity("downlink_bytes_per_sec", req.getDownlinkBytesPerSec());
-    requireRoom(hosts.contains(req.getHostId()) ? 0 : 1, "host " + req.getHostId());
-    hosts.add(req.getHostId());
-    AgentSession previous = byHost.get(req.getHostId());
+    if (!req.getEngineAddress().isEmpty()) {
+      for (AgentSession s : sessions.values()) {
+        if (s.engineAddress.equals(req.getEngineAddress()) && !s.hostId.equals(host)) {
+          throw Status.ALREADY_EXISTS
+              .withDescription(
+                  "engine address '"
+                      + req.getEngineAddress()
+                      + "' is held by the live session of host '"
+                      + s.hostId
+                      + "': each agent serves its own engine address")
+              .asException();
+        }
+      }
+    }
+    if (!caller.local()) {
+      int held = sessionsByPeer.getOrDefault(caller.peerKey(), 0);
+      if (previous != null && previous.owner.peerKey().equals(caller.peerKey())) {
+        held--;
+      }
+      if (held >= limits.maxSessionsPerPeer) {
+        throw Limits.exhausted(
+            caller
+                + " already holds "
+                + held
+                + " live sessions, the most "
+                + MasterConfig.MAX_SESSIONS_PER_PEER.key()
+                + "="
+                + limits.maxSessionsPerPeer
+                + " allows: close sessions first, or give each host's agent its own identity");
+      }
+    }
+    requireRoom(hosts.contains(host) ? 0 : 1, "host " + host);
     if (previous != null) {
-      end(previous, "replaced by a new session of host " + req.getHostId());
+      end(previous, "replaced by a new session of host " + host);
     }
     AgentSession s =
         new AgentSession(
             UUID.randomUUID().toString(),
-            req.getHostId(),
+            host,
             req.getDataAddress(),
             req.getEngineAddress(),
             req.getUplinkBytesPerSec(),
             req.getDownlinkBytesPerSec(),
             Map.copyOf(req.getLabelsMap()),
-            System.currentTimeMillis());
+            System.currentTimeMillis(),
+            caller);
     s.lastSeenNanos = nowNanos;
+    hosts.add(host);
     sessions.put(s.id, s);
     byHost.put(s.hostId, s);
+    sessionsByPeer.merge(caller.peerKey(), 1, Integer::sum);
     sessionsChanged = true;
     return s;
   }
 
-  synchronized void close(String sessionId) {
+  /** The same agent (it knows the live session's id) or the same client certificate. */
+  private static boolean mayReplace(AgentSession live, OpenSessionRequest req, Caller caller) {
+    if (!live.owner.identity().equals(caller.identity())) {
+      return false;
+    }
+    if (caller.certified()) {
+      return true;
+    }
+    return MessageDigest.isEqual(
+        live.id.getBytes(StandardCharsets.UTF_8),
+        req.getPreviousSessionId().getBytes(StandardCharsets.UTF_8));
+  }
+
+  synchronized void close(String sessionId, Caller caller) {
     AgentSession s = sessions.get(sessionId);
-    if (s != null) {
+    if (s != null && s.owner.identity().equals(caller.identity())) {
       end(s, "closed by the agent");
     }
   }
@@ -98,32 +163,40 @@ final class MasterState {
    * Validates and applies one report batch.
    *
    * @throws StatusException NOT_FOUND for an unknown session, FAILED_PRECONDITION for a report of
-   *     an unknown flow without spec, INVALID_ARGUMENT for anything malformed
+   *     an unknown flow without spec, INVALID_ARGUMENT for anything malformed, RESOURCE_EXHAUSTED
+   *     for flows or hosts past the limits
    */
-  synchronized void report(ReportBatch batch, long nowNanos) throws StatusException {
-    AgentSession s = session(batch.getSessionId());
-    if (batch.getFlowsCount() > maxReportsPerBatch) {
-      throw invalid(
+  synchronized void report(ReportBatch batch, Caller caller, long nowNanos) throws StatusException {
+    AgentSession s = session(batch.getSessionId(), caller);
+    if (batch.getFlowsCount() > limits.maxReportsPerBatch) {
+      throw RequestChecks.invalid(
           "a report batch of "
               + batch.getFlowsCount()
               + " flows exceeds "
               + "coflow.master.maxReportsPerBatch="
-              + maxReportsPerBatch
+              + limits.maxReportsPerBatch
               + ": split it");
     }
     Set<Long> seen = new HashSet<>();
     Set<String> newHosts = new HashSet<>();
+    int more = 0;
     for (FlowReport r : batch.getFlowsList()) {
-      validate(s, r, seen, newHosts);
+      FlowRecord known = s.flows.get(r.getFlowId());
+      RequestChecks.flow(s, r, known, seen, hosts, newHosts, limits);
+      if (known == null && !r.getFinished()) {
+        more++;
+      } else if (known != null && r.getFinished()) {
+        more--;
+      }
     }
-    requireRoom(newHosts.size(), "hosts " + newHosts);
-    hosts.addAll(newHosts);
+    requireFlowRoom(s, more);
+    requireRoom(newHosts.size(), newHosts.size() + " new hosts (" + sample(newHosts) + ")");
     for (FlowReport r : batch.getFlowsList()) {
       FlowRecord f = s.flows.get(r.getFlowId());
       if (f != null && f.dropped) {
         // Its coflow was unregistered: the flow stays out of scheduling until the agent ends it.
         if (r.getFinished()) {
-          s.flows.remove(r.getFlowId());
+          forget(s, f);
         }
         f.sent = r.getBytesSent();
         continue;
@@ -140,12 +213,15 @@ final class MasterState {
                 spec.getStartTimeMs(),
                 Map.copyOf(spec.getAttributesMap()));
         s.flows.put(r.getFlowId(), f);
+        hosts.add(f.srcHost);
+        hosts.add(f.dstHost);
+        flowCount++;
       }
       f.sent = r.getBytesSent();
       f.remaining = r.hasBytesRemaining() ? r.getBytesRemaining() : -1;
       if (r.getFinished()) {
         f.ended = true;
-        s.flows.remove(r.getFlowId());
+        forget(s, f);
       }
       markDirty(f);
     }
@@ -153,96 +229,45 @@ final class MasterState {
     s.batches++;
   }
 
-  private void validate(AgentSession s, FlowReport r, Set<Long> seen, Set<String> newHosts)
-      throws StatusException {
-    long id = r.getFlowId();
-    if (!seen.add(id)) {
-      throw invalid("flow " + id + " appears twice in one report batch: send one report per flow");
-    }
-    if (r.getBytesSent() < 0) {
-      throw invalid("flow " + id + ": bytes_sent must not be negative, got " + r.getBytesSent());
-    }
-    if (r.hasBytesRemaining() && r.getBytesRemaining() < 0) {
-      throw invalid(
-          "flow "
-              + id
-              + ": bytes_remaining must not be negative, got "
-              + r.getBytesRemaining()
-              + " (leave it unset when unknown)");
-    }
-    FlowRecord known = s.flows.get(id);
-    if (known == null) {
-      if (!r.hasSpec()) {
-        throw Status.FAILED_PRECONDITION
-            .withDescription(
-                "flow "
-                    + id
-                    + " of host "
-                    + s.hostId
-                    + " is unknown to this master (new, or the master restarted): send it with its spec")
-            .asException();
-      }
-      FlowSpec spec = r.getSpec();
-      requireNonEmpty(spec.getSrcHost(), "flow " + id + ": spec.src_host", "the sending host id");
-      requireNonEmpty(spec.getDstHost(), "flow " + id + ": spec.dst_host", "the receiving host id");
-      if (!spec.getSrcHost().equals(s.hostId) && !spec.getDstHost().equals(s.hostId)) {
-        throw invalid(
-            "flow "
-                + id
-                + ": neither src_host '"
-                + spec.getSrcHost()
-                + "' nor dst_host '"
-                + spec.getDstHost()
-                + "' is this session's host '"
-                + s.hostId
-                + "': an agent reports "
-                + "only flows its own host sends or receives");
-      }
-      for (String h : List.of(spec.getSrcHost(), spec.getDstHost())) {
-        if (!hosts.contains(h)) {
-          newHosts.add(h);
-        }
-      }
+  private void requireFlowRoom(AgentSession s, int more) throws StatusException {
+    if (more <= 0) {
       return;
     }
-    if (r.hasSpec()) {
-      FlowSpec spec = r.getSpec();
-      if (!spec.getCoflowId().equals(known.coflowId)
-          || !spec.getSrcHost().equals(known.srcHost)
-          || !spec.getDstHost().equals(known.dstHost)) {
-        throw invalid(
-            "flow "
-                + id
-                + ": spec changed from coflow '"
-                + known.coflowId
-                + "' "
-                + known.srcHost
-                + "->"
-                + known.dstHost
-                + " to coflow '"
-                + spec.getCoflowId()
-                + "' "
-                + spec.getSrcHost()
-                + "->"
-                + spec.getDstHost()
-                + ": a new flow needs a new flow id");
-      }
+    if (s.flows.size() + more > limits.maxFlowsPerSession) {
+      throw Limits.exhausted(
+          "the session of host '"
+              + s.hostId
+              + "' would hold "
+              + (s.flows.size() + more)
+              + " unfinished flows, over "
+              + MasterConfig.MAX_FLOWS_PER_SESSION.key()
+              + "="
+              + limits.maxFlowsPerSession
+              + ": report finished flows as finished, or raise the limit");
     }
-    if (r.getBytesSent() < known.sent) {
-      throw invalid(
-          "flow "
-              + id
-              + ": bytes_sent went backwards from "
-              + known.sent
-              + " to "
-              + r.getBytesSent()
-              + "; it counts every byte sent since the flow started");
+    if (flowCount + more > limits.maxFlows) {
+      throw Limits.exhausted(
+          "the master would hold "
+              + (flowCount + more)
+              + " unfinished flows, over "
+              + MasterConfig.MAX_FLOWS.key()
+              + "="
+              + limits.maxFlows
+              + ": retry when flows have finished, or raise the limit");
     }
   }
 
-  synchronized ScheduleStream watch(String sessionId, ScheduleStream stream)
+  /** Removes a flow from its session and lets go of its hosts. */
+  private void forget(AgentSession s, FlowRecord f) {
+    s.flows.remove(f.flowId);
+    hosts.release(f.srcHost);
+    hosts.release(f.dstHost);
+    flowCount--;
+  }
+
+  synchronized ScheduleStream watch(String sessionId, Caller caller, ScheduleStream stream)
       throws StatusException {
-    AgentSession s = session(sessionId);
+    AgentSession s = session(sessionId, caller);
     ScheduleStream old = s.stream;
     s.stream = stream;
     return old;
@@ -257,7 +282,7 @@ final class MasterState {
   }
 
   synchronized void register(RegisterCoflowRequest req) throws StatusException {
-    requireNonEmpty(req.getCoflowId(), "coflow_id", "the coflow's id (Spark: app id + shuffle id)");
+    Map<HostPair, Long> sizes = RequestChecks.registration(req, limits);
     if (coflows.containsKey(req.getCoflowId())) {
       throw Status.ALREADY_EXISTS
           .withDescription(
@@ -266,41 +291,29 @@ final class MasterState {
                   + "' is already registered: unregister it first or use a new id")
           .asException();
     }
-    if (req.getWeight() < 0
-        || Double.isNaN(req.getWeight())
-        || Double.isInfinite(req.getWeight())) {
-      throw invalid(
+    if (coflows.size() >= limits.maxCoflows) {
+      throw Limits.exhausted(
           "coflow '"
               + req.getCoflowId()
-              + "': weight must be a positive number (0 for "
-              + "the default 1), got "
-              + req.getWeight());
+              + "': "
+              + coflows.size()
+              + " coflows are registered, the most "
+              + MasterConfig.MAX_COFLOWS.key()
+              + "="
+              + limits.maxCoflows
+              + " allows: unregister finished coflows");
     }
-    if (req.getDeadlineMs() < 0) {
-      throw invalid(
+    if (pairSizeCount + sizes.size() > limits.maxPairSizes) {
+      throw Limits.exhausted(
           "coflow '"
               + req.getCoflowId()
-              + "': deadline_ms must not be negative, got "
-              + req.getDeadlineMs());
-    }
-    Map<HostPair, Long> sizes = new HashMap<>();
-    for (PairSize p : req.getSizesList()) {
-      requireNonEmpty(
-          p.getSrcHost(), "coflow '" + req.getCoflowId() + "': sizes.src_host", "a host id");
-      requireNonEmpty(
-          p.getDstHost(), "coflow '" + req.getCoflowId() + "': sizes.dst_host", "a host id");
-      if (p.getBytes() < 0) {
-        throw invalid(
-            "coflow '"
-                + req.getCoflowId()
-                + "': size of "
-                + p.getSrcHost()
-                + "->"
-                + p.getDstHost()
-                + " must not be negative, got "
-                + p.getBytes());
-      }
-      sizes.merge(new HostPair(p.getSrcHost(), p.getDstHost()), p.getBytes(), Long::sum);
+              + "': its "
+              + sizes.size()
+              + " pair sizes would take the registered coflows past "
+              + MasterConfig.MAX_PAIR_SIZES.key()
+              + "="
+              + limits.maxPairSizes
+              + ": unregister finished coflows, or register without sizes");
     }
     double weight = req.getWeight() == 0 ? 1 : req.getWeight();
     coflows.put(
@@ -312,15 +325,19 @@ final class MasterState {
             req.getDeadlineMs(),
             Map.copyOf(sizes),
             System.currentTimeMillis()));
+    pairSizeCount += sizes.size();
     coflowsChanged = true;
   }
 
   synchronized void unregister(String coflowId) throws StatusException {
-    if (coflows.remove(coflowId) == null) {
+    limits.name("coflow_id", coflowId);
+    RegisteredCoflow removed = coflows.remove(coflowId);
+    if (removed == null) {
       throw Status.NOT_FOUND
           .withDescription("coflow '" + coflowId + "' is not registered")
           .asException();
     }
+    pairSizeCount -= removed.pairSizes.size();
     for (AgentSession s : sessions.values()) {
       for (FlowRecord f : s.flows.values()) {
         if (f.coflowId.equals(coflowId) && !f.dropped) {
@@ -405,15 +422,13 @@ final class MasterState {
   }
 
   private void requireRoom(int more, String what) throws StatusException {
-    if (more > 0 && hosts.size() + more > maxHosts) {
-      throw Status.RESOURCE_EXHAUSTED
-          .withDescription(
-              what
-                  + " would take the master past "
-                  + "coflow.master.maxHosts="
-                  + maxHosts
-                  + " hosts: raise it (memory grows with its square)")
-          .asException();
+    if (more > 0 && hosts.size() + more > limits.maxHosts) {
+      throw Limits.exhausted(
+          what
+              + " would take the master past "
+              + "coflow.master.maxHosts="
+              + limits.maxHosts
+              + " live hosts: raise it (memory grows with its square)");
     }
   }
 
@@ -422,6 +437,8 @@ final class MasterState {
    * recently opened one when several agents claimed the same engine address.
    */
   synchronized AgentSession find(String engineAddress, String hostId) throws StatusException {
+    limits.name("engine_address", engineAddress);
+    limits.name("host_id", hostId);
     boolean byEngine = !engineAddress.isEmpty();
     if (byEngine == !hostId.isEmpty()) {
       throw Status.INVALID_ARGUMENT
@@ -489,10 +506,15 @@ final class MasterState {
     if (byHost.get(s.hostId) == s) {
       byHost.remove(s.hostId);
     }
+    hosts.release(s.hostId);
+    sessionsByPeer.computeIfPresent(s.owner.peerKey(), (k, n) -> n == 1 ? null : n - 1);
     for (FlowRecord f : s.flows.values()) {
       f.ended = true;
       markDirty(f);
+      hosts.release(f.srcHost);
+      hosts.release(f.dstHost);
     }
+    flowCount -= s.flows.size();
     s.flows.clear();
     ended.add(s);
     sessionsChanged = true;
@@ -505,9 +527,11 @@ final class MasterState {
     }
   }
 
-  private AgentSession session(String id) throws StatusException {
+  /** The live session {@code id}, if {@code caller} has the identity that opened it. */
+  private AgentSession session(String id, Caller caller) throws StatusException {
+    limits.name("session_id", id);
     AgentSession s = sessions.get(id);
-    if (s == null) {
+    if (s == null || !s.owner.identity().equals(caller.identity())) {
       throw Status.NOT_FOUND
           .withDescription(
               "session '"
@@ -520,21 +544,18 @@ final class MasterState {
     return s;
   }
 
-  private static void requireNonEmpty(String value, String field, String what)
-      throws StatusException {
-    if (value.isEmpty()) {
-      throw invalid(field + " is empty: it must name " + what);
+  /** The first few of {@code hosts}, for a message. */
+  private static String sample(Set<String> hosts) {
+    StringBuilder b = new StringBuilder();
+    for (String h : hosts) {
+      if (b.length() > 0) {
+        b.append(", ");
+      }
+      if (b.length() > 200) {
+        return b.append("...").toString();
+      }
+      b.append(h);
     }
-  }
-
-  private static void requireCapacity(String field, double v) throws StatusException {
-    if (!(v >= 0) || Double.isInfinite(v)) {
-      throw invalid(
-          field + " must be a finite number of bytes/s, 0 for the master's default; got " + v);
-    }
-  }
-
-  private static StatusException invalid(String message) {
-    return Status.INVALID_ARGUMENT.withDescription(message).asException();
+    return b.toString();
   }
 }

@@ -1,5 +1,6 @@
 package org.coflow.master.service;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -15,8 +16,10 @@ import org.coflow.master.policy.SchedulingPolicy;
 
 /**
  * Keeps the scheduling model ({@link ClusterState}) in step with the reported flows: hosts become
- * ports (the fabric grows as hosts appear), coflows are admitted when their first flow arrives and
- * leave with their last, reported byte counters become the model's sent bytes.
+ * ports (the fabric grows as hosts appear, and a port whose host has no live session and no active
+ * flow is freed for the next new host, so the fabric stays as large as the most hosts held at
+ * once), coflows are admitted when their first flow arrives and leave with their last, reported
+ * byte counters become the model's sent bytes.
  *
  * <p>Scheduling thread only.
  */
@@ -25,7 +28,17 @@ final class ModelSync {
   private final CoflowIdentifier identifier;
   private final ClusterState state;
   private final Map<String, Integer> ports = new HashMap<>();
+
+  /** Host of each port; null for a free port. */
   private final List<String> hosts = new ArrayList<>();
+
+  /** Per port: active model flows that start or end there. */
+  private int[] flowRefs = new int[0];
+
+  /** Per port: a live session's host. */
+  private boolean[] sessionHeld = new boolean[0];
+
+  private final ArrayDeque<Integer> freePorts = new ArrayDeque<>();
   private double[] uplink = new double[0];
   private double[] downlink = new double[0];
   private boolean fabricStale;
@@ -61,6 +74,7 @@ final class ModelSync {
     return active;
   }
 
+  /** Host ids by port; null where a port is free. */
   List<String> hosts() {
     return hosts;
   }
@@ -85,8 +99,10 @@ final class ModelSync {
 
   /** The agents' declared capacities (0 = default) for their hosts' ports. */
   void sessions(List<AgentSession> sessions) {
+    Arrays.fill(sessionHeld, false);
     for (AgentSession s : sessions) {
       int p = port(s.hostId);
+      sessionHeld[p] = true;
       double up = s.uplink > 0 ? s.uplink : defaultCapacity;
       double down = s.downlink > 0 ? s.downlink : defaultCapacity;
       if (uplink[p] != up || downlink[p] != down) {
@@ -193,6 +209,27 @@ final class ModelSync {
     }
   }
 
+  /**
+   * Frees the ports whose hosts have no live session and no active flow. Call it after the round's
+   * push: the push has then told every agent that its pairs to those hosts are gone, so a freed
+   * port can take a new host in the next round.
+   *
+   * @return the ports freed
+   */
+  List<Integer> releaseUnused() {
+    List<Integer> freed = new ArrayList<>();
+    for (int p = 0; p < hosts.size(); p++) {
+      String host = hosts.get(p);
+      if (host != null && flowRefs[p] == 0 && !sessionHeld[p]) {
+        ports.remove(host);
+        hosts.set(p, null);
+        freePorts.add(p);
+        freed.add(p);
+      }
+    }
+    return freed;
+  }
+
   private void admit(FlowRecord r, double now, String coflowId) {
     double size = size(r, coflowId);
     if (size == 0) {
@@ -210,6 +247,8 @@ final class ModelSync {
     r.srcPort = ports.get(r.srcHost);
     r.dstPort = ports.get(r.dstHost);
     r.flow = state.addFlow(c, r.srcPort, r.dstPort, size, now);
+    flowRefs[r.srcPort]++;
+    flowRefs[r.dstPort]++;
     r.appliedSent = 0;
     advance(r);
     r.activePos = active.size();
@@ -256,6 +295,8 @@ final class ModelSync {
   private void finish(FlowRecord r, double now) {
     forget(r);
     Coflow c = r.flow.coflow();
+    flowRefs[r.flow.src()]--;
+    flowRefs[r.flow.dst()]--;
     if (state.finishFlow(r.flow, now)) {
       live.remove(c.id());
       pairAssigned.remove(c.id());
@@ -274,6 +315,18 @@ final class ModelSync {
     if (p != null) {
       return p;
     }
+    Integer free = freePorts.poll();
+    if (free != null) {
+      int q = free;
+      ports.put(host, q);
+      hosts.set(q, host);
+      uplink[q] = defaultCapacity;
+      downlink[q] = defaultCapacity;
+      sentBytes[q] = 0;
+      receivedBytes[q] = 0;
+      fabricStale = true;
+      return q;
+    }
     int n = hosts.size();
     ports.put(host, n);
     hosts.add(host);
@@ -283,6 +336,8 @@ final class ModelSync {
     downlink[n] = defaultCapacity;
     sentBytes = Arrays.copyOf(sentBytes, n + 1);
     receivedBytes = Arrays.copyOf(receivedBytes, n + 1);
+    flowRefs = Arrays.copyOf(flowRefs, n + 1);
+    sessionHeld = Arrays.copyOf(sessionHeld, n + 1);
     fabricStale = true;
     return n;
   }

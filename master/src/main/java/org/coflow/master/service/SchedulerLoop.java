@@ -257,6 +257,12 @@ final class SchedulerLoop {
     flowsEnded.addAndGet(removed.size());
     removed.clear();
     traffic(t0);
+    for (int port : model.releaseUnused()) {
+      if (port < sendRate.length) {
+        sendRate[port] = 0;
+        receiveRate[port] = 0;
+      }
+    }
     flowCount = model.state().flows().size();
     coflowCount = model.state().coflows().size();
     round = epoch;

@@ -23,6 +23,9 @@ final class SnapshotBuilder {
     ModelSync model = view.model();
     List<MasterSnapshot.Host> hosts = new ArrayList<>();
     for (int p = 0; p < model.hosts().size(); p++) {
+      if (model.hosts().get(p) == null) {
+        continue;
+      }
       hosts.add(
           new MasterSnapshot.Host(
               model.hosts().get(p),

@@ -91,11 +91,11 @@ class DashboardTest {
         HttpResponse.BodyHandlers.ofString());
   }
 
-  private HttpResponse<String> post(String path, String form) throws Exception {
+  private HttpResponse<String> post(String path, String json) throws Exception {
     return http.send(
         HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.httpPort() + path))
-            .header("Content-Type", "application/x-www-form-urlencoded")
-            .POST(HttpRequest.BodyPublishers.ofString(form))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(json))
             .build(),
         HttpResponse.BodyHandlers.ofString());
   }
@@ -145,11 +145,12 @@ class DashboardTest {
 
   @Test
   void policyCanBeSwitchedOverHttp() throws Exception {
-    HttpResponse<String> bad = post("/api/policy", "name=quickest");
+    HttpResponse<String> bad = post("/api/policy", "{\"name\": \"quickest\"}");
     assertEquals(400, bad.statusCode());
     assertTrue(bad.body().contains("quickest") && bad.body().contains("varys"), bad.body());
     assertEquals(400, post("/api/policy", "").statusCode());
-    HttpResponse<String> ok = post("/api/policy", "name=varys");
+    assertEquals(400, post("/api/policy", "{\"policy\": \"varys\"}").statusCode());
+    HttpResponse<String> ok = post("/api/policy", "{\"name\": \"varys\"}");
     assertEquals(200, ok.statusCode());
     assertTrue(ok.body().contains("\"policy\":\"varys\""), ok.body());
     assertEquals("varys", server.service().policy().name());

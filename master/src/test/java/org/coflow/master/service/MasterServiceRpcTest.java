@@ -531,7 +531,17 @@ class MasterServiceRpcTest {
     assertTrue(new Reports().send(a2, flow(1, "c", "a", "b", 0, 100)) instanceof ReportAck);
     awaitRounds(2);
     assertEquals(1, modelFlows());
-    String a3 = open("a").getSessionId();
+    StatusRuntimeException taken = assertThrows(StatusRuntimeException.class, () -> open("a"));
+    assertEquals(Status.Code.ALREADY_EXISTS, taken.getStatus().getCode(), "a live host is held");
+    String a3 =
+        agents
+            .openSession(
+                OpenSessionRequest.newBuilder()
+                    .setProtocolVersion(ProtocolVersion.PROTOCOL_VERSION_1)
+                    .setHostId("a")
+                    .setPreviousSessionId(a2)
+                    .build())
+            .getSessionId();
     Status st = (Status) new Reports().send(a2, flow(2, "c", "a", "b", 0, 100));
     assertEquals(Status.Code.NOT_FOUND, st.getCode(), "a replaced session is gone");
     awaitRounds(2);

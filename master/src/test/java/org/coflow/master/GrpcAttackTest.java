@@ -1,0 +1,259 @@
+package org.coflow.master;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.common.util.concurrent.Futures;
+import com.google.common.util.concurrent.ListenableFuture;
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.StreamObserver;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.coflow.api.config.Config;
+import org.coflow.api.proto.v1.AgentServiceGrpc;
+import org.coflow.api.proto.v1.CoflowServiceGrpc;
+import org.coflow.api.proto.v1.FindAgentRequest;
+import org.coflow.api.proto.v1.FlowReport;
+import org.coflow.api.proto.v1.FlowSpec;
+import org.coflow.api.proto.v1.OpenSessionRequest;
+import org.coflow.api.proto.v1.OpenSessionResponse;
+import org.coflow.api.proto.v1.ProtocolVersion;
+import org.coflow.api.proto.v1.RegisterCoflowRequest;
+import org.coflow.api.proto.v1.ReportAck;
+import org.coflow.api.proto.v1.ReportBatch;
+import org.coflow.master.policy.PolicyConfig;
+import org.coflow.master.service.MasterConfig;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The attacks demonstrated against the master's gRPC side, replayed over real gRPC on loopback:
+ * each test is the attack, and passes only when the master refuses it and goes on serving.
+ */
+class GrpcAttackTest {
+  private MasterServer server;
+  private ManagedChannel channel;
+
+  private void start(Config extra) throws Exception {
+    server =
+        MasterServer.start(
+            extra
+                .with(MasterConfig.HOST, "127.0.0.1")
+                .with(MasterConfig.PORT, 0)
+                .with(MasterConfig.HTTP_PORT, -1)
+                .with(PolicyConfig.DELTA_MS, 20L),
+            null);
+    channel = ManagedChannelBuilder.forAddress("127.0.0.1", server.port()).usePlaintext().build();
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    if (channel != null) {
+      channel.shutdownNow();
+    }
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  private AgentServiceGrpc.AgentServiceBlockingStub agents() {
+    return AgentServiceGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS);
+  }
+
+  private static OpenSessionRequest.Builder session(String host, String data) {
+    return OpenSessionRequest.newBuilder()
+        .setProtocolVersion(ProtocolVersion.PROTOCOL_VERSION_1)
+        .setHostId(host)
+        .setDataAddress(data)
+        .setEngineAddress("engine-of-" + host);
+  }
+
+  @Test
+  void aSecondSessionCannotTakeOverALiveHost() throws Exception {
+    start(Config.defaults());
+    agents().openSession(session("victim", "10.0.0.1:7337").build());
+
+    StatusRuntimeException e =
+        assertThrows(
+            StatusRuntimeException.class,
+            () -> agents().openSession(session("victim", "6.6.6.6:7337").build()));
+
+    assertEquals(Status.Code.ALREADY_EXISTS, e.getStatus().getCode());
+    assertTrue(e.getStatus().getDescription().contains("'victim'"), e.getStatus().toString());
+    assertEquals(
+        "10.0.0.1:7337",
+        agents()
+            .findAgent(FindAgentRequest.newBuilder().setHostId("victim").build())
+            .getDataAddress(),
+        "FindAgent must keep the address of the session that owns the host");
+  }
+
+  @Test
+  void expiredFakeSessionsFreeTheirHosts() throws Exception {
+    start(Config.defaults().with(MasterConfig.SESSION_TIMEOUT_MS, 1500L));
+    int max = MasterConfig.MAX_HOSTS.defaultValue();
+    AgentServiceGrpc.AgentServiceFutureStub async = AgentServiceGrpc.newFutureStub(channel);
+    for (int round = 0; round < 2; round++) {
+      List<ListenableFuture<OpenSessionResponse>> opened = new ArrayList<>();
+      for (int i = 0; i < max; i++) {
+        opened.add(async.openSession(session("fake-" + round + "-" + i, "").build()));
+      }
+      Futures.allAsList(opened).get(10, TimeUnit.SECONDS);
+      StatusRuntimeException full =
+          assertThrows(
+              StatusRuntimeException.class,
+              () -> agents().openSession(session("one-too-many", "").build()));
+      assertEquals(Status.Code.RESOURCE_EXHAUSTED, full.getStatus().getCode());
+      awaitSessions(0);
+    }
+
+    agents().openSession(session("legit", "10.0.0.2:7337").build());
+    int ports = server.service().inspectModel(s -> s.fabric().size());
+    assertTrue(ports <= max + 1, "the model must reuse freed hosts' ports, has " + ports);
+  }
+
+  private void awaitSessions(int n) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (server.service().snapshot(0).agents().size() != n) {
+      assertTrue(System.nanoTime() < deadline, "sessions did not expire");
+      Thread.sleep(50);
+    }
+  }
+
+  @Test
+  void megabyteNamesAreRefusedAndTheLoopGoesOn() throws Exception {
+    start(Config.defaults());
+    String huge = "x".repeat(1 << 20);
+    CoflowServiceGrpc.CoflowServiceBlockingStub coflows =
+        CoflowServiceGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS);
+
+    StatusRuntimeException e =
+        assertThrows(
+            StatusRuntimeException.class,
+            () ->
+                coflows.registerCoflow(
+                    RegisterCoflowRequest.newBuilder().setCoflowId("c").setName(huge).build()));
+    assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
+    assertTrue(
+        e.getStatus().getDescription().contains("coflow.master.maxNameLength"),
+        e.getStatus().getDescription());
+    e =
+        assertThrows(
+            StatusRuntimeException.class,
+            () ->
+                coflows.registerCoflow(
+                    RegisterCoflowRequest.newBuilder().setCoflowId(huge).build()));
+    assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
+    e =
+        assertThrows(
+            StatusRuntimeException.class, () -> agents().openSession(session(huge, "").build()));
+    assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
+    e =
+        assertThrows(
+            StatusRuntimeException.class,
+            () -> agents().openSession(session("h", "").putLabels("k", huge).build()));
+    assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
+
+    String s = agents().openSession(session("h", "").build()).getSessionId();
+    Reports reports = new Reports();
+    Object answer =
+        reports.send(
+            ReportBatch.newBuilder()
+                .setSessionId(s)
+                .addFlows(
+                    FlowReport.newBuilder()
+                        .setFlowId(1)
+                        .setSpec(
+                            FlowSpec.newBuilder()
+                                .setCoflowId("c")
+                                .setSrcHost("h")
+                                .setDstHost("g")
+                                .putAttributes("stack", huge))
+                        .setBytesRemaining(10))
+                .build());
+    assertEquals(Status.Code.INVALID_ARGUMENT, ((Status) answer).getCode(), answer.toString());
+    long round = server.service().round();
+    Thread.sleep(200);
+    assertTrue(server.service().round() > round + 2, "the scheduling loop stopped");
+  }
+
+  @Test
+  void oneSessionCannotFloodTheModelWithFlows() throws Exception {
+    start(Config.defaults());
+    String s = agents().openSession(session("flooder", "").build()).getSessionId();
+    Reports reports = new Reports();
+    Status refused = null;
+    int perBatch = 25_000;
+    for (int b = 0; b < 8 && refused == null; b++) {
+      ReportBatch.Builder batch = ReportBatch.newBuilder().setSessionId(s).setSeq(b + 1);
+      for (int i = 0; i < perBatch; i++) {
+        batch.addFlows(
+            FlowReport.newBuilder()
+                .setFlowId((long) b * perBatch + i)
+                .setSpec(
+                    FlowSpec.newBuilder()
+                        .setCoflowId("flood-" + (i % 100))
+                        .setSrcHost("flooder")
+                        .setDstHost("dst-" + (i % 50)))
+                .setBytesRemaining(1 << 20));
+      }
+      Object answer = reports.send(batch.build());
+      if (answer instanceof Status st) {
+        refused = st;
+      }
+    }
+    assertTrue(refused != null, "200,000 flows from one session were all accepted");
+    assertEquals(Status.Code.RESOURCE_EXHAUSTED, refused.getCode(), refused.toString());
+    assertTrue(
+        refused.getDescription().contains("coflow.master.maxFlowsPerSession"),
+        refused.getDescription());
+    // The flows it did take are scheduled, and the loop keeps its interval.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (server.service().activeFlows() == 0) {
+      assertTrue(System.nanoTime() < deadline, "the accepted flows never reached the model");
+      Thread.sleep(20);
+    }
+    server.service().resetLatencyWindows();
+    Thread.sleep(1000);
+    assertTrue(
+        server.service().behindMs() < 1000,
+        "the scheduling loop is " + server.service().behindMs() + " ms behind");
+  }
+
+  /** A report stream that records each answer (an ack or the final status). */
+  private final class Reports {
+    final LinkedBlockingQueue<Object> events = new LinkedBlockingQueue<>();
+    final StreamObserver<ReportBatch> out =
+        AgentServiceGrpc.newStub(channel)
+            .report(
+                new StreamObserver<>() {
+                  @Override
+                  public void onNext(ReportAck ack) {
+                    events.add(ack);
+                  }
+
+                  @Override
+                  public void onError(Throwable t) {
+                    events.add(Status.fromThrowable(t));
+                  }
+
+                  @Override
+                  public void onCompleted() {
+                    events.add(Status.OK);
+                  }
+                });
+
+    Object send(ReportBatch batch) throws InterruptedException {
+      out.onNext(batch);
+      Object e = events.poll(30, TimeUnit.SECONDS);
+      assertTrue(e != null, "no answer to a report batch");
+      return e;
+    }
+  }
+}
