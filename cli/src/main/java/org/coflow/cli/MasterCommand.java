@@ -23,7 +23,8 @@ final class MasterCommand {
 
         --port N          gRPC port (coflow.master.port, default 7090; 0 picks a free one)
         --http-port N     dashboard/metrics port (coflow.master.http.port, default 7091; -1: off)
-        --host ADDR       address to bind (coflow.master.host, default 0.0.0.0)
+        --host ADDR       address to bind (coflow.master.host, default 127.0.0.1; another address
+                          needs a token, a client CA or coflow.master.insecure=true)
         --policy NAME     fair, aalo, varys, sincronia, graviton, baraat, creek or coda
                           (coflow.master.policy, default aalo; switchable at run time)
         --config FILE     a properties file of coflow.* keys (docs/configuration.md);

@@ -193,6 +193,11 @@ public final class AgentOptions {
         : LinkRate.withSlack(config.get(CourierConfig.LINK_RATE), CourierAgent.CHUNK_SIZE);
   }
 
+  /** How the agent proves itself to the master (token, TLS), from its keys. */
+  org.coflow.api.client.MasterCredentials masterCredentials() {
+    return CourierConfig.masterCredentials(config);
+  }
+
   /** The master's host:port, or null for none. */
   String master() {
     String m = config.get(CourierConfig.MASTER);

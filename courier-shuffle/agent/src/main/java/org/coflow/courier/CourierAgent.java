@@ -122,7 +122,8 @@ public final class CourierAgent implements AutoCloseable {
           new CourierAgent(
               hostId, group, registry, fetcher, fetches, server, keys, options.credentials());
       if (options.master() != null) {
-        agent.connectMaster(options.master(), link, options.engineAddress());
+        agent.connectMaster(
+            options.master(), link, options.engineAddress(), options.masterCredentials());
       }
       return agent;
     } catch (InterruptedException | RuntimeException e) {
@@ -172,10 +173,15 @@ public final class CourierAgent implements AutoCloseable {
     return fetcher.bytesReceived();
   }
 
-  private void connectMaster(String target, LinkRate link, String engineAddress) {
+  private void connectMaster(
+      String target,
+      LinkRate link,
+      String engineAddress,
+      org.coflow.api.client.MasterCredentials credentials) {
     masterClient =
         new MasterClient(
             new MasterClientOptions(target, hostId)
+                .credentials(credentials)
                 .addresses(HostPort.of(server.address()).toString(), engineAddress)
                 .capacity(link.bytesPerSecond(), link.bytesPerSecond()),
             new MasterClient.Listener() {

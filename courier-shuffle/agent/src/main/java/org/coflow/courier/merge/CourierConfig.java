@@ -102,6 +102,54 @@ public final class CourierConfig implements ConfigRegistry.Provider {
               .since("0.1.0")
               .build());
 
+  public static final ConfigKey<String> MASTER_TOKEN_FILE =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.courier.master.tokenFile", ConfigType.STRING)
+              .defaultValue("")
+              .doc(
+                  "File holding the master's token (`coflow.master.auth.tokenFile` on the master; "
+                      + "readable by its owner only): sent as a bearer token on every call to the "
+                      + "master; empty: none.")
+              .since("0.1.0")
+              .build());
+
+  public static final ConfigKey<String> MASTER_TRUST_FILE =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.courier.master.tls.trustCertFile", ConfigType.STRING)
+              .defaultValue("")
+              .doc(
+                  "PEM certificate (or CA) the master's TLS certificate must chain to; empty: "
+                      + "plaintext to the master.")
+              .since("0.1.0")
+              .build());
+
+  public static final ConfigKey<String> MASTER_CERT_FILE =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.courier.master.tls.certFile", ConfigType.STRING)
+              .defaultValue("")
+              .doc(
+                  "Mutual TLS: this client's PEM certificate for the master (with "
+                      + "`coflow.courier.master.tls.keyFile`); empty: none.")
+              .since("0.1.0")
+              .build());
+
+  public static final ConfigKey<String> MASTER_KEY_FILE =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.courier.master.tls.keyFile", ConfigType.STRING)
+              .defaultValue("")
+              .doc("Mutual TLS: the PKCS#8 PEM key of `coflow.courier.master.tls.certFile`.")
+              .since("0.1.0")
+              .build());
+
+  /** How an agent (or an engine's driver or task) proves itself to the master, from its keys. */
+  public static org.coflow.api.client.MasterCredentials masterCredentials(Config agentConfig) {
+    return org.coflow.api.client.MasterCredentials.fromFiles(
+        agentConfig.get(MASTER_TOKEN_FILE),
+        agentConfig.get(MASTER_TRUST_FILE),
+        agentConfig.get(MASTER_CERT_FILE),
+        agentConfig.get(MASTER_KEY_FILE));
+  }
+
   public static final ConfigKey<Integer> MAX_CONNECTIONS =
       REGISTRY.add(
           ConfigKey.builder("coflow.courier.maxConnections", ConfigType.INT)
@@ -181,6 +229,10 @@ public final class CourierConfig implements ConfigRegistry.Provider {
             MIN_SIZE,
             THREADS,
             SECRET_FILE,
+            MASTER_TOKEN_FILE,
+            MASTER_TRUST_FILE,
+            MASTER_CERT_FILE,
+            MASTER_KEY_FILE,
             MAX_CONNECTIONS,
             MAX_HANDSHAKING,
             MAX_STREAMS_PER_CONNECTION,

@@ -108,7 +108,11 @@ public final class ReducerAgents implements AutoCloseable {
           port,
           masterAddress.isEmpty()
               ? null
-              : new CoflowRegistrar(masterAddress, MASTER_DEADLINE_MILLIS),
+              : new CoflowRegistrar(
+                  masterAddress,
+                  MASTER_DEADLINE_MILLIS,
+                  org.coflow.courier.merge.CourierConfig.masterCredentials(
+                      CourierMapReduceConfig.AGENT_KEYS.agentConfig(cfg))),
           cfg.get(CourierMapReduceConfig.WINDOW));
     } catch (Exception e) {
       LOG.warn(

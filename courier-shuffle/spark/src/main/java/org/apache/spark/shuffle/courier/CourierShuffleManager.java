@@ -71,7 +71,12 @@ public class CourierShuffleManager extends SortShuffleManager {
     this.enabled = cfg.get(CourierSparkConfig.ENABLED);
     String master = cfg.get(CourierSparkConfig.MASTER);
     if (isDriver && enabled && !master.isEmpty()) {
-      registrar = new CoflowRegistrar(master, 2_000);
+      registrar =
+          new CoflowRegistrar(
+              master,
+              2_000,
+              org.coflow.courier.merge.CourierConfig.masterCredentials(
+                  CourierSparkConfig.AGENT_KEYS.agentConfig(cfg)));
       masterCalls =
           Executors.newSingleThreadExecutor(
               r -> {
