@@ -87,13 +87,59 @@ class AgentWithMasterTest {
         .build();
   }
 
+  /** A token file only its owner can read. */
+  static Path token(Path dir, String name, String token) throws java.io.IOException {
+    Path f = dir.resolve(name);
+    Files.writeString(f, token);
+    Files.setPosixFilePermissions(
+        f, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+    return f;
+  }
+
   @Test
-  void theMastersOrderReachesTheSendingAgent(@TempDir Path tmp) throws Exception {
+  void anAgentWithoutTheMastersTokenNeverOpensASession(@TempDir Path tmp) throws Exception {
     Config config =
         Config.defaults()
             .with(MasterConfig.PORT, 0)
             .with(MasterConfig.HTTP_PORT, -1)
             .with(MasterConfig.HOST, "127.0.0.1")
+            .with(
+                MasterConfig.TOKEN_FILE,
+                token(tmp, "token", "7f3a9c0e5b2d4e6f8a1b3c5d7e9f0a2b").toString());
+    try (MasterServer master = MasterServer.start(config, null)) {
+      String target = "127.0.0.1:" + master.port();
+      Path wrong = token(tmp, "wrong", "0000aaaa1111bbbb2222cccc3333dddd");
+      try (CourierAgent stranger =
+              CourierAgent.start(
+                  local("exec-9", 1)
+                      .set(CourierConfig.MASTER, target)
+                      .set(CourierConfig.MASTER_TOKEN_FILE, wrong.toString()));
+          CourierAgent member =
+              CourierAgent.start(
+                  local("exec-1", 1)
+                      .set(CourierConfig.MASTER, target)
+                      .set(CourierConfig.MASTER_TOKEN_FILE, tmp.resolve("token").toString()))) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (master.service().snapshot(0).agents().size() < 1) {
+          assertTrue(System.nanoTime() < deadline, "the member never opened its session");
+          Thread.sleep(10);
+        }
+        Thread.sleep(1500); // the stranger has been retrying all along
+        assertEquals(1, master.service().snapshot(0).agents().size(), "only the member's session");
+      }
+    }
+  }
+
+  @Test
+  void theMastersOrderReachesTheSendingAgent(@TempDir Path tmp) throws Exception {
+    // The control plane authenticated end to end: the master takes a token, the agents prove it.
+    Path token = token(tmp, "token", "9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b");
+    Config config =
+        Config.defaults()
+            .with(MasterConfig.PORT, 0)
+            .with(MasterConfig.HTTP_PORT, -1)
+            .with(MasterConfig.HOST, "127.0.0.1")
+            .with(MasterConfig.TOKEN_FILE, token.toString())
             .with(MasterConfig.POLICY, "sincronia")
             .with(PolicyConfig.DELTA_MS, 20L);
     NioEventLoopGroup group = new NioEventLoopGroup(1);
@@ -103,9 +149,13 @@ class AgentWithMasterTest {
               CourierAgent.start(
                   local("exec-1", 1)
                       .link(new LinkRate(12 << 20, 64 << 10))
-                      .set(CourierConfig.MASTER, target));
+                      .set(CourierConfig.MASTER, target)
+                      .set(CourierConfig.MASTER_TOKEN_FILE, token.toString()));
           CourierAgent fetcher =
-              CourierAgent.start(local("exec-0", 1).set(CourierConfig.MASTER, target))) {
+              CourierAgent.start(
+                  local("exec-0", 1)
+                      .set(CourierConfig.MASTER, target)
+                      .set(CourierConfig.MASTER_TOKEN_FILE, token.toString()))) {
         Path dir = Files.createDirectories(tmp.resolve("blockmgr")).toRealPath();
         Random random = new Random(4);
         writeMapOutput(dir, 0, BIG, random);
