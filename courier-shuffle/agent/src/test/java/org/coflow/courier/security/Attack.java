@@ -169,6 +169,20 @@ final class Attack {
       channel.writeAndFlush(f);
     }
 
+    /** Asks the serving agent for {@code block} of {@code set} with {@code credit} bytes. */
+    void request(long stream, String set, String block, long credit) {
+      send(
+          Frame.of(
+              org.coflow.courier.protocol.FrameType.BLOCK_REQUEST,
+              org.coflow.api.proto.courier.v1.BlockRequest.newBuilder()
+                  .setStreamId(stream)
+                  .setCoflowId("c")
+                  .setBlock(BlockRef.newBuilder().setBlockSet(set).setBlock(block))
+                  .setDstHost("dst")
+                  .setCredit(credit)
+                  .build()));
+    }
+
     /** The bytes of a chunk frame (released). */
     static byte[] body(Frame f) {
       ByteBuf b = (ByteBuf) f.body();

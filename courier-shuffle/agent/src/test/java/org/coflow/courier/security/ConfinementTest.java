@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.netty.channel.nio.NioEventLoopGroup;
 import java.io.ByteArrayOutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,8 +14,6 @@ import java.util.Random;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.coflow.api.proto.courier.v1.BlockError;
-import org.coflow.api.proto.courier.v1.BlockRef;
-import org.coflow.api.proto.courier.v1.BlockRequest;
 import org.coflow.api.proto.courier.v1.Credit;
 import org.coflow.api.proto.courier.v1.ErrorCode;
 import org.coflow.courier.CourierAgent;
@@ -25,24 +22,11 @@ import org.coflow.courier.client.CourierClient;
 import org.coflow.courier.protocol.Frame;
 import org.coflow.courier.protocol.FrameType;
 import org.coflow.courier.protocol.ProtocolException;
-import org.coflow.courier.testing.LeakCheck;
 import org.coflow.courier.testing.ShuffleFiles;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Reads that try to leave the registered directories through links, before and after a check. */
-@ExtendWith(LeakCheck.class)
-class ConfinementTest {
-  @TempDir Path tmp;
-  private final NioEventLoopGroup group = new NioEventLoopGroup(2);
-
-  @AfterEach
-  void stop() {
-    group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
-  }
-
+class ConfinementTest extends AttackBase {
   @Test
   void aSubDirectoryThatLinksOutsideIsNotServed() throws Exception {
     Path root = Files.createDirectories(tmp.resolve("root")).toRealPath();
@@ -94,16 +78,7 @@ class ConfinementTest {
           registrar.register(Attack.spark("app-1", "0", dir, false)).get(10, TimeUnit.SECONDS);
       assertEquals(FrameType.HELLO_ACK, peer.next().type());
       // No credit: the block is checked and announced, but not a byte is sent yet.
-      peer.send(
-          Frame.of(
-              FrameType.BLOCK_REQUEST,
-              BlockRequest.newBuilder()
-                  .setStreamId(1)
-                  .setCoflowId("c")
-                  .setBlock(BlockRef.newBuilder().setBlockSet(set).setBlock("shuffle_0_0_0"))
-                  .setDstHost("dst")
-                  .setCredit(0)
-                  .build()));
+      peer.request(1, set, "shuffle_0_0_0", 0);
       Frame start = peer.next();
       assertEquals(FrameType.BLOCK_START, start.type(), start.toString());
       // Now the data file becomes a link to a file outside the agent's directories.

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.netty.channel.nio.NioEventLoopGroup;
 import java.io.ByteArrayOutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,27 +15,14 @@ import java.util.concurrent.TimeUnit;
 import org.coflow.courier.AgentOptions;
 import org.coflow.courier.CourierAgent;
 import org.coflow.courier.client.CourierClient;
-import org.coflow.courier.testing.LeakCheck;
 import org.coflow.courier.testing.ShuffleFiles;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A fake agent claims a real host's id; a host's agent moves. Fetches must reach only an agent that
  * proves the host's id, and a dead address must not stay pinned.
  */
-@ExtendWith(LeakCheck.class)
-class ImpersonationTest {
-  @TempDir Path tmp;
-  private final NioEventLoopGroup group = new NioEventLoopGroup(2);
-
-  @AfterEach
-  void stop() {
-    group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
-  }
-
+class ImpersonationTest extends AttackBase {
   @Test
   void aFakeAgentCannotServeForARealHostAndADeadAddressIsReplaced() throws Exception {
     Path root = tmp.toRealPath();

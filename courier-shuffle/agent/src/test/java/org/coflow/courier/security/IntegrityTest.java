@@ -3,7 +3,6 @@ package org.coflow.courier.security;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.netty.channel.nio.NioEventLoopGroup;
 import java.io.ByteArrayOutputStream;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
@@ -12,8 +11,6 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import org.coflow.api.proto.courier.v1.BlockRef;
-import org.coflow.api.proto.courier.v1.BlockRequest;
 import org.coflow.api.proto.courier.v1.BlockStart;
 import org.coflow.api.proto.courier.v1.ErrorCode;
 import org.coflow.courier.CourierAgent;
@@ -22,24 +19,11 @@ import org.coflow.courier.client.CourierClient;
 import org.coflow.courier.protocol.Frame;
 import org.coflow.courier.protocol.FrameType;
 import org.coflow.courier.protocol.ProtocolException;
-import org.coflow.courier.testing.LeakCheck;
 import org.coflow.courier.testing.ShuffleFiles;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Bytes changed on disk after the engine wrote them are never served as good. */
-@ExtendWith(LeakCheck.class)
-class IntegrityTest {
-  @TempDir Path tmp;
-  private final NioEventLoopGroup group = new NioEventLoopGroup(2);
-
-  @AfterEach
-  void stop() {
-    group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
-  }
-
+class IntegrityTest extends AttackBase {
   private static void flipFirstByte(Path file) throws Exception {
     try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
       int b = f.read();
@@ -60,16 +44,7 @@ class IntegrityTest {
           registrar.register(Attack.spark("app-1", "0", dir, false)).get(10, TimeUnit.SECONDS);
       flipFirstByte(ShuffleFiles.sparkPath(List.of(dir), 64, "shuffle_0_0_0.data"));
       assertEquals(FrameType.HELLO_ACK, peer.next().type());
-      peer.send(
-          Frame.of(
-              FrameType.BLOCK_REQUEST,
-              BlockRequest.newBuilder()
-                  .setStreamId(1)
-                  .setCoflowId("c")
-                  .setBlock(BlockRef.newBuilder().setBlockSet(set).setBlock("shuffle_0_0_0"))
-                  .setDstHost("dst")
-                  .setCredit(1 << 20)
-                  .build()));
+      peer.request(1, set, "shuffle_0_0_0", 1 << 20);
       Frame start = peer.next();
       assertEquals(FrameType.BLOCK_START, start.type());
       BlockStart s = start.header();

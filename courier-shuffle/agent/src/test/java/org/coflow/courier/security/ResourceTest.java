@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.netty.channel.nio.NioEventLoopGroup;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.InputStream;
@@ -26,24 +25,11 @@ import org.coflow.courier.client.CourierClient;
 import org.coflow.courier.merge.CourierConfig;
 import org.coflow.courier.protocol.Preamble;
 import org.coflow.courier.protocol.ProtocolException;
-import org.coflow.courier.testing.LeakCheck;
 import org.coflow.courier.testing.ShuffleFiles;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Peers that try to make an agent hold memory, descriptors and streams it cannot afford. */
-@ExtendWith(LeakCheck.class)
-class ResourceTest {
-  @TempDir Path tmp;
-  private final NioEventLoopGroup group = new NioEventLoopGroup(2);
-
-  @AfterEach
-  void stop() {
-    group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
-  }
-
+class ResourceTest extends AttackBase {
   /** Whether the agent closed {@code s} within 5 s (after whatever it sent). */
   private static boolean closedByAgent(Socket s) throws Exception {
     s.setSoTimeout(5000);

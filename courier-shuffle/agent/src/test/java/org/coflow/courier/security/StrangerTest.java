@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.netty.channel.nio.NioEventLoopGroup;
 import java.io.ByteArrayOutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,28 +20,15 @@ import org.coflow.courier.CourierAgent;
 import org.coflow.courier.client.CourierClient;
 import org.coflow.courier.merge.CourierConfig;
 import org.coflow.courier.protocol.ProtocolException;
-import org.coflow.courier.testing.LeakCheck;
 import org.coflow.courier.testing.ShuffleFiles;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Strangers (anyone who can open a TCP connection to an agent) try to register, write and delete
  * files through it. Each test is the attack; it succeeded on the agent before authentication and
  * ownership (docs/security.md).
  */
-@ExtendWith(LeakCheck.class)
-class StrangerTest {
-  @TempDir Path tmp;
-  private final NioEventLoopGroup group = new NioEventLoopGroup(2);
-
-  @AfterEach
-  void stop() {
-    group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
-  }
-
+class StrangerTest extends AttackBase {
   private static ErrorCode code(Throwable t) {
     Throwable c = t instanceof ExecutionException ? t.getCause() : t;
     assertTrue(c instanceof ProtocolException, "a protocol error, got " + c);
