@@ -165,6 +165,7 @@ public final class AgentOptions {
     return new Limits(
         config.get(CourierConfig.MAX_CONNECTIONS),
         config.get(CourierConfig.MAX_HANDSHAKING),
+        config.get(CourierConfig.MAX_HANDSHAKING_PER_ADDRESS),
         config.get(CourierConfig.MAX_STREAMS_PER_CONNECTION),
         config.get(CourierConfig.MAX_BUFFERED_BYTES),
         config.get(CourierConfig.HANDSHAKE_TIMEOUT),

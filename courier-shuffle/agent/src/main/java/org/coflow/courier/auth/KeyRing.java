@@ -12,6 +12,10 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class KeyRing {
   private final Map<String, Secret> secrets = new ConcurrentHashMap<>();
+
+  /** Identities that may only connect as local clients, never as another host's agent. */
+  private final java.util.Set<String> clientsOnly = ConcurrentHashMap.newKeySet();
+
   private final boolean open;
 
   private KeyRing(boolean open) {
@@ -34,8 +38,24 @@ public final class KeyRing {
     return this;
   }
 
+  /**
+   * Accept proofs of {@code secret} as {@code identity} from local clients only (a MapReduce job's
+   * token: its reduce tasks are tenant code, never another host's agent).
+   */
+  public KeyRing addClient(String identity, Secret secret) {
+    clientsOnly.add(identity);
+    secrets.put(identity, secret);
+    return this;
+  }
+
   public void remove(String identity) {
     secrets.remove(identity);
+    clientsOnly.remove(identity);
+  }
+
+  /** Whether a peer proving {@code identity} may act as another host's agent. */
+  public boolean mayBeAgent(String identity) {
+    return !clientsOnly.contains(identity);
   }
 
   /** The secret of {@code identity}, or null if this ring accepts no proof of it. */

@@ -87,7 +87,9 @@ public final class FileSink implements BlockSink {
 
   @Override
   public void complete() throws IOException {
-    channel.close();
+    FileChannel c = channel;
+    channel = null; // complete: never deleted afterwards
+    c.close();
     done.complete(target);
   }
 

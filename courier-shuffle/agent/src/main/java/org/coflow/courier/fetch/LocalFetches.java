@@ -97,8 +97,8 @@ public final class LocalFetches {
     try {
       fetcher.fetch(coflowId, block, sink, window, autoCredit, started);
     } catch (RejectedExecutionException e) {
-      logged.failed(
-          new ProtocolException(ErrorCode.ERROR_CODE_UNREACHABLE, "the agent is stopped", e));
+      // Through the sink: a target file created for the block is closed and removed.
+      sink.fail(new ProtocolException(ErrorCode.ERROR_CODE_UNREACHABLE, "the agent is stopped", e));
     }
   }
 

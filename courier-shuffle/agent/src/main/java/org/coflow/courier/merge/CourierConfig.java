@@ -172,6 +172,18 @@ public final class CourierConfig implements ConfigRegistry.Provider {
               .since("0.1.0")
               .build());
 
+  public static final ConfigKey<Integer> MAX_HANDSHAKING_PER_ADDRESS =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.courier.maxHandshakingPerAddress", ConfigType.INT)
+              .defaultValue(64)
+              .doc(
+                  "Of the connections in their handshake, how many may come from one remote "
+                      + "address (so that one host cannot take every slot); more are refused with "
+                      + "a BUSY error.")
+              .check(v -> v >= 1, "at least 1")
+              .since("0.1.0")
+              .build());
+
   public static final ConfigKey<Integer> MAX_STREAMS_PER_CONNECTION =
       REGISTRY.add(
           ConfigKey.builder("coflow.courier.maxStreamsPerConnection", ConfigType.INT)
@@ -235,6 +247,7 @@ public final class CourierConfig implements ConfigRegistry.Provider {
             MASTER_KEY_FILE,
             MAX_CONNECTIONS,
             MAX_HANDSHAKING,
+            MAX_HANDSHAKING_PER_ADDRESS,
             MAX_STREAMS_PER_CONNECTION,
             MAX_BUFFERED_BYTES,
             HANDSHAKE_TIMEOUT,

@@ -70,6 +70,8 @@ public final class FrameDecoder extends ByteToMessageDecoder {
   public static FrameDecoder accepting(
       int maxFrameLength, int handshakeBound, MemoryBudget budget) {
     FrameDecoder d = new FrameDecoder(maxFrameLength, false);
+    // Requests and registrations, not bulk data: one buffer whose capacity is what it holds.
+    d.setCumulator(MERGE_CUMULATOR);
     d.handshakeBound = handshakeBound;
     d.budget = budget;
     return d;

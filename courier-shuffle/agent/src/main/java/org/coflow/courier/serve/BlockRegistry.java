@@ -22,6 +22,9 @@ public final class BlockRegistry {
   /** The owner of what the process hosting the agent registers in-process. */
   public static final String IN_PROCESS = "(in-process)";
 
+  /** The most sets one agent serves at once (each costs a little memory). */
+  static final int MAX_SETS = 65_536;
+
   private final Map<String, Owned> sets = new ConcurrentHashMap<>();
   private final List<Path> roots;
   private volatile boolean refuseClientRegistrations;
@@ -148,6 +151,20 @@ public final class BlockRegistry {
                 + " (coflow.courier.dirs)");
       }
     }
+    for (Owned o : sets.values()) {
+      if (!o.owner.equals(owner) && !o.set.id().equals(set.id()) && overlaps(o.set, set)) {
+        throw Dirs.forbidden(
+            set.id()
+                + ": its directories overlap those of "
+                + o.set.id()
+                + ", which another identity registered; a set's directories are its own");
+      }
+    }
+    if (sets.size() >= MAX_SETS && !sets.containsKey(set.id())) {
+      throw new ProtocolException(
+          org.coflow.api.proto.courier.v1.ErrorCode.ERROR_CODE_BUSY,
+          "this agent serves " + sets.size() + " block sets, its most; unregister some first");
+    }
     Owned now = new Owned(set, owner);
     Owned before = sets.merge(set.id(), now, (old, neu) -> old.owner.equals(owner) ? neu : old);
     if (before != now) {
@@ -157,6 +174,17 @@ public final class BlockRegistry {
               + "registered it");
     }
     return new Registration(set.id(), set.verified());
+  }
+
+  private static boolean overlaps(BlockSet a, BlockSet b) {
+    for (Path x : a.dirs()) {
+      for (Path y : b.dirs()) {
+        if (x.startsWith(y) || y.startsWith(x)) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   /** Forgets a set (its application or job ended); unknown ids are ignored. */

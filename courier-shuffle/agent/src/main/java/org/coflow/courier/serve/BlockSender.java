@@ -400,13 +400,15 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
             BlockError.newBuilder().setStreamId(stream).setCode(code).setMessage(message).build()));
   }
 
-  /** A silent connection with no open stream is closed (its agent opens another when needed). */
+  /**
+   * A connection silent for the idle timeout is closed, open streams or not: streams that got no
+   * credit for that long hold their files for nothing (the fetching agent opens another connection
+   * when it needs one).
+   */
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
     if (evt instanceof io.netty.handler.timeout.IdleStateEvent) {
-      if (streams.isEmpty()) {
-        ctx.close();
-      }
+      ctx.close();
       return;
     }
     ctx.fireUserEventTriggered(evt);

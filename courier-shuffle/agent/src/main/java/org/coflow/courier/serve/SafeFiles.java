@@ -24,6 +24,9 @@ import org.coflow.courier.protocol.ProtocolException;
  * serves or writes only through the handle it got, never by name again.
  */
 public final class SafeFiles {
+  private static final java.util.concurrent.atomic.AtomicBoolean WARNED =
+      new java.util.concurrent.atomic.AtomicBoolean();
+
   private SafeFiles() {}
 
   /** Opens {@code file} (absolute, normalised, inside one of {@code roots}) for reading. */
@@ -119,6 +122,13 @@ public final class SafeFiles {
       // No openat on this platform: check each step for a link instead (racy, but refuses
       // every link that is there when we look).
       top.close();
+      if (!WARNED.getAndSet(true)) {
+        org.slf4j.LoggerFactory.getLogger(SafeFiles.class)
+            .warn(
+                "this platform has no secure directory streams (openat): files are checked for "
+                    + "links before they are opened, which a local user could race; run agents "
+                    + "on Linux for link-free opens");
+      }
       Path at = root;
       for (Path part : rel) {
         at = at.resolve(part);

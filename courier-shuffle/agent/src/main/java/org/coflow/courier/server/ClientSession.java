@@ -39,6 +39,18 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
   /** A client may not ask the agent to hold more of one stream than this for it. */
   private static final long MAX_WINDOW = 16 << 20;
 
+  /** Nor more of all its streams together than about this. */
+  private static final long CONNECTION_WINDOW = 64 << 20;
+
+  /** The least a stream gets, however many there are: one chunk. */
+  private static final long MIN_WINDOW = 64 << 10;
+
+  /** Bytes the agent may still have to hold for the client, all streams together. */
+  private final java.util.concurrent.atomic.AtomicLong outstanding =
+      new java.util.concurrent.atomic.AtomicLong();
+
+  private final Map<Long, Relay> relays = new ConcurrentHashMap<>();
+
   private final BlockRegistry registry;
   private final LocalFetches fetches;
 
@@ -84,11 +96,7 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
           fetch(frame.header());
           break;
         case CREDIT:
-          Credit c = frame.header();
-          FetchService.Handle h = streams.get(c.getStreamId());
-          if (h != null) {
-            h.grant(c.getBytes());
-          }
+          credit(frame.header());
           break;
         case CANCEL:
           {
@@ -98,7 +106,9 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
             FetchService.Handle gone = streams.remove(id);
             if (gone != null) {
               gone.cancel();
-            } else {
+            } else if (cancelled.size() < maxStreams) {
+              // Remembered for a stream that has not started yet (bounded: at most one per
+              // stream the connection may have).
               cancelled.add(id);
             }
             break;
@@ -150,7 +160,26 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
               + req.getBlocksCount()
               + " blocks: ids go up to 2^43 and requests to 2^20 blocks");
     }
-    long window = Math.min(req.getWindow() > 0 ? req.getWindow() : DEFAULT_WINDOW, MAX_WINDOW);
+    if (req.getBlocksCount() > maxStreams) {
+      throw new ProtocolException(
+          ErrorCode.ERROR_CODE_BUSY,
+          "fetch request "
+              + req.getRequestId()
+              + " names "
+              + req.getBlocksCount()
+              + " blocks; a connection may have "
+              + maxStreams
+              + " in flight (coflow.courier.maxStreamsPerConnection): split the request");
+    }
+    // What the agent may hold for this client: per stream at most MAX_WINDOW, and all streams
+    // together about CONNECTION_WINDOW (a client that never reads cannot make it buffer more).
+    int n = Math.max(1, req.getBlocksCount());
+    long window =
+        Math.max(
+            MIN_WINDOW,
+            Math.min(
+                Math.min(req.getWindow() > 0 ? req.getWindow() : DEFAULT_WINDOW, MAX_WINDOW),
+                (CONNECTION_WINDOW - outstanding.get()) / n));
     if (inFlight + req.getBlocksCount() > maxStreams) {
       for (int i = 0; i < req.getBlocksCount(); i++) {
         error(
@@ -167,23 +196,50 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
     inFlight += req.getBlocksCount();
     for (int i = 0; i < req.getBlocksCount(); i++) {
       long stream = req.getRequestId() << INDEX_BITS | i;
+      // A block written into a file is never relayed: it holds nothing of the client's window.
+      Relay relay = new Relay(stream, req.getBlocks(i).getTargetFile().isEmpty() ? window : 0);
+      relays.put(stream, relay);
       fetches.fetch(
           principal,
           req.getCoflowId(),
           req.getBlocks(i),
           window,
           true,
-          new Relay(stream),
+          relay,
           handle -> {
             if (cancelled.remove(stream)) {
               handle.cancel();
               return;
             }
             streams.put(stream, handle);
+            // A CANCEL may have come between the check above and the put (another thread).
+            if (cancelled.remove(stream) && streams.remove(stream) != null) {
+              handle.cancel();
+            }
             if (!channel.isActive()) {
               cancelAll();
             }
           });
+    }
+  }
+
+  /**
+   * The client can take more of a stream: granted within the stream's and the connection's caps.
+   */
+  private void credit(Credit c) {
+    FetchService.Handle h = streams.get(c.getStreamId());
+    Relay r = relays.get(c.getStreamId());
+    if (h == null || r == null) {
+      return;
+    }
+    long allowed =
+        Math.min(
+            c.getBytes(),
+            Math.min(MAX_WINDOW - r.owed.get(), CONNECTION_WINDOW - outstanding.get()));
+    if (allowed > 0) {
+      r.owed.addAndGet(allowed);
+      outstanding.addAndGet(allowed);
+      h.grant(allowed);
     }
   }
 
@@ -230,8 +286,14 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
     private final long stream;
     private long offset;
 
-    Relay(long stream) {
+    /** Bytes of this stream granted to the agent and not yet relayed. */
+    final java.util.concurrent.atomic.AtomicLong owed =
+        new java.util.concurrent.atomic.AtomicLong();
+
+    Relay(long stream, long window) {
       this.stream = stream;
+      owed.set(window);
+      outstanding.addAndGet(window);
     }
 
     @Override
@@ -249,6 +311,8 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
     @Override
     public void data(ByteBuf data) {
       int n = data.readableBytes();
+      owed.addAndGet(-n);
+      outstanding.addAndGet(-n);
       channel.writeAndFlush(
           Frame.withBody(
               FrameType.CHUNK,
@@ -270,6 +334,8 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
     }
 
     private void ended() {
+      relays.remove(stream);
+      outstanding.addAndGet(-owed.getAndSet(0));
       channel.eventLoop().execute(() -> inFlight--);
     }
   }

@@ -80,7 +80,7 @@ final class ServerHandshake extends SimpleChannelInboundHandler<Frame> {
       throw new ProtocolException(
           ErrorCode.ERROR_CODE_PROTOCOL,
           "a client of host '"
-              + h.getHostId()
+              + shown(h.getHostId())
               + "' connected to the agent of host '"
               + server.hostId
               + "': clients use their own host's agent");
@@ -101,7 +101,7 @@ final class ServerHandshake extends SimpleChannelInboundHandler<Frame> {
       throw new ProtocolException(
           ErrorCode.ERROR_CODE_FORBIDDEN,
           "this agent holds no secret for identity '"
-              + h.getIdentity()
+              + shown(h.getIdentity())
               + "' (or the HELLO's nonce is not "
               + Proofs.NONCE_BYTES
               + " bytes)");
@@ -113,21 +113,44 @@ final class ServerHandshake extends SimpleChannelInboundHandler<Frame> {
             Challenge.newBuilder()
                 .setNonce(ByteString.copyFrom(nonce))
                 .setHostId(server.hostId)
-                .setProof(ByteString.copyFrom(Proofs.server(secret, h, nonce, server.hostId)))
+                .setProof(
+                    ByteString.copyFrom(Proofs.server(secret, h, nonce, server.hostId, local(ctx))))
                 .build()));
   }
 
   private void auth(ChannelHandlerContext ctx, Auth a) {
-    byte[] expected = Proofs.client(secret, hello, nonce, server.hostId);
+    byte[] expected = Proofs.client(secret, hello, nonce, server.hostId, local(ctx));
     nonce = null;
     if (!Proofs.matches(expected, a.getProof().toByteArray())) {
       throw new ProtocolException(
           ErrorCode.ERROR_CODE_FORBIDDEN,
           "the proof for identity '"
-              + hello.getIdentity()
-              + "' is wrong: the peer does not hold this agent's secret for it");
+              + shown(hello.getIdentity())
+              + "' is wrong: the peer does not hold this agent's secret for it (or reached this "
+              + "agent through a relay)");
+    }
+    if (hello.getRole() == Role.ROLE_AGENT && !server.keys.mayBeAgent(hello.getIdentity())) {
+      throw new ProtocolException(
+          ErrorCode.ERROR_CODE_FORBIDDEN,
+          "identity '"
+              + shown(hello.getIdentity())
+              + "' may connect only as a local client, not as another host's agent");
     }
     admit(ctx, hello.getIdentity());
+  }
+
+  /** A peer's string as it may appear in messages and logs: printable, at most 128 chars. */
+  static String shown(String peerValue) {
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < peerValue.length() && b.length() < 128; i++) {
+      char c = peerValue.charAt(i);
+      b.append(c >= 0x20 && c < 0x7f ? c : '?');
+    }
+    return peerValue.length() > 128 ? b + "..." : b.toString();
+  }
+
+  private static java.net.InetSocketAddress local(ChannelHandlerContext ctx) {
+    return (java.net.InetSocketAddress) ctx.channel().localAddress();
   }
 
   /** The peer proved who it is (or the agent is open): what serves it takes over. */
@@ -167,6 +190,10 @@ final class ServerHandshake extends SimpleChannelInboundHandler<Frame> {
     ConnectionErrors.refuse(ctx, cause);
   }
 
+  /** At most one refusal line a second: a flood of bad peers cannot flood the log. */
+  private static final org.coflow.courier.transport.Throttle REFUSALS =
+      new org.coflow.courier.transport.Throttle(1000);
+
   /** Answers a protocol violation with an ERROR frame, then closes; logs other failures. */
   static final class ConnectionErrors extends io.netty.channel.ChannelInboundHandlerAdapter {
     @Override
@@ -179,8 +206,19 @@ final class ServerHandshake extends SimpleChannelInboundHandler<Frame> {
           cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
       if (c instanceof ProtocolException) {
         ProtocolException p = (ProtocolException) c;
-        LOG.warn(
-            "remote={}: {}; closing the connection", ctx.channel().remoteAddress(), p.getMessage());
+        long more = REFUSALS.pass();
+        if (more >= 0) {
+          LOG.warn(
+              "remote={}: {}; closing the connection{}",
+              ctx.channel().remoteAddress(),
+              p.getMessage(),
+              more > 0 ? " (" + more + " more refusals since the last such line)" : "");
+        } else {
+          LOG.debug(
+              "remote={}: {}; closing the connection",
+              ctx.channel().remoteAddress(),
+              p.getMessage());
+        }
         if (ctx.channel().isActive()) {
           ctx.writeAndFlush(
                   Frame.of(

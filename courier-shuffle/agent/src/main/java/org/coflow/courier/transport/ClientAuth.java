@@ -31,11 +31,42 @@ final class ClientAuth extends SimpleChannelInboundHandler<Frame> {
   private final String expectedHost;
   private boolean challenged;
 
+  /** How long the acceptor has to complete the handshake once connected. */
+  static final long TIMEOUT_MILLIS = 10_000;
+
+  private io.netty.util.concurrent.ScheduledFuture<?> timeout;
+
   ClientAuth(Credentials credentials, Hello hello, String expectedHost) {
     super(false);
     this.credentials = credentials;
     this.hello = hello;
     this.expectedHost = expectedHost;
+  }
+
+  /** An acceptor that never completes the handshake (a tarpit) is given up on. */
+  @Override
+  public void channelActive(ChannelHandlerContext ctx) {
+    timeout =
+        ctx.executor()
+            .schedule(
+                () ->
+                    refuse(
+                        ctx,
+                        "the agent at "
+                            + ctx.channel().remoteAddress()
+                            + " did not complete the handshake within "
+                            + TIMEOUT_MILLIS
+                            + " ms"),
+                TIMEOUT_MILLIS,
+                java.util.concurrent.TimeUnit.MILLISECONDS);
+    ctx.fireChannelActive();
+  }
+
+  @Override
+  public void handlerRemoved(ChannelHandlerContext ctx) {
+    if (timeout != null) {
+      timeout.cancel(false);
+    }
   }
 
   @Override
@@ -108,7 +139,8 @@ final class ClientAuth extends SimpleChannelInboundHandler<Frame> {
       return;
     }
     byte[] nonce = c.getNonce().toByteArray();
-    byte[] expected = Proofs.server(credentials.secret(), hello, nonce, c.getHostId());
+    java.net.InetSocketAddress dialled = (java.net.InetSocketAddress) ctx.channel().remoteAddress();
+    byte[] expected = Proofs.server(credentials.secret(), hello, nonce, c.getHostId(), dialled);
     if (nonce.length != Proofs.NONCE_BYTES
         || !Proofs.matches(expected, c.getProof().toByteArray())) {
       refuse(
@@ -119,7 +151,7 @@ final class ClientAuth extends SimpleChannelInboundHandler<Frame> {
               + c.getHostId()
               + "' failed to prove it holds the secret of '"
               + credentials.identity()
-              + "'");
+              + "' on this connection (a wrong secret, or a relay between us and the agent)");
       return;
     }
     ctx.writeAndFlush(
@@ -128,12 +160,15 @@ final class ClientAuth extends SimpleChannelInboundHandler<Frame> {
             Auth.newBuilder()
                 .setProof(
                     ByteString.copyFrom(
-                        Proofs.client(credentials.secret(), hello, nonce, c.getHostId())))
+                        Proofs.client(credentials.secret(), hello, nonce, c.getHostId(), dialled)))
                 .build()));
   }
 
   /** Tells the caller's handler why, as an ERROR frame from the acceptor would, and closes. */
   private void refuse(ChannelHandlerContext ctx, String why) {
+    if (ctx.isRemoved()) {
+      return;
+    }
     ctx.pipeline().remove(this);
     ctx.fireChannelRead(
         Frame.of(

@@ -28,6 +28,8 @@ public final class ConnectionGate extends ChannelInboundHandlerAdapter {
   private static final Logger LOG = LoggerFactory.getLogger(ConnectionGate.class);
   private static final AttributeKey<State> STATE = AttributeKey.valueOf("courier.gate");
 
+  private static final Throttle REFUSALS = new Throttle(1000);
+
   private final Limits limits;
   private final AtomicInteger open = new AtomicInteger();
   private final AtomicInteger handshaking = new AtomicInteger();
@@ -37,10 +39,29 @@ public final class ConnectionGate extends ChannelInboundHandlerAdapter {
     this.limits = limits;
   }
 
+  /** Connections in their handshake, per remote address (one host cannot take every slot). */
+  private final java.util.concurrent.ConcurrentHashMap<java.net.InetAddress, Integer> byAddress =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
   private static final class State {
     boolean counted;
     boolean admitted;
+    java.net.InetAddress address;
     ScheduledFuture<?> timeout;
+  }
+
+  /** Counts {@code s} out of the handshaking connections (once). */
+  private void leaveHandshake(State s) {
+    if (!s.admitted) {
+      s.admitted = true;
+      handshaking.decrementAndGet();
+      if (s.address != null) {
+        byAddress.computeIfPresent(s.address, (a, n) -> n <= 1 ? null : n - 1);
+      }
+      if (s.timeout != null) {
+        s.timeout.cancel(false);
+      }
+    }
   }
 
   @Override
@@ -50,13 +71,35 @@ public final class ConnectionGate extends ChannelInboundHandlerAdapter {
     int n = open.incrementAndGet();
     int h = handshaking.incrementAndGet();
     s.counted = true;
-    if (n > limits.maxConnections() || h > limits.maxHandshaking()) {
+    java.net.SocketAddress remote = ctx.channel().remoteAddress();
+    s.address =
+        remote instanceof java.net.InetSocketAddress
+            ? ((java.net.InetSocketAddress) remote).getAddress()
+            : null;
+    int mine = s.address == null ? 0 : byAddress.merge(s.address, 1, Integer::sum);
+    String what = null;
+    if (n > limits.maxConnections()) {
+      what = n - 1 + " connections are open (coflow.courier.maxConnections)";
+    } else if (h > limits.maxHandshaking()) {
+      what = h - 1 + " connections are in their handshake (coflow.courier.maxHandshaking)";
+    } else if (mine > limits.maxHandshakingPerAddress()) {
+      what =
+          mine
+              - 1
+              + " connections from "
+              + s.address.getHostAddress()
+              + " are in their handshake (coflow.courier.maxHandshakingPerAddress)";
+    }
+    if (what != null) {
       refused.incrementAndGet();
-      String what =
-          n > limits.maxConnections()
-              ? n - 1 + " connections are open (coflow.courier.maxConnections)"
-              : h - 1 + " connections are in their handshake (coflow.courier.maxHandshaking)";
-      LOG.warn("remote={}: refused, {}", ctx.channel().remoteAddress(), what);
+      long more = REFUSALS.pass();
+      if (more >= 0) {
+        LOG.warn(
+            "remote={}: refused, {}{}",
+            ctx.channel().remoteAddress(),
+            what,
+            more > 0 ? " (" + more + " more refused since the last such line)" : "");
+      }
       ctx.writeAndFlush(
               Frame.of(
                   FrameType.ERROR,
@@ -72,11 +115,15 @@ public final class ConnectionGate extends ChannelInboundHandlerAdapter {
             .schedule(
                 () -> {
                   if (!s.admitted && ctx.channel().isActive()) {
-                    LOG.warn(
-                        "remote={}: no completed handshake within {} ms "
-                            + "(coflow.courier.handshakeTimeout); closing",
-                        ctx.channel().remoteAddress(),
-                        limits.handshakeTimeoutMillis());
+                    long more = REFUSALS.pass();
+                    if (more >= 0) {
+                      LOG.warn(
+                          "remote={}: no completed handshake within {} ms "
+                              + "(coflow.courier.handshakeTimeout); closing{}",
+                          ctx.channel().remoteAddress(),
+                          limits.handshakeTimeoutMillis(),
+                          more > 0 ? " (" + more + " more refused since the last such line)" : "");
+                    }
                     ctx.close();
                   }
                 },
@@ -88,12 +135,8 @@ public final class ConnectionGate extends ChannelInboundHandlerAdapter {
   /** The connection's peer completed the handshake: it no longer counts as handshaking. */
   public void admitted(ChannelHandlerContext ctx) {
     State s = ctx.channel().attr(STATE).get();
-    if (s != null && !s.admitted) {
-      s.admitted = true;
-      handshaking.decrementAndGet();
-      if (s.timeout != null) {
-        s.timeout.cancel(false);
-      }
+    if (s != null) {
+      leaveHandshake(s);
     }
   }
 
@@ -103,13 +146,7 @@ public final class ConnectionGate extends ChannelInboundHandlerAdapter {
     if (s != null && s.counted) {
       s.counted = false;
       open.decrementAndGet();
-      if (!s.admitted) {
-        s.admitted = true;
-        handshaking.decrementAndGet();
-      }
-      if (s.timeout != null) {
-        s.timeout.cancel(false);
-      }
+      leaveHandshake(s);
     }
     ctx.fireChannelInactive();
   }

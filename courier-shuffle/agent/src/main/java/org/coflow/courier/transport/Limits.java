@@ -10,10 +10,12 @@ public final class Limits {
   public static final int HANDSHAKE_FRAME = 16 << 10;
 
   /** What tests and tools get when they set nothing: generous, but bounded. */
-  public static final Limits DEFAULTS = new Limits(4096, 256, 1024, 256L << 20, 10_000, 1_800_000);
+  public static final Limits DEFAULTS =
+      new Limits(4096, 256, 64, 1024, 256L << 20, 10_000, 1_800_000);
 
   private final int maxConnections;
   private final int maxHandshaking;
+  private final int maxHandshakingPerAddress;
   private final int maxStreamsPerConnection;
   private final long maxBufferedBytes;
   private final long handshakeTimeoutMillis;
@@ -22,6 +24,7 @@ public final class Limits {
   /**
    * @param maxConnections accepted connections open at once
    * @param maxHandshaking accepted connections that have not completed their handshake
+   * @param maxHandshakingPerAddress of those, from one remote address
    * @param maxStreamsPerConnection blocks one connection may have in flight at once
    * @param maxBufferedBytes bytes of incomplete frames all accepted connections together may hold
    * @param handshakeTimeoutMillis time from accept to a completed handshake
@@ -30,12 +33,14 @@ public final class Limits {
   public Limits(
       int maxConnections,
       int maxHandshaking,
+      int maxHandshakingPerAddress,
       int maxStreamsPerConnection,
       long maxBufferedBytes,
       long handshakeTimeoutMillis,
       long idleTimeoutMillis) {
     this.maxConnections = maxConnections;
     this.maxHandshaking = maxHandshaking;
+    this.maxHandshakingPerAddress = maxHandshakingPerAddress;
     this.maxStreamsPerConnection = maxStreamsPerConnection;
     this.maxBufferedBytes = maxBufferedBytes;
     this.handshakeTimeoutMillis = handshakeTimeoutMillis;
@@ -48,6 +53,10 @@ public final class Limits {
 
   public int maxHandshaking() {
     return maxHandshaking;
+  }
+
+  public int maxHandshakingPerAddress() {
+    return maxHandshakingPerAddress;
   }
 
   public int maxStreamsPerConnection() {

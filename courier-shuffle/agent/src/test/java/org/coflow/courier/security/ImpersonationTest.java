@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.file.Files;
@@ -12,6 +13,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.coflow.api.proto.courier.v1.RemoteBlock;
 import org.coflow.courier.AgentOptions;
 import org.coflow.courier.CourierAgent;
 import org.coflow.courier.client.CourierClient;
@@ -97,6 +99,119 @@ class ImpersonationTest extends AttackBase {
             .get(10, TimeUnit.SECONDS);
         assertArrayEquals(good, got.toByteArray());
         assertEquals(1, fetcher.dataConnectionsTo("exec-2"));
+      }
+    }
+  }
+
+  @Test
+  void aRelayThatPassesTheHandshakeThroughIsRefusedByBothEnds() throws Exception {
+    Path root = tmp.toRealPath();
+    Path secret = Attack.secretFile(tmp, "cluster.secret");
+    Path dir = Files.createDirectories(root.resolve("exec-2"));
+    byte[] good =
+        ShuffleFiles.writeSparkMapOutput(new Random(11), List.of(dir), 0, 0, new int[] {800}, true)[
+            0];
+    try (CourierAgent real = Attack.standalone("exec-2", root, secret);
+        CourierAgent fetcher = Attack.standalone("exec-1", root, secret);
+        CourierClient registrar = Attack.member(group, real, secret);
+        CourierClient client = Attack.member(group, fetcher, secret);
+        Relay relay = new Relay(real.address())) {
+      String set =
+          registrar.register(Attack.spark("app-1", "2", dir, true)).get(10, TimeUnit.SECONDS);
+      // A client names the relay as exec-2's agent; the relay forwards every byte both ways.
+      RemoteBlock viaRelay =
+          Attack.block(real, set, "shuffle_0_0_0", null).toBuilder()
+              .setAgentAddress("127.0.0.1:" + relay.port())
+              .build();
+      ByteArrayOutputStream got = new ByteArrayOutputStream();
+      assertThrows(
+          ExecutionException.class,
+          () -> Attack.fetch(client, viaRelay, got).get(10, TimeUnit.SECONDS));
+      assertEquals(0, got.size(), "nothing came through the relay");
+      assertTrue(relay.forwarded() > 0, "the relay did pass the handshake on");
+      ByteArrayOutputStream direct = new ByteArrayOutputStream();
+      Attack.fetch(client, Attack.block(real, set, "shuffle_0_0_0", null), direct)
+          .get(10, TimeUnit.SECONDS);
+      assertArrayEquals(good, direct.toByteArray());
+    }
+  }
+
+  /** A TCP relay on loopback in front of {@code target}: forwards both ways, counts bytes. */
+  static final class Relay implements AutoCloseable {
+    private final java.net.ServerSocket server = new java.net.ServerSocket(0, 50, localhost());
+    private final java.util.concurrent.atomic.AtomicLong bytes =
+        new java.util.concurrent.atomic.AtomicLong();
+    private final List<java.net.Socket> sockets = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    Relay(java.net.InetSocketAddress target) throws java.io.IOException {
+      Thread t =
+          new Thread(
+              () -> {
+                try {
+                  while (true) {
+                    java.net.Socket in = server.accept();
+                    java.net.Socket out =
+                        new java.net.Socket(target.getAddress(), target.getPort());
+                    sockets.add(in);
+                    sockets.add(out);
+                    pipe(in, out);
+                    pipe(out, in);
+                  }
+                } catch (java.io.IOException e) {
+                  // closed
+                }
+              },
+              "relay");
+      t.setDaemon(true);
+      t.start();
+    }
+
+    private static java.net.InetAddress localhost() throws java.io.IOException {
+      return java.net.InetAddress.getByName("127.0.0.1");
+    }
+
+    private void pipe(java.net.Socket from, java.net.Socket to) {
+      Thread t =
+          new Thread(
+              () -> {
+                byte[] buf = new byte[8192];
+                try {
+                  int n;
+                  while ((n = from.getInputStream().read(buf)) >= 0) {
+                    to.getOutputStream().write(buf, 0, n);
+                    bytes.addAndGet(n);
+                  }
+                } catch (java.io.IOException e) {
+                  // one side closed
+                } finally {
+                  closeQuietly(from);
+                  closeQuietly(to);
+                }
+              },
+              "relay-pipe");
+      t.setDaemon(true);
+      t.start();
+    }
+
+    int port() {
+      return server.getLocalPort();
+    }
+
+    long forwarded() {
+      return bytes.get();
+    }
+
+    @Override
+    public void close() throws java.io.IOException {
+      server.close();
+      sockets.forEach(Relay::closeQuietly);
+    }
+
+    private static void closeQuietly(java.net.Socket s) {
+      try {
+        s.close();
+      } catch (java.io.IOException e) {
+        // closed
       }
     }
   }

@@ -245,4 +245,47 @@ class StrangerTest extends AttackBase {
       assertEquals("precious", Files.readString(precious), "the link's target is untouched");
     }
   }
+
+  @Test
+  void aJobsTokenProvesOnlyALocalClientNeverAnAgent() throws Exception {
+    org.coflow.courier.auth.Secret job =
+        org.coflow.courier.auth.Secret.of("a job's shuffle secret".getBytes(), "job secret");
+    org.coflow.courier.auth.KeyRing keys =
+        org.coflow.courier.auth.KeyRing.open().addClient("mr:job_1_0001", job);
+    try (CourierAgent agent =
+            CourierAgent.start(
+                AgentOptions.forHost("nm-1")
+                    .bind(new java.net.InetSocketAddress("127.0.0.1", 0))
+                    .roots(List.of(tmp.toRealPath()))
+                    .keys(keys));
+        Attack.RawPeer peer =
+            Attack.RawPeer.connect(
+                group,
+                agent,
+                "nm-evil",
+                org.coflow.courier.auth.Credentials.of("mr:job_1_0001", job))) {
+      org.coflow.courier.protocol.Frame f = peer.next();
+      assertEquals(org.coflow.courier.protocol.FrameType.ERROR, f.type(), f.toString());
+      org.coflow.api.proto.courier.v1.Error e = f.header();
+      assertEquals(ErrorCode.ERROR_CODE_FORBIDDEN, e.getCode(), e.getMessage());
+    }
+  }
+
+  @Test
+  void aSetCannotTakeTheDirectoriesOfAnotherOwnersSet() throws Exception {
+    Path root = tmp.toRealPath();
+    Path dir = Files.createDirectories(root.resolve("exec-1"));
+    Path sub = Files.createDirectories(dir.resolve("0c"));
+    try (CourierAgent agent = Attack.standalone("h1", root, null);
+        CourierClient first = Attack.stranger(group, agent);
+        CourierClient second = Attack.stranger(group, agent)) {
+      first.register(Attack.spark("app-1", "1", dir, true)).get(10, TimeUnit.SECONDS);
+      ExecutionException e =
+          assertThrows(
+              ExecutionException.class,
+              () ->
+                  second.register(Attack.spark("app-2", "7", sub, true)).get(10, TimeUnit.SECONDS));
+      assertEquals(ErrorCode.ERROR_CODE_FORBIDDEN, code(e));
+    }
+  }
 }

@@ -179,7 +179,7 @@ public class CourierShuffleHandler extends ShuffleHandler {
       }
       Token<JobTokenIdentifier> token = deserializeServiceData(data);
       // The job's reducers prove the same secret to this agent (identity mr:<job>).
-      keys.add(
+      keys.addClient(
           Credentials.mapReduce(job.toString()),
           Secret.of(token.getPassword(), "the job token of " + job));
       // Called on every container start of the application: re-registering is harmless.
