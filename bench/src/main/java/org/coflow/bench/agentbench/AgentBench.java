@@ -1,8 +1,5 @@
 package org.coflow.bench.agentbench;
 
-import org.coflow.courier.auth.Credentials;
-import org.coflow.courier.auth.Secret;
-
 import io.netty.channel.nio.NioEventLoopGroup;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -24,6 +21,8 @@ import org.coflow.api.proto.courier.v1.RegisterSpark;
 import org.coflow.api.proto.courier.v1.RemoteBlock;
 import org.coflow.courier.AgentOptions;
 import org.coflow.courier.CourierAgent;
+import org.coflow.courier.auth.Credentials;
+import org.coflow.courier.auth.Secret;
 import org.coflow.courier.client.CourierClient;
 import org.coflow.courier.merge.CourierConfig;
 import org.coflow.courier.transport.TransportContext;
@@ -155,8 +154,7 @@ public final class AgentBench {
     byte[] key = new byte[32];
     new java.security.SecureRandom().nextBytes(key);
     Credentials cluster = Credentials.of(Credentials.CLUSTER, Secret.of(key, "bench secret"));
-    TransportContext transport =
-        new TransportContext(clientGroup, CourierAgent.MAX_FRAME, cluster);
+    TransportContext transport = new TransportContext(clientGroup, CourierAgent.MAX_FRAME, cluster);
     try (CourierAgent sender =
             CourierAgent.start(
                 AgentOptions.forHost("bench-src")

@@ -68,6 +68,37 @@ final class BenchCommand {
       and DBSCAN on labelled flows from the Facebook trace: precision, recall, time per round.
       See 'coflow bench identify --help'.
 
+             coflow bench fuzz [--inputs N] [--seed S] [--check-every K] [--json]
+
+      bench fuzz: a seeded fuzz of a real agent's handshake and frame decoder on loopback (a
+      cluster secret, small bounds, a registered Spark map output): each input goes to a fresh
+      connection (mutated preambles and HELLOs, wrong and oversized lengths, unknown types,
+      protobuf garbage, AUTH before or instead of the challenge's answer, replayed and mis-bound
+      proofs, frames of admitted peers sent early, NUL bytes in strings). Prints inputs by
+      outcome (refused with an ERROR frame by code, closed, still open), inputs/s and the peak
+      bytes of incomplete frames; every K inputs (default 10000) and at the end, checks that the
+      agent forgot every fuzz connection and its bytes and that a client with the secret is
+      served the right bytes. Exits 1 on any failure, an admitted fuzz connection above all (an
+      authentication bypass). Default: 1000000 inputs, seed 1.
+
+             coflow bench load [--streams N] [--idle N] [--direct-memory BYTES] [--clients N]
+                               [--block-size BYTES] [--streams-per-connection N]
+                               [--partial BYTES] [--dribble N] [--attacker-hosts N] [--json]
+
+      bench load: one agent in a JVM of its own with a cluster secret, its direct memory capped
+      (-XX:MaxDirectMemorySize of twice --direct-memory; coflow.courier.maxBufferedBytes of
+      --direct-memory), under --idle hostile connections (silent ones; a first frame announcing
+      16 MiB; a HELLO of 16 KiB never finished; peers with the secret that send --partial bytes of
+      a 16 MiB request and stop) from --attacker-hosts loopback addresses (127.0.0.2 on), while
+      --streams block streams of clients with the secret (from 127.0.0.1) run at once over
+      --clients connections (the agent allows --streams-per-connection each), each block
+      compared byte for byte; a stream refused with BUSY is retried. --dribble adds peers without
+      the secret that send a HELLO one byte per segment. Prints streams completed, refusals by
+      bound, connections refused, peak direct and heap memory of the agent's JVM and whether an
+      OutOfMemoryError occurred there; exits 1 if one did or a stream failed. Defaults: 1000
+      streams, 500 idle, 64m, 8 clients, 256k blocks, 64 streams per connection, 1m partial
+      requests, no dribblers, 4 attacker addresses.
+
       bench sim: replays the whole trace (or its first N coflows) under every policy and prints each
       run's table followed by a summary: average and p95 CCT normalised to fair sharing
       and to the isolated lower bound, the speedup over fair sharing, and each run's wall
@@ -101,11 +132,17 @@ final class BenchCommand {
     if (argv[0].equals("identify")) {
       return IdentifyBenchCommand.run(rest, home, out, err);
     }
+    if (argv[0].equals("fuzz")) {
+      return FuzzBenchCommand.run(rest, out, err);
+    }
+    if (argv[0].equals("load")) {
+      return AgentLoadCommand.run(rest, out, err);
+    }
     if (!argv[0].equals("sim")) {
       throw new UsageException(
           "coflow bench: unknown benchmark '"
               + argv[0]
-              + "'; benchmarks: sim, master, agent, tpcds, swim, identify");
+              + "'; benchmarks: sim, master, agent, tpcds, swim, identify, fuzz, load");
     }
     Args a =
         Args.parse(

@@ -43,6 +43,16 @@ public final class Json {
     return this;
   }
 
+  /** An array of strings. */
+  public Json put(String k, java.util.List<String> values) {
+    key(k).sb.append('[');
+    for (int i = 0; i < values.size(); i++) {
+      sb.append(i > 0 ? "," : "").append(quote(values.get(i)));
+    }
+    sb.append(']');
+    return this;
+  }
+
   public Json put(String k, Json nested) {
     key(k).sb.append(nested);
     return this;

@@ -1,0 +1,50 @@
+package org.coflow.bench.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+/** {@code bin/coflow bench fuzz} as users call it (the fuzz itself: {@code AgentFuzzTest}). */
+class FuzzBenchCommandTest extends CliHarness {
+  @Test
+  void jsonCountsEveryInputAndTheChecks() {
+    assertEquals(
+        0, run("bench", "fuzz", "--inputs", "500", "--check-every", "250", "--json"), err());
+    String json = out().trim();
+    for (String field :
+        new String[] {
+          "\"inputs\":500",
+          "\"seed\":1",
+          "\"good_checks\":2",
+          "\"good_checks_passed\":2",
+          "\"failure_count\":0",
+          "\"failures\":[]",
+          "\"outcomes\":{",
+          "\"refused:PROTOCOL\":",
+          "\"kinds\":{",
+          "\"wrong_proof\":",
+          "\"inputs_per_second\":",
+          "\"peak_buffered_bytes\":",
+          "\"ok\":true"
+        }) {
+      assertTrue(json.contains(field), "missing " + field + " in " + json);
+    }
+  }
+
+  @Test
+  void badArgumentsAreNamed() {
+    assertEquals(2, run("bench", "fuzz", "--inputs", "0"));
+    assertTrue(err().contains("--inputs must be an integer of at least 1, got '0'"), err());
+    assertEquals(2, run("bench", "fuzz", "--seed", "x"));
+    assertTrue(err().contains("--seed"), err());
+  }
+
+  @Test
+  void bothAreListed() {
+    assertEquals(2, run("bench", "nope"));
+    assertTrue(err().contains("fuzz, load"), err());
+    assertEquals(0, run("bench", "--help"));
+    assertTrue(out().contains("coflow bench fuzz") && out().contains("coflow bench load"), out());
+  }
+}
