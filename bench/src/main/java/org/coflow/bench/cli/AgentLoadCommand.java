@@ -35,7 +35,7 @@ final class AgentLoadCommand {
                 "partial",
                 "dribble",
                 "attacker-hosts"),
-            Set.of("json", "help"));
+            Set.of("json", "help", "keep"));
     if (a.has("help")) {
       out.print(BenchCommand.HELP);
       return 0;
@@ -70,8 +70,12 @@ final class AgentLoadCommand {
       err.println("coflow bench load: the run failed: " + e);
       return 1;
     } finally {
-      try (Stream<Path> files = Files.walk(dir)) {
-        files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      if (a.has("keep")) {
+        err.println("coflow bench load: kept " + dir + " (the agent's log is agent.log)");
+      } else {
+        try (Stream<Path> files = Files.walk(dir)) {
+          files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
       }
     }
     if (json) {

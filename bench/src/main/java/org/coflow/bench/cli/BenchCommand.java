@@ -83,7 +83,8 @@ final class BenchCommand {
 
              coflow bench load [--streams N] [--idle N] [--direct-memory BYTES] [--clients N]
                                [--block-size BYTES] [--streams-per-connection N]
-                               [--partial BYTES] [--dribble N] [--attacker-hosts N] [--json]
+                               [--partial BYTES] [--dribble N] [--attacker-hosts N] [--keep]
+                               [--json]
 
       bench load: one agent in a JVM of its own with a cluster secret, its direct memory capped
       (-XX:MaxDirectMemorySize of twice --direct-memory; coflow.courier.maxBufferedBytes of
@@ -98,6 +99,7 @@ final class BenchCommand {
       OutOfMemoryError occurred there; exits 1 if one did or a stream failed. Defaults: 1000
       streams, 500 idle, 64m, 8 clients, 256k blocks, 64 streams per connection, 1m partial
       requests, no dribblers, 4 attacker addresses.
+      --keep leaves the run's directory (with the agent's log, agent.log) in place.
 
       bench sim: replays the whole trace (or its first N coflows) under every policy and prints each
       run's table followed by a summary: average and p95 CCT normalised to fair sharing

@@ -56,7 +56,7 @@ public final class CourierClient implements AutoCloseable {
     final CompletableFuture<Long> done = new CompletableFuture<>();
     final int index;
     final BlockConsumer consumer;
-    final long window;
+    long window;
 
     /** Set for {@link #stream}: the reader's consumption grants credit, not arrival. */
     final BlockStream stream;
@@ -292,6 +292,11 @@ public final class CourierClient implements AutoCloseable {
         {
           BlockStart st = f.header();
           Pending p = pending.get(st.getStreamId());
+          if (p != null && st.getWindow() > 0 && st.getWindow() < p.window) {
+            // The agent sends less ahead than asked (it is short of room): credit is granted
+            // against what it really sends, or the stream would wait for bytes that never come.
+            p.window = st.getWindow();
+          }
           if (p != null && p.stream != null) {
             p.stream.started(st.getLength(), st.getRawLength());
           }

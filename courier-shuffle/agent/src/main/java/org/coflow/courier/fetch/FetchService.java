@@ -38,6 +38,12 @@ public final class FetchService implements AutoCloseable {
   private final java.util.concurrent.atomic.LongAdder received =
       new java.util.concurrent.atomic.LongAdder();
   private final TransportContext transport;
+
+  /** A peer that refuses a connection as busy is tried again this often, this many times. */
+  private static final long BUSY_RETRY_MILLIS = 500;
+
+  private static final int BUSY_RETRIES = 40;
+
   private final String hostId;
   private final long window;
   private final int maxNum;
@@ -156,6 +162,9 @@ public final class FetchService implements AutoCloseable {
     final ArrayDeque<Pending> waiting = new ArrayDeque<>();
     long outstanding;
     int opening;
+
+    /** Connection attempts in a row that the peer refused as busy. */
+    int busyRetries;
 
     /** Blocks waiting or running, per coflow. */
     final Map<String, Integer> coflows = new HashMap<>();
@@ -290,6 +299,24 @@ public final class FetchService implements AutoCloseable {
                                   + ": "
                                   + cause,
                               cause);
+                  if (failure.code() == ErrorCode.ERROR_CODE_BUSY
+                      && p.busyRetries < BUSY_RETRIES
+                      && !p.waiting.isEmpty()) {
+                    // The peer is at a bound (its handshake slots, say): nothing was done, so
+                    // the waiting blocks wait on and the connection is tried again shortly.
+                    p.busyRetries++;
+                    transport
+                        .group()
+                        .schedule(
+                            () -> {
+                              synchronized (this) {
+                                plan();
+                              }
+                            },
+                            BUSY_RETRY_MILLIS,
+                            java.util.concurrent.TimeUnit.MILLISECONDS);
+                    return;
+                  }
                   List<Pending> failed = new ArrayList<>(p.waiting);
                   p.waiting.clear();
                   for (Pending b : failed) {
@@ -297,6 +324,7 @@ public final class FetchService implements AutoCloseable {
                   }
                   return;
                 }
+                p.busyRetries = 0;
                 Conn c = new Conn();
                 c.connection = conn;
                 conn.receiveCap(receive);
@@ -319,7 +347,10 @@ public final class FetchService implements AutoCloseable {
     while (!p.waiting.isEmpty()) {
       Conn best = null;
       for (Conn c : p.conns) {
-        if (!c.draining && c.connection.isOpen() && (best == null || c.running < best.running)) {
+        if (!c.draining
+            && c.connection.isOpen()
+            && c.running < c.connection.maxStreams()
+            && (best == null || c.running < best.running)) {
           best = c;
         }
       }

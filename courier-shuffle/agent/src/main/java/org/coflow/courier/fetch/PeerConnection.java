@@ -51,6 +51,7 @@ public final class PeerConnection implements AutoCloseable {
 
   private final Channel channel;
   private final CompletableFuture<Void> ready = new CompletableFuture<>();
+  private volatile int maxStreams = Integer.MAX_VALUE;
   private final Map<Long, InStream> streams = new HashMap<>();
   private final java.util.concurrent.atomic.AtomicLong nextStream =
       new java.util.concurrent.atomic.AtomicLong(1);
@@ -116,6 +117,11 @@ public final class PeerConnection implements AutoCloseable {
 
   public boolean isOpen() {
     return channel.isActive();
+  }
+
+  /** Blocks the serving agent lets this connection have in flight (its HELLO_ACK said so). */
+  public int maxStreams() {
+    return maxStreams;
   }
 
   /** Paces the credit this connection grants by {@code cap} (the host's receive link rate). */
@@ -457,6 +463,8 @@ public final class PeerConnection implements AutoCloseable {
   private void read(Frame frame) throws IOException {
     switch (frame.type()) {
       case HELLO_ACK:
+        int bound = ((org.coflow.api.proto.courier.v1.HelloAck) frame.header()).getMaxStreams();
+        maxStreams = bound > 0 ? bound : Integer.MAX_VALUE;
         ready.complete(null);
         return;
       case ERROR:

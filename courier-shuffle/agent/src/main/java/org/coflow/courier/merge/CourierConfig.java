@@ -198,11 +198,13 @@ public final class CourierConfig implements ConfigRegistry.Provider {
   public static final ConfigKey<Long> MAX_BUFFERED_BYTES =
       REGISTRY.add(
           ConfigKey.builder("coflow.courier.maxBufferedBytes", ConfigType.BYTES)
-              .defaultValue(256L << 20)
+              .defaultValue(64L << 20)
               .doc(
-                  "Bytes of incomplete frames all accepted connections together may hold; a "
-                      + "connection that would cross it is refused with a BUSY error instead of "
-                      + "growing the process's memory.")
+                  "Bytes the agent holds for its peers, twice: incomplete frames of accepted "
+                      + "connections (read into the heap; the first 16k of each connection aside) "
+                      + "and, separately, the windows of streams relayed to local clients. A "
+                      + "connection that would cross it is refused, a stream waits or is refused, "
+                      + "with a BUSY error instead of growing the process's memory.")
               .check(v -> v >= 1 << 20, "at least 1m")
               .since("0.1.0")
               .build());

@@ -22,6 +22,9 @@ import org.coflow.api.proto.courier.v1.ErrorCode;
  * agent-to-agent connection uses. Other frames are always delivered whole.
  */
 public final class FrameDecoder extends ByteToMessageDecoder {
+  /** What an accepted connection may buffer outside the agent's budget. */
+  public static final int FREE = 16 << 10;
+
   /** Bytes before the header: length, type, header length. */
   private static final int PREFIX = 4 + 1 + 4;
 
@@ -86,7 +89,10 @@ public final class FrameDecoder extends ByteToMessageDecoder {
   public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
     super.channelRead(ctx, msg);
     if (budget != null && !failed) {
-      long now = internalBuffer().capacity();
+      // The first FREE bytes of every connection are its own (control frames are small, so a
+      // peer filling the budget with big unfinished frames cannot starve them); beyond that,
+      // what it buffers comes out of the agent's budget.
+      long now = Math.max(0, internalBuffer().capacity() - FREE);
       if (!budget.resize(reserved, now)) {
         failed = true;
         throw new ProtocolException(

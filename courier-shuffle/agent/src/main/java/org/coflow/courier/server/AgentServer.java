@@ -22,7 +22,11 @@ public final class AgentServer implements AutoCloseable {
   private final ConnectionGate gate;
   private final MemoryBudget budget;
 
-  private AgentServer(Channel channel, ConnectionGate gate, MemoryBudget budget) {
+  private final MemoryBudget relayed;
+
+  private AgentServer(
+      Channel channel, ConnectionGate gate, MemoryBudget budget, MemoryBudget relayed) {
+    this.relayed = relayed;
     this.channel = channel;
     this.gate = gate;
     this.budget = budget;
@@ -55,12 +59,19 @@ public final class AgentServer implements AutoCloseable {
         link.limited()
             ? new PriorityPacer(link, transport.group().next())
             : PriorityPacer.UNLIMITED;
-    ServerContext server =
-        new ServerContext(hostId, keys, limits, registry, fetches, chunkSize, sending, paces);
     ConnectionGate gate = new ConnectionGate(limits);
+    // Two budgets of the same size: peers' unfinished frames cannot starve the streams relayed to
+    // local clients, nor those the frames.
     MemoryBudget budget = new MemoryBudget(limits.maxBufferedBytes());
+    MemoryBudget relayed = new MemoryBudget(limits.maxBufferedBytes());
+    ServerContext server =
+        new ServerContext(
+            hostId, keys, limits, registry, fetches, chunkSize, sending, paces, relayed);
     return new AgentServer(
-        transport.bind(address, gate, budget, () -> new ServerHandshake(server)), gate, budget);
+        transport.bind(address, gate, budget, () -> new ServerHandshake(server)),
+        gate,
+        budget,
+        relayed);
   }
 
   /** Accepted connections open now. */
@@ -70,12 +81,17 @@ public final class AgentServer implements AutoCloseable {
 
   /** Connections refused at a bound (connections, handshakes, buffered bytes) since the start. */
   public long refused() {
-    return gate.refused() + budget.refused();
+    return gate.refused() + budget.refused() + relayed.refused();
   }
 
   /** Bytes of incomplete frames held now, and at most, across accepted connections. */
   public MemoryBudget buffered() {
     return budget;
+  }
+
+  /** Bytes reserved for streams relayed to local clients, now and at most. */
+  public MemoryBudget relayed() {
+    return relayed;
   }
 
   public InetSocketAddress address() {

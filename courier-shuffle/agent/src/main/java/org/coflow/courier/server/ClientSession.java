@@ -17,6 +17,7 @@ import org.coflow.api.proto.courier.v1.FetchRequest;
 import org.coflow.api.proto.courier.v1.RegisterMapReduce;
 import org.coflow.api.proto.courier.v1.RegisterSpark;
 import org.coflow.api.proto.courier.v1.Registered;
+import org.coflow.api.proto.courier.v1.RemoteBlock;
 import org.coflow.courier.fetch.FetchService;
 import org.coflow.courier.fetch.LocalFetches;
 import org.coflow.courier.protocol.Frame;
@@ -59,6 +60,9 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
 
   private final int maxStreams;
 
+  /** The agent's budget: the windows of streams relayed to clients are reserved in it. */
+  private final org.coflow.courier.protocol.MemoryBudget budget;
+
   /** Blocks requested and not yet ended, failed or cancelled. */
   private int inFlight;
 
@@ -70,7 +74,13 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
 
   private Channel channel;
 
-  ClientSession(BlockRegistry registry, LocalFetches fetches, String principal, int maxStreams) {
+  ClientSession(
+      BlockRegistry registry,
+      LocalFetches fetches,
+      String principal,
+      int maxStreams,
+      org.coflow.courier.protocol.MemoryBudget budget) {
+    this.budget = budget;
     this.registry = registry;
     this.fetches = fetches;
     this.principal = principal;
@@ -180,47 +190,76 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
             Math.min(
                 Math.min(req.getWindow() > 0 ? req.getWindow() : DEFAULT_WINDOW, MAX_WINDOW),
                 (CONNECTION_WINDOW - outstanding.get()) / n));
-    if (inFlight + req.getBlocksCount() > maxStreams) {
-      for (int i = 0; i < req.getBlocksCount(); i++) {
+    for (int i = 0; i < req.getBlocksCount(); i++) {
+      long stream = req.getRequestId() << INDEX_BITS | i;
+      RemoteBlock block = req.getBlocks(i);
+      if (inFlight < maxStreams) {
+        start(req.getCoflowId(), stream, block, window);
+      } else if (queued.size() < maxStreams) {
+        // Beyond the bound, blocks wait here (as many again), started as others end.
+        queued.add(() -> start(req.getCoflowId(), stream, block, window));
+      } else {
         error(
-            req.getRequestId() << INDEX_BITS | i,
+            stream,
             ErrorCode.ERROR_CODE_BUSY,
             "this connection has "
                 + inFlight
-                + " blocks in flight and may have "
+                + " blocks in flight and "
+                + queued.size()
+                + " waiting, its bound (coflow.courier.maxStreamsPerConnection is "
                 + maxStreams
-                + " (coflow.courier.maxStreamsPerConnection); retry when some have ended");
+                + "); retry when some have ended");
       }
+    }
+  }
+
+  /** Blocks beyond the in-flight bound, in the order they were asked for. */
+  private final java.util.ArrayDeque<Runnable> queued = new java.util.ArrayDeque<>();
+
+  private void start(String coflow, long stream, RemoteBlock block, long window) {
+    // A block written into a file is never relayed: it holds nothing of the client's window.
+    // A streamed one's window is reserved in the agent's budget first: what the agent will hold
+    // for a client that reads slowly, all clients together, stays under the budget.
+    long reserve = 0;
+    if (block.getTargetFile().isEmpty()) {
+      reserve =
+          budget.tryReserve(window) ? window : budget.tryReserve(MIN_WINDOW) ? MIN_WINDOW : -1;
+    }
+    if (reserve < 0) {
+      error(
+          stream,
+          ErrorCode.ERROR_CODE_BUSY,
+          "the agent holds "
+              + budget.used()
+              + " bytes for its clients' streams, its cap (coflow.courier.maxBufferedBytes is "
+              + budget.cap()
+              + "); retry when some streams have ended");
       return;
     }
-    inFlight += req.getBlocksCount();
-    for (int i = 0; i < req.getBlocksCount(); i++) {
-      long stream = req.getRequestId() << INDEX_BITS | i;
-      // A block written into a file is never relayed: it holds nothing of the client's window.
-      Relay relay = new Relay(stream, req.getBlocks(i).getTargetFile().isEmpty() ? window : 0);
-      relays.put(stream, relay);
-      fetches.fetch(
-          principal,
-          req.getCoflowId(),
-          req.getBlocks(i),
-          window,
-          true,
-          relay,
-          handle -> {
-            if (cancelled.remove(stream)) {
-              handle.cancel();
-              return;
-            }
-            streams.put(stream, handle);
-            // A CANCEL may have come between the check above and the put (another thread).
-            if (cancelled.remove(stream) && streams.remove(stream) != null) {
-              handle.cancel();
-            }
-            if (!channel.isActive()) {
-              cancelAll();
-            }
-          });
-    }
+    inFlight++;
+    Relay relay = new Relay(stream, reserve);
+    relays.put(stream, relay);
+    fetches.fetch(
+        principal,
+        coflow,
+        block,
+        reserve > 0 ? reserve : window,
+        true,
+        relay,
+        handle -> {
+          if (cancelled.remove(stream)) {
+            handle.cancel();
+            return;
+          }
+          streams.put(stream, handle);
+          // A CANCEL may have come between the check above and the put (another thread).
+          if (cancelled.remove(stream) && streams.remove(stream) != null) {
+            handle.cancel();
+          }
+          if (!channel.isActive()) {
+            cancelAll();
+          }
+        });
   }
 
   /**
@@ -232,14 +271,48 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
     if (h == null || r == null) {
       return;
     }
-    long allowed =
-        Math.min(
-            c.getBytes(),
-            Math.min(MAX_WINDOW - r.owed.get(), CONNECTION_WINDOW - outstanding.get()));
-    if (allowed > 0) {
-      r.owed.addAndGet(allowed);
-      outstanding.addAndGet(allowed);
-      h.grant(allowed);
+    long allowed = Math.min(c.getBytes(), MAX_WINDOW - r.owed.get() - r.deferred.get());
+    if (allowed <= 0) {
+      return;
+    }
+    long now = r.deferred.get() == 0 ? budget.tryReserveUpTo(allowed) : 0;
+    if (now > 0) {
+      r.grant(h, now);
+    }
+    if (now < allowed) {
+      // No room in the agent's budget for the rest now: granted as bytes are given back.
+      r.deferred.addAndGet(allowed - now);
+      waitForBudget();
+    }
+  }
+
+  private boolean waitingForBudget;
+
+  private void waitForBudget() {
+    if (!waitingForBudget) {
+      waitingForBudget = true;
+      budget.whenFreed(() -> channel.eventLoop().execute(this::grantDeferred));
+    }
+  }
+
+  /** Grants the credit that waited for room in the budget, as far as there is room now. */
+  private void grantDeferred() {
+    waitingForBudget = false;
+    for (Relay r : relays.values()) {
+      long d = r.deferred.get();
+      FetchService.Handle h = streams.get(r.stream);
+      if (d == 0 || h == null) {
+        continue;
+      }
+      long take = budget.tryReserveUpTo(d);
+      if (take > 0) {
+        r.deferred.addAndGet(-take);
+        r.grant(h, take);
+      }
+      if (take < d) {
+        waitForBudget();
+        return;
+      }
     }
   }
 
@@ -263,6 +336,7 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
+    queued.clear();
     cancelAll();
     ctx.fireChannelInactive();
   }
@@ -283,17 +357,34 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
    * for a block.
    */
   private final class Relay implements LocalFetches.Delivery {
-    private final long stream;
+    final long stream;
+
+    /** Credit the client granted that waits for room in the agent's budget. */
+    final java.util.concurrent.atomic.AtomicLong deferred =
+        new java.util.concurrent.atomic.AtomicLong();
+
     private long offset;
 
     /** Bytes of this stream granted to the agent and not yet relayed. */
     final java.util.concurrent.atomic.AtomicLong owed =
         new java.util.concurrent.atomic.AtomicLong();
 
+    /** What the stream may have ahead of the client's credit (told to the client). */
+    private final long window;
+
+    /** {@code window} bytes are reserved in the budget for it already. */
     Relay(long stream, long window) {
       this.stream = stream;
+      this.window = window;
       owed.set(window);
       outstanding.addAndGet(window);
+    }
+
+    /** Passes on {@code bytes} of credit, reserved in the budget already. */
+    void grant(FetchService.Handle h, long bytes) {
+      owed.addAndGet(bytes);
+      outstanding.addAndGet(bytes);
+      h.grant(bytes);
     }
 
     @Override
@@ -305,6 +396,7 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
                   .setStreamId(stream)
                   .setLength(length)
                   .setRawLength(rawLength)
+                  .setWindow(window)
                   .build()));
     }
 
@@ -313,11 +405,19 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
       int n = data.readableBytes();
       owed.addAndGet(-n);
       outstanding.addAndGet(-n);
-      channel.writeAndFlush(
-          Frame.withBody(
-              FrameType.CHUNK,
-              Chunk.newBuilder().setStreamId(stream).setOffset(offset).build(),
-              data.retainedDuplicate()));
+      // A copy of exactly these bytes, in the heap (a slice would keep the whole socket read
+      // buffer it came in alive while the client is slow, and what slow clients make the agent
+      // hold stays out of the direct memory its data connections need); its reservation ends
+      // once it has left.
+      ByteBuf copy = io.netty.buffer.PooledByteBufAllocator.DEFAULT.heapBuffer(n);
+      copy.writeBytes(data, data.readerIndex(), n);
+      channel
+          .writeAndFlush(
+              Frame.withBody(
+                  FrameType.CHUNK,
+                  Chunk.newBuilder().setStreamId(stream).setOffset(offset).build(),
+                  copy))
+          .addListener(f -> budget.release(n));
       offset += n;
     }
 
@@ -335,8 +435,19 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
 
     private void ended() {
       relays.remove(stream);
-      outstanding.addAndGet(-owed.getAndSet(0));
-      channel.eventLoop().execute(() -> inFlight--);
+      long left = owed.getAndSet(0);
+      outstanding.addAndGet(-left);
+      budget.release(left);
+      deferred.set(0);
+      channel
+          .eventLoop()
+          .execute(
+              () -> {
+                inFlight--;
+                while (inFlight < maxStreams && !queued.isEmpty() && channel.isActive()) {
+                  queued.poll().run();
+                }
+              });
     }
   }
 }

@@ -21,6 +21,7 @@ final class ServerContext {
   private final LocalFetches fetches;
   private final PriorityPacer link;
   private final PaceTable paces;
+  private final org.coflow.courier.protocol.MemoryBudget budget;
 
   ServerContext(
       String hostId,
@@ -30,7 +31,9 @@ final class ServerContext {
       LocalFetches fetches,
       int chunkSize,
       PriorityPacer link,
-      PaceTable paces) {
+      PaceTable paces,
+      org.coflow.courier.protocol.MemoryBudget budget) {
+    this.budget = budget;
     this.hostId = hostId;
     this.keys = keys;
     this.limits = limits;
@@ -49,7 +52,8 @@ final class ServerContext {
 
   /** Serves a local process whose identity is {@code principal}. */
   ChannelHandler session(String principal) {
-    return new ClientSession(registry, fetches, principal, limits.maxStreamsPerConnection());
+    return new ClientSession(
+        registry, fetches, principal, limits.maxStreamsPerConnection(), budget);
   }
 
   /** Raises an idle event after {@link Limits#idleTimeoutMillis} without a frame either way. */

@@ -176,7 +176,11 @@ final class ServerHandshake extends SimpleChannelInboundHandler<Frame> {
     ctx.writeAndFlush(
         Frame.of(
             FrameType.HELLO_ACK,
-            HelloAck.newBuilder().setHostId(server.hostId).setChunkSize(server.chunkSize).build()));
+            HelloAck.newBuilder()
+                .setHostId(server.hostId)
+                .setChunkSize(server.chunkSize)
+                .setMaxStreams(server.limits.maxStreamsPerConnection())
+                .build()));
     LOG.debug(
         "{} connection from host={} principal={} remote={}",
         hello.getRole(),

@@ -43,6 +43,10 @@ public final class TransportContext {
   private static final int RECV_INITIAL = 256 << 10;
   private static final int RECV_MAX = 1 << 20;
 
+  /** Accepted connections read into the heap (see {@link #bind}). */
+  private static final io.netty.buffer.ByteBufAllocator ACCEPTED =
+      new io.netty.buffer.UnpooledByteBufAllocator(false);
+
   private final EventLoopGroup group;
   private final int maxFrame;
   private final Credentials credentials;
@@ -94,6 +98,10 @@ public final class TransportContext {
             .group(group, group)
             .channel(NioServerSocketChannel.class)
             .childOption(ChannelOption.TCP_NODELAY, true)
+            // What peers send an agent is requests, not data; reading it into the heap (bounded
+            // by the budget) keeps whatever a peer makes the agent hold out of direct memory,
+            // which the agent's own data connections need.
+            .childOption(ChannelOption.ALLOCATOR, ACCEPTED)
             .childHandler(
                 new ChannelInitializer<SocketChannel>() {
                   @Override

@@ -124,46 +124,62 @@ class ResourceTest extends AttackBase {
   void streamsPerConnectionAreBounded() throws Exception {
     Path root = tmp.toRealPath();
     Path dir = Files.createDirectories(root.resolve("exec"));
-    int[] sizes = new int[20];
+    int[] sizes = new int[24];
     java.util.Arrays.fill(sizes, 32 << 10);
     ShuffleFiles.writeSparkMapOutput(new Random(8), List.of(dir), 0, 0, sizes, true);
-    // The source sends 64 KB/s: six blocks of 32 KiB stay in flight for about three seconds.
+    // The source sends 256 KB/s: eight blocks of 32 KiB stay in flight for about a second.
     try (CourierAgent source =
             Attack.standalone(
-                "src", root, null, AgentOptions.forHost("src").set(CourierConfig.LINK_RATE, 64e3));
+                "src",
+                root,
+                null,
+                AgentOptions.forHost("src").set(CourierConfig.LINK_RATE, 256e3));
         CourierAgent agent =
             Attack.standalone(
                 "dst",
                 root,
                 null,
                 AgentOptions.forHost("dst").set(CourierConfig.MAX_STREAMS_PER_CONNECTION, 8));
-        CourierClient registrar = Attack.stranger(group, source)) {
+        CourierClient registrar = Attack.stranger(group, source);
+        CourierClient client = Attack.stranger(group, agent)) {
       String set =
           registrar.register(Attack.spark("app-1", "0", dir, true)).get(10, TimeUnit.SECONDS);
+      List<RemoteBlock> blocks = new ArrayList<>();
+      for (int r = 0; r < 24; r++) {
+        blocks.add(Attack.block(source, set, "shuffle_0_0_" + r, null));
+      }
+      // Eight in flight, eight more waiting in the agent, the next eight refused with BUSY.
+      List<CompletableFuture<Long>> running = fetchAll(client, blocks.subList(0, 8));
+      List<CompletableFuture<Long>> waiting = fetchAll(client, blocks.subList(8, 16));
+      List<CompletableFuture<Long>> refused = fetchAll(client, blocks.subList(16, 24));
+      for (CompletableFuture<Long> f : refused) {
+        ExecutionException e =
+            assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
+        assertEquals(ErrorCode.ERROR_CODE_BUSY, ((ProtocolException) e.getCause()).code());
+      }
+      for (CompletableFuture<Long> f : running) {
+        assertEquals(32 << 10, f.get(20, TimeUnit.SECONDS));
+      }
+      for (CompletableFuture<Long> f : waiting) {
+        assertEquals(32 << 10, f.get(20, TimeUnit.SECONDS));
+      }
+    }
+    // One request naming more blocks than a connection may have in flight is refused whole.
+    try (CourierAgent agent =
+            Attack.standalone(
+                "dst",
+                root,
+                null,
+                AgentOptions.forHost("dst").set(CourierConfig.MAX_STREAMS_PER_CONNECTION, 8));
+        CourierClient greedy = Attack.stranger(group, agent)) {
       List<RemoteBlock> many = new ArrayList<>();
-      for (int r = 0; r < 20; r++) {
-        many.add(Attack.block(source, set, "shuffle_0_0_" + r, null));
+      for (int r = 0; r < 9; r++) {
+        many.add(Attack.block(agent, "spark/app-1/0", "shuffle_0_0_" + r, null));
       }
-      // One request naming more blocks than a connection may have: refused whole, with BUSY.
-      try (CourierClient greedy = Attack.stranger(group, agent)) {
-        for (CompletableFuture<Long> f : fetchAll(greedy, many)) {
-          ExecutionException e =
-              assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
-          assertEquals(ErrorCode.ERROR_CODE_BUSY, ((ProtocolException) e.getCause()).code());
-        }
-      }
-      // Six in flight, six more asked for: those are refused (BUSY, each), the first six served.
-      try (CourierClient client = Attack.stranger(group, agent)) {
-        List<CompletableFuture<Long>> first = fetchAll(client, many.subList(0, 6));
-        List<CompletableFuture<Long>> more = fetchAll(client, many.subList(6, 12));
-        for (CompletableFuture<Long> f : more) {
-          ExecutionException e =
-              assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
-          assertEquals(ErrorCode.ERROR_CODE_BUSY, ((ProtocolException) e.getCause()).code());
-        }
-        for (CompletableFuture<Long> f : first) {
-          assertEquals(32 << 10, f.get(20, TimeUnit.SECONDS));
-        }
+      for (CompletableFuture<Long> f : fetchAll(greedy, many)) {
+        ExecutionException e =
+            assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
+        assertEquals(ErrorCode.ERROR_CODE_BUSY, ((ProtocolException) e.getCause()).code());
       }
     }
   }
