@@ -48,8 +48,9 @@ class AgentFuzzTest {
       assertTrue(r.outcomes().getOrDefault(outcome, 0L) > 0, outcome + " in " + r.outcomes());
     }
     assertTrue(r.challenges() > 1_000, "wrong proofs answered " + r.challenges() + " challenges");
-    assertTrue(
-        r.peakBuffered() > 0 && r.peakBuffered() <= r.bufferCap(), "peak " + r.peakBuffered());
+    // Handshake frames are at most 16 KiB, which every connection may buffer outside the budget:
+    // the fuzz never reaches it (bench load does), and it must never cross it.
+    assertTrue(r.peakBuffered() <= r.bufferCap(), "peak " + r.peakBuffered());
     assertTrue(r.ok());
     assertEquals(List.of(), NettyLeaks.collect(), "Netty buffers leaked");
   }
