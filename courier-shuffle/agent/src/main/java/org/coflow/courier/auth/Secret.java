@@ -39,6 +39,20 @@ public final class Secret {
   }
 
   /**
+   * A secret an engine made (a MapReduce job's shuffle key, which Hadoop generates with 64 bits):
+   * its strength is the engine's; at least 8 bytes.
+   *
+   * @throws IllegalArgumentException for a shorter one
+   */
+  public static Secret ofEngine(byte[] key, String what) {
+    if (key == null || key.length < 8) {
+      throw new IllegalArgumentException(
+          what + " has " + (key == null ? 0 : key.length) + " bytes; at least 8 are needed");
+    }
+    return new Secret(key);
+  }
+
+  /**
    * The secret in {@code file} (its bytes, surrounding whitespace trimmed). The file must be
    * readable by its owner only: a secret others can read proves nothing.
    *

@@ -181,7 +181,7 @@ public class CourierShuffleHandler extends ShuffleHandler {
       // The job's reducers prove the same secret to this agent (identity mr:<job>).
       keys.addClient(
           Credentials.mapReduce(job.toString()),
-          Secret.of(token.getPassword(), "the job token of " + job));
+          Secret.ofEngine(token.getPassword(), "the job token of " + job));
       // Called on every container start of the application: re-registering is harmless.
       a.registry()
           .registerSecured(

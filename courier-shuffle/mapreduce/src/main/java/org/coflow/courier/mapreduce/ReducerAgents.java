@@ -102,7 +102,7 @@ public final class ReducerAgents implements AutoCloseable {
                   advertised[1], "the agent address in " + CourierShuffleHandler.AGENT_FILE),
               Credentials.of(
                   Credentials.mapReduce(jobId),
-                  Secret.of(shuffleSecret.getEncoded(), "the shuffle secret of " + jobId)));
+                  Secret.ofEngine(shuffleSecret.getEncoded(), "the shuffle secret of " + jobId)));
       return new ReducerAgents(
           local,
           port,
