@@ -75,7 +75,7 @@ public final class SecretFile {
     if (perms != null && !java.util.Collections.disjoint(perms, SHARED)) {
       throw new IllegalArgumentException(
           where
-              + ": the token file is open to group or others ("
+              + ": the file is open to group or others ("
               + PosixFilePermissions.toString(perms)
               + "), so anyone on the machine could read the secret: run chmod 600 "
               + file);

@@ -3,9 +3,7 @@ package org.coflow.courier.auth;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermission;
 import java.util.Arrays;
-import java.util.Set;
 
 /**
  * A shared secret that proves membership: a cluster secret, a Spark application's secret or a
@@ -59,29 +57,13 @@ public final class Secret {
    * @throws IllegalArgumentException naming the file and what to do
    */
   public static Secret fromFile(Path file, String key) {
+    if (!Files.isRegularFile(file)) {
+      throw new IllegalArgumentException(
+          key + ": secret file " + file + " does not exist or is not a regular file");
+    }
+    // The one check of a secret file's permissions, shared with the master's token files.
+    org.coflow.api.security.SecretFile.requirePrivate(file, key);
     try {
-      if (!Files.isRegularFile(file)) {
-        throw new IllegalArgumentException(
-            key + ": secret file " + file + " does not exist or is not a regular file");
-      }
-      try {
-        Set<PosixFilePermission> perms = Files.getPosixFilePermissions(file);
-        for (PosixFilePermission p : perms) {
-          if (p.name().startsWith("GROUP") || p.name().startsWith("OTHERS")) {
-            throw new IllegalArgumentException(
-                key
-                    + ": secret file "
-                    + file
-                    + " is accessible to its group or others ("
-                    + perms
-                    + "); run `chmod 600 "
-                    + file
-                    + "`");
-          }
-        }
-      } catch (UnsupportedOperationException e) {
-        // Not a POSIX file system: nothing to check.
-      }
       byte[] raw = Files.readAllBytes(file);
       return of(
           new String(raw, java.nio.charset.StandardCharsets.UTF_8)

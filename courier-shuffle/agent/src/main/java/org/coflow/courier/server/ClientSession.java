@@ -40,7 +40,7 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
   /** A client may not ask the agent to hold more of one stream than this for it. */
   private static final long MAX_WINDOW = 16 << 20;
 
-  /** Nor more of all its streams together than about this. */
+  /** What the first windows of one connection's streams share. */
   private static final long CONNECTION_WINDOW = 64 << 20;
 
   /** The least a stream gets, however many there are: one chunk. */
@@ -181,8 +181,9 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
               + maxStreams
               + " in flight (coflow.courier.maxStreamsPerConnection): split the request");
     }
-    // What the agent may hold for this client: per stream at most MAX_WINDOW, and all streams
-    // together about CONNECTION_WINDOW (a client that never reads cannot make it buffer more).
+    // A stream's first window: at most MAX_WINDOW, and the connection's streams share about
+    // CONNECTION_WINDOW, so that one client's many streams leave room in the agent's relay budget
+    // (which is what bounds what the agent holds; credit beyond it waits).
     int n = Math.max(1, req.getBlocksCount());
     long window =
         Math.max(
