@@ -89,11 +89,6 @@ public final class AgentServer implements AutoCloseable {
     return budget;
   }
 
-  /** Bytes reserved for streams relayed to local clients, now and at most. */
-  public MemoryBudget relayed() {
-    return relayed;
-  }
-
   public InetSocketAddress address() {
     return (InetSocketAddress) channel.localAddress();
   }

@@ -67,10 +67,6 @@ public final class TransportContext {
     this.credentials = credentials;
   }
 
-  public Credentials credentials() {
-    return credentials;
-  }
-
   public EventLoopGroup group() {
     return group;
   }
