@@ -3,6 +3,8 @@ package org.coflow.api.client;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.netty.channel.nio.NioEventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.socket.nio.NioSocketChannel;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import io.grpc.stub.StreamObserver;
@@ -67,6 +69,10 @@ public final class MasterClient implements AutoCloseable {
   private final MasterClientOptions options;
   private final Listener listener;
   private final ManagedChannel channel;
+
+  /** The client's own event loop ({@link MasterClientOptions#channelThreads}), or null. */
+  private final NioEventLoopGroup eventLoop;
+
   private final AgentServiceGrpc.AgentServiceStub stub;
   private final ScheduledExecutorService scheduler;
   private final boolean ownScheduler;
@@ -96,15 +102,21 @@ public final class MasterClient implements AutoCloseable {
   public MasterClient(MasterClientOptions options, Listener listener) {
     this.options = options;
     this.listener = listener;
-    this.channel =
+    NettyChannelBuilder builder =
         options
             .credentials()
             .apply(NettyChannelBuilder.forTarget(options.target()), options.target())
             .keepAliveTime(options.keepaliveMillis(), TimeUnit.MILLISECONDS)
             .keepAliveTimeout(options.keepaliveMillis(), TimeUnit.MILLISECONDS)
             .keepAliveWithoutCalls(true)
-            .maxInboundMessageSize(options.maxMessageBytes())
-            .build();
+            .maxInboundMessageSize(options.maxMessageBytes());
+    if (options.channelThreads() != null) {
+      eventLoop = new NioEventLoopGroup(1, options.channelThreads());
+      builder.eventLoopGroup(eventLoop).channelType(NioSocketChannel.class);
+    } else {
+      eventLoop = null;
+    }
+    this.channel = builder.build();
     this.stub = AgentServiceGrpc.newStub(channel);
     this.ownScheduler = options.scheduler() == null;
     this.scheduler =
@@ -209,6 +221,7 @@ public final class MasterClient implements AutoCloseable {
             .setDownlinkBytesPerSec(options.downlinkBytesPerSec())
             .putAllLabels(options.labels())
             .setPreviousSessionId(previousSessionId)
+            .setSharedHost(options.sharedHost())
             .build();
     stub.withDeadlineAfter(options.callTimeoutMillis(), TimeUnit.MILLISECONDS)
         .openSession(
@@ -487,6 +500,9 @@ public final class MasterClient implements AutoCloseable {
     }
     channel.shutdownNow();
     channel.awaitTermination(5, TimeUnit.SECONDS);
+    if (eventLoop != null) {
+      eventLoop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+    }
   }
 
   private static final class LocalFlow {

@@ -3,6 +3,7 @@ package org.coflow.api.client;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
 
 /**
  * How a {@link MasterClient} reaches the master and presents its host. Defaults: reports at the
@@ -19,6 +20,7 @@ public final class MasterClientOptions {
   private double uplink;
   private double downlink;
   private Map<String, String> labels = Map.of();
+  private boolean sharedHost;
   private long reportIntervalMillis;
   private long callTimeoutMillis = 5_000;
   private long initialBackoffMillis = 100;
@@ -26,6 +28,7 @@ public final class MasterClientOptions {
   private long keepaliveMillis = 10_000;
   private int maxMessageBytes = 32 << 20;
   private ScheduledExecutorService scheduler;
+  private ThreadFactory channelThreads;
   private MasterCredentials credentials = MasterCredentials.none();
 
   /**
@@ -58,6 +61,17 @@ public final class MasterClientOptions {
 
   public MasterClientOptions labels(Map<String, String> labels) {
     this.labels = Map.copyOf(labels);
+    return this;
+  }
+
+  /**
+   * Opens a shared-host session (default false): one of several processes of one host, each
+   * reporting the flows it sends (the coda-agent: one session per JVM). Shared sessions share the
+   * host id with each other, never with an exclusive session (a Courier agent); they get only
+   * per-flow schedules, and FindAgent does not return them.
+   */
+  public MasterClientOptions sharedHost(boolean sharedHost) {
+    this.sharedHost = sharedHost;
     return this;
   }
 
@@ -125,6 +139,20 @@ public final class MasterClientOptions {
     return this;
   }
 
+  /**
+   * Runs the channel's network I/O on one NIO event loop thread made by {@code threads} (instead of
+   * gRPC's shared transport threads): the coda-agent marks that thread so that its own traffic to
+   * the master is never counted or paced.
+   */
+  public MasterClientOptions channelThreads(ThreadFactory threads) {
+    this.channelThreads = threads;
+    return this;
+  }
+
+  ThreadFactory channelThreads() {
+    return channelThreads;
+  }
+
   String target() {
     return target;
   }
@@ -151,6 +179,10 @@ public final class MasterClientOptions {
 
   Map<String, String> labels() {
     return labels;
+  }
+
+  boolean sharedHost() {
+    return sharedHost;
   }
 
   long reportIntervalMillis() {

@@ -47,7 +47,9 @@ public final class StateJson {
           .name("batches")
           .value(a.batches())
           .name("watching")
-          .value(a.watching());
+          .value(a.watching())
+          .name("sharedHost")
+          .value(a.sharedHost());
       w.name("labels").beginObject();
       for (Map.Entry<String, String> e : a.labels().entrySet()) {
         w.name(e.getKey()).value(e.getValue());

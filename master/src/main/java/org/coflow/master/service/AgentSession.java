@@ -27,6 +27,13 @@ final class AgentSession {
   /** Who opened it: only the same identity may use it, or take its host over. */
   final Caller owner;
 
+  /**
+   * One of several processes of its host (the coda-agent: one session per JVM), sharing the host id
+   * with other shared sessions, never with an exclusive one (a Courier agent). FindAgent never
+   * returns it and it gets no pair schedules, only its own flows' schedules.
+   */
+  final boolean sharedHost;
+
   /** Guarded: the session's flows by their flow id. */
   final Map<Long, FlowRecord> flows = new HashMap<>();
 
@@ -66,7 +73,8 @@ final class AgentSession {
       double downlink,
       Map<String, String> labels,
       long openedMillis,
-      Caller owner) {
+      Caller owner,
+      boolean sharedHost) {
     this.id = id;
     this.hostId = hostId;
     this.dataAddress = dataAddress;
@@ -76,10 +84,11 @@ final class AgentSession {
     this.labels = labels;
     this.openedMillis = openedMillis;
     this.owner = owner;
+    this.sharedHost = sharedHost;
   }
 
   @Override
   public String toString() {
-    return "session " + id + " (host " + hostId + ")";
+    return "session " + id + " (host " + hostId + (sharedHost ? ", shared" : "") + ")";
   }
 }

@@ -33,7 +33,7 @@ public record MasterSnapshot(
   /**
    * A registered agent: the registry entry of its host. Its {@code sessionId} is what the agent's
    * calls name and what lets it reclaim its host: a secret, never published (the HTTP API leaves it
-   * out).
+   * out). {@code sharedHost}: one of several sessions of its host (a coda-agent's, one per JVM).
    */
   public record Agent(
       String hostId,
@@ -47,7 +47,8 @@ public record MasterSnapshot(
       long silentMs,
       int flows,
       long batches,
-      boolean watching) {}
+      boolean watching,
+      boolean sharedHost) {}
 
   /** A host (a port of the fabric) with its capacities and traffic. */
   public record Host(

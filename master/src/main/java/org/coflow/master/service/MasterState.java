@@ -37,7 +37,13 @@ final class MasterState {
 
   private final List<String> unregistered = new ArrayList<>();
   private final Map<String, AgentSession> sessions = new LinkedHashMap<>();
+
+  /** The exclusive session of each host id it holds (shared-host sessions are never here). */
   private final Map<String, AgentSession> byHost = new HashMap<>();
+
+  /** Live shared-host sessions per host id (a host id is in this map or in byHost, never both). */
+  private final Map<String, Integer> sharedByHost = new HashMap<>();
+
   private final Map<String, Integer> sessionsByPeer = new HashMap<>();
   private final Map<String, RegisteredCoflow> coflows = new LinkedHashMap<>();
   private List<FlowRecord> dirty = new ArrayList<>();
@@ -57,18 +63,52 @@ final class MasterState {
   }
 
   /**
-   * Opens a session for {@code caller}. A host id held by a live session is taken over only by the
-   * same agent (it names that session) or the same client certificate.
+   * Opens a session for {@code caller}. A host id held by a live exclusive session is taken over
+   * only by the same agent (it names that session) or the same client certificate. A shared-host
+   * session ({@code shared_host}) joins the shared sessions of its host id, however many there are,
+   * and never takes one over ({@code previous_session_id} is ignored); a host id is held by one
+   * exclusive session or by shared ones, never by both.
    *
    * @throws StatusException ALREADY_EXISTS for a host or engine address another live session holds,
-   *     RESOURCE_EXHAUSTED past maxHosts or maxSessionsPerPeer, INVALID_ARGUMENT or
-   *     FAILED_PRECONDITION for a malformed request
+   *     or a host the other kind of session holds; RESOURCE_EXHAUSTED past maxHosts or
+   *     maxSessionsPerPeer, INVALID_ARGUMENT or FAILED_PRECONDITION for a malformed request
    */
   synchronized AgentSession open(OpenSessionRequest req, Caller caller, long nowNanos)
       throws StatusException {
     RequestChecks.open(req, limits);
     String host = req.getHostId();
-    AgentSession previous = byHost.get(host);
+    boolean shared = req.getSharedHost();
+    AgentSession exclusive = byHost.get(host);
+    int sharers = sharedByHost.getOrDefault(host, 0);
+    if (shared && exclusive != null) {
+      throw Status.ALREADY_EXISTS
+          .withDescription(
+              "host '"
+                  + host
+                  + "' is held by an exclusive session (a Courier agent, last report "
+                  + (nowNanos - exclusive.lastSeenNanos) / 1_000_000
+                  + " ms ago): a shared-host session (shared_host, one per JVM as the coda-agent "
+                  + "opens) cannot join it. Run either a Courier agent or coda-agents on a host, "
+                  + "not both, or give them different host ids")
+          .asException();
+    }
+    if (!shared && sharers > 0) {
+      throw Status.ALREADY_EXISTS
+          .withDescription(
+              "host '"
+                  + host
+                  + "' is held by "
+                  + sharers
+                  + " shared-host session(s) (coda-agents, one per JVM): an exclusive session (a "
+                  + "Courier agent) cannot take a host they share. Stop the coda-agents of this "
+                  + "host first (their sessions end when they close, or expire after "
+                  + "coflow.master.sessionTimeout="
+                  + sessionTimeoutNanos / 1_000_000
+                  + " ms), open this session with shared_host set, or give this agent another "
+                  + "host id")
+          .asException();
+    }
+    AgentSession previous = shared ? null : exclusive;
     if (previous != null && !mayReplace(previous, req, caller)) {
       throw Status.ALREADY_EXISTS
           .withDescription(
@@ -84,9 +124,12 @@ final class MasterState {
                   + " ms); if another agent uses this host id, give each agent its own")
           .asException();
     }
-    if (!req.getEngineAddress().isEmpty()) {
+    if (!shared && !req.getEngineAddress().isEmpty()) {
+      // Shared sessions are never found by engine address: only exclusive ones claim one.
       for (AgentSession s : sessions.values()) {
-        if (s.engineAddress.equals(req.getEngineAddress()) && !s.hostId.equals(host)) {
+        if (!s.sharedHost
+            && s.engineAddress.equals(req.getEngineAddress())
+            && !s.hostId.equals(host)) {
           throw Status.ALREADY_EXISTS
               .withDescription(
                   "engine address '"
@@ -129,11 +172,16 @@ final class MasterState {
             req.getDownlinkBytesPerSec(),
             Map.copyOf(req.getLabelsMap()),
             System.currentTimeMillis(),
-            caller);
+            caller,
+            shared);
     s.lastSeenNanos = nowNanos;
     hosts.add(host);
     sessions.put(s.id, s);
-    byHost.put(s.hostId, s);
+    if (shared) {
+      sharedByHost.merge(host, 1, Integer::sum);
+    } else {
+      byHost.put(s.hostId, s);
+    }
     sessionsByPeer.merge(caller.peerKey(), 1, Integer::sum);
     sessionsChanged = true;
     return s;
@@ -433,8 +481,9 @@ final class MasterState {
   }
 
   /**
-   * The live session serving a host, by engine address or host id (exactly one non-empty); the most
-   * recently opened one when several agents claimed the same engine address.
+   * The live exclusive session serving a host, by engine address or host id (exactly one
+   * non-empty); the most recently opened one when several agents claimed the same engine address.
+   * Shared-host sessions are never returned.
    */
   synchronized AgentSession find(String engineAddress, String hostId) throws StatusException {
     limits.name("engine_address", engineAddress);
@@ -453,7 +502,8 @@ final class MasterState {
     AgentSession found = null;
     if (byEngine) {
       for (AgentSession s : sessions.values()) {
-        if (engineAddress.equals(s.engineAddress)
+        if (!s.sharedHost
+            && engineAddress.equals(s.engineAddress)
             && (found == null || s.openedMillis >= found.openedMillis)) {
           found = s;
         }
@@ -466,7 +516,11 @@ final class MasterState {
           .withDescription(
               "no live agent session has "
                   + (byEngine ? "engine address '" + engineAddress : "host id '" + hostId)
-                  + "'; is the host's agent running and connected?")
+                  + "'; is the host's agent running and connected?"
+                  + (!byEngine && sharedByHost.containsKey(hostId)
+                      ? " (the host has only shared-host sessions, of coda-agents, which serve"
+                          + " no data and are never found)"
+                      : ""))
           .asException();
     }
     return found;
@@ -494,7 +548,8 @@ final class MasterState {
               (nowNanos - s.lastSeenNanos) / 1_000_000,
               s.flows.size(),
               s.batches,
-              stream != null && stream.isOpen()));
+              stream != null && stream.isOpen(),
+              s.sharedHost));
     }
     return out;
   }
@@ -503,7 +558,9 @@ final class MasterState {
     s.closed = true;
     s.closeReason = reason;
     sessions.remove(s.id);
-    if (byHost.get(s.hostId) == s) {
+    if (s.sharedHost) {
+      sharedByHost.computeIfPresent(s.hostId, (k, n) -> n == 1 ? null : n - 1);
+    } else if (byHost.get(s.hostId) == s) {
       byHost.remove(s.hostId);
     }
     hosts.release(s.hostId);

@@ -97,14 +97,29 @@ final class ModelSync {
     return t;
   }
 
-  /** The agents' declared capacities (0 = default) for their hosts' ports. */
+  /**
+   * The agents' declared capacities (0 = default) for their hosts' ports; where several sessions
+   * share a host (shared-host sessions), the largest declared uplink and downlink.
+   */
   void sessions(List<AgentSession> sessions) {
     Arrays.fill(sessionHeld, false);
     for (AgentSession s : sessions) {
-      int p = port(s.hostId);
+      int p = port(s.hostId); // may grow sessionHeld: not inlined into the index
       sessionHeld[p] = true;
-      double up = s.uplink > 0 ? s.uplink : defaultCapacity;
-      double down = s.downlink > 0 ? s.downlink : defaultCapacity;
+    }
+    double[] declaredUp = new double[hosts.size()];
+    double[] declaredDown = new double[hosts.size()];
+    for (AgentSession s : sessions) {
+      int p = ports.get(s.hostId);
+      declaredUp[p] = Math.max(declaredUp[p], s.uplink);
+      declaredDown[p] = Math.max(declaredDown[p], s.downlink);
+    }
+    for (int p = 0; p < declaredUp.length; p++) {
+      if (!sessionHeld[p]) {
+        continue;
+      }
+      double up = declaredUp[p] > 0 ? declaredUp[p] : defaultCapacity;
+      double down = declaredDown[p] > 0 ? declaredDown[p] : defaultCapacity;
       if (uplink[p] != up || downlink[p] != down) {
         uplink[p] = up;
         downlink[p] = down;

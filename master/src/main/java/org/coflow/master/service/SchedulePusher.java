@@ -3,7 +3,6 @@ package org.coflow.master.service;
 import io.grpc.Status;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
 import org.coflow.api.model.PolicyType;
@@ -12,9 +11,10 @@ import org.coflow.master.policy.Schedule;
 
 /**
  * Turns a round's schedule into per-agent updates holding only what changed for each agent: its
- * flows' rates and priorities, and the summed rate and best priority per destination host of the
- * flows its host sends (the unified flows of Courier Alg. 2). An agent whose stream is new, or
- * could not take the previous update, gets its whole schedule instead.
+ * flows' rates and priorities, and, for a host's exclusive session, the summed rate and best
+ * priority per destination host of the flows its host sends (the unified flows of Courier Alg. 2);
+ * shared-host sessions get only their own flows. An agent whose stream is new, or could not take
+ * the previous update, gets its whole schedule instead.
  *
  * <p>Scheduling thread only.
  */
@@ -52,8 +52,9 @@ final class SchedulePusher {
   /**
    * @param model the model {@code schedule} was computed on (its active records and host names)
    * @param removed records whose flows left the model this round
-   * @param sessions every live session, by host id
-   * @param sessionByPort the live session of each port's host, or null
+   * @param sessions every live session (several shared-host sessions may name one host)
+   * @param sessionByPort the live exclusive session of each port's host, or null: the one that gets
+   *     the pair schedules of the flows its host sends
    * @param allocatedSend receives the summed rates out of each port (length = ports)
    * @param allocatedReceive receives the summed rates into each port
    */
@@ -61,14 +62,14 @@ final class SchedulePusher {
       Schedule schedule,
       ModelSync model,
       List<FlowRecord> removed,
-      Map<String, AgentSession> sessions,
+      List<AgentSession> sessions,
       AgentSession[] sessionByPort,
       double[] allocatedSend,
       double[] allocatedReceive,
       long epoch,
       String policy,
       PolicyType type) {
-    for (AgentSession s : sessions.values()) {
+    for (AgentSession s : sessions) {
       ScheduleStream stream = s.stream;
       if (stream != s.pushedTo || s.sendFailed) {
         s.pushedTo = stream;
@@ -105,7 +106,7 @@ final class SchedulePusher {
       r.pushed = false;
     }
     diffPairs(model, sessionByPort);
-    for (AgentSession s : sessions.values()) {
+    for (AgentSession s : sessions) {
       if (s.needFull) {
         if (send(s, s.buffer.take(), true, epoch, policy, type)) {
           s.needFull = false;
@@ -120,7 +121,7 @@ final class SchedulePusher {
       if (backlog.get() >= MAX_BACKLOG) {
         // The transport is slower than the rounds: drop this round's updates rather than queue
         // stale ones; their agents get full schedules once the sender catches up.
-        for (AgentSession s : sessions.values()) {
+        for (AgentSession s : sessions) {
           s.sendFailed = true;
         }
         dropped.incrementAndGet();

@@ -3,9 +3,7 @@ package org.coflow.master.service;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
@@ -42,7 +40,10 @@ final class SchedulerLoop {
   private final List<FlowRecord> removed = new ArrayList<>();
   private SchedulingPolicy policy;
   private volatile SchedulingPolicy current;
-  private Map<String, AgentSession> sessionsByHost = new HashMap<>();
+
+  /** Every live session (several shared-host sessions may name one host). */
+  private List<AgentSession> sessions = List.of();
+
   private AgentSession[] sessionByPort = new AgentSession[0];
   private long startNanos;
   private long dueNanos;
@@ -180,7 +181,7 @@ final class SchedulerLoop {
       failures.incrementAndGet();
       LOG.error(
           "scheduling round {} failed; every agent gets a full schedule next round", round + 1, e);
-      pusher.abandonRound(sessionsByHost.values());
+      pusher.abandonRound(sessions);
       removed.clear();
     }
     double ms = (System.nanoTime() - t0) / 1e6;
@@ -197,11 +198,7 @@ final class SchedulerLoop {
       pusher.closed(s);
     }
     if (changes.sessions != null) {
-      Map<String, AgentSession> byHost = new HashMap<>();
-      for (AgentSession s : changes.sessions) {
-        byHost.put(s.hostId, s);
-      }
-      sessionsByHost = byHost;
+      sessions = changes.sessions;
       model.sessions(changes.sessions);
     }
     if (changes.coflows != null) {
@@ -233,8 +230,9 @@ final class SchedulerLoop {
     int ports = model.hosts().size();
     if (sessionByPort.length != ports || changes.sessions != null) {
       sessionByPort = new AgentSession[ports];
-      for (AgentSession s : sessionsByHost.values()) {
-        int port = model.portOf(s.hostId);
+      for (AgentSession s : sessions) {
+        // Pair schedules go to a host's exclusive session only; shared ones get flow schedules.
+        int port = s.sharedHost ? -1 : model.portOf(s.hostId);
         if (port >= 0) {
           sessionByPort[port] = s;
         }
@@ -246,7 +244,7 @@ final class SchedulerLoop {
         schedule,
         model,
         removed,
-        sessionsByHost,
+        sessions,
         sessionByPort,
         allocatedSend,
         allocatedReceive,

@@ -1,0 +1,300 @@
+package org.coflow.coda.flow;
+
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.coflow.coda.bootstrap.CodaHooks;
+import org.coflow.coda.pace.TokenBucket;
+
+/**
+ * The agent's view of the JVM's TCP connections: what the instrumented I/O calls report lands here
+ * ({@link CodaHooks.Listener}), and the reporter reads it ({@link #sweep}). Pacing lives here too:
+ * a flow past Aalo's first queue whose rate the master set spends tokens of its {@link
+ * TokenBucket}; a blocking write waits for them, a non-blocking one gets only what is there.
+ */
+public final class Connections implements CodaHooks.Listener {
+  /** A held blocking writer wakes at least this often to see a rate lifted or cleared. */
+  private static final long MAX_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+  /**
+   * The least a paced write is given (or the whole write when smaller): smaller grants would make a
+   * writer come back for a few bytes at a time, which is a spin by another name.
+   */
+  private static final long QUANTUM = 16 * 1024;
+
+  private final Map<Object, Connection> table = new ConcurrentHashMap<>();
+  private final FlowIds ids = new FlowIds();
+  private final long gapNanos;
+  private final long firstQueue;
+  private final ScheduledExecutorService timer;
+
+  /**
+   * @param gapMillis idle gap that ends a flow
+   * @param firstQueue bytes a flow sends before its pace applies
+   * @param timer an agent thread that sets dropped OP_WRITE interests again
+   */
+  public Connections(long gapMillis, long firstQueue, ScheduledExecutorService timer) {
+    this.gapNanos = TimeUnit.MILLISECONDS.toNanos(gapMillis);
+    this.firstQueue = firstQueue;
+    this.timer = timer;
+  }
+
+  /** Connections held (for tests and the log). */
+  public int size() {
+    return table.size();
+  }
+
+  @Override
+  public long writeBudget(Object owner, long want, boolean blocking) {
+    Connection c = table.get(owner);
+    if (c == null) {
+      return Long.MAX_VALUE;
+    }
+    while (true) {
+      long now = System.nanoTime();
+      long wait;
+      synchronized (c) {
+        OutFlow f = c.current;
+        if (f == null || f.pace == null || f.bytes < firstQueue || now - f.lastNanos > gapNanos) {
+          return Long.MAX_VALUE;
+        }
+        long quantum = Math.min(want, QUANTUM);
+        long have = f.pace.available(now);
+        if (have >= quantum) {
+          return blocking ? Long.MAX_VALUE : Math.min(have, want);
+        }
+        wait = f.pace.nanosUntil(quantum, now);
+        if (wait < 0 || wait > MAX_WAIT_NANOS) {
+          wait = MAX_WAIT_NANOS;
+        }
+        if (!blocking) {
+          c.heldUntilNanos = now + Math.max(wait, 100_000);
+          return 0;
+        }
+      }
+      LockSupport.parkNanos(wait);
+    }
+  }
+
+  @Override
+  public void written(Object owner, long n) {
+    Connection c = connection(owner);
+    if (c == null) {
+      return;
+    }
+    long now = System.nanoTime();
+    synchronized (c) {
+      OutFlow f = c.flowFor(now, gapNanos, ids, System.currentTimeMillis());
+      f.add(n, now, c.label());
+      if (f.pace != null) {
+        f.pace.spend(n, now);
+      }
+    }
+  }
+
+  @Override
+  public void received(Object owner, ByteBuffer buf, int from, int n) {
+    Connection c = connection(owner);
+    if (c != null) {
+      synchronized (c) {
+        c.received += n;
+        if (c.sniffer.active()) {
+          c.sniffer.accept(buf, from, n);
+        }
+      }
+    }
+  }
+
+  @Override
+  public void received(Object owner, byte[] b, int off, int n) {
+    Connection c = connection(owner);
+    if (c != null) {
+      synchronized (c) {
+        c.received += n;
+        if (c.sniffer.active()) {
+          c.sniffer.accept(b, off, n);
+        }
+      }
+    }
+  }
+
+  @Override
+  public void received(Object owner, long n) {
+    Connection c = connection(owner);
+    if (c != null) {
+      synchronized (c) {
+        c.received += n;
+      }
+    }
+  }
+
+  @Override
+  public void closed(Object owner) {
+    Connection c = table.get(owner);
+    if (c != null) {
+      synchronized (c) {
+        c.closed = true;
+        c.finishCurrent();
+      }
+    }
+  }
+
+  @Override
+  public int interestOps(Object channel, Object key, int ops) {
+    Connection c = table.get(channel);
+    if (c == null) {
+      return ops;
+    }
+    long delay;
+    synchronized (c) {
+      delay = c.heldUntilNanos - System.nanoTime();
+      if (delay <= 0) {
+        return ops;
+      }
+      if (c.heldKey != null) {
+        return ops & ~SelectionKey.OP_WRITE;
+      }
+      c.heldKey = key;
+    }
+    timer.schedule(() -> release(c), delay, TimeUnit.NANOSECONDS);
+    return ops & ~SelectionKey.OP_WRITE;
+  }
+
+  /** Sets the OP_WRITE interest the agent dropped, and wakes the selector to see it. */
+  private void release(Connection c) {
+    SelectionKey key;
+    synchronized (c) {
+      key = (SelectionKey) c.heldKey;
+      c.heldKey = null;
+      c.heldUntilNanos = 0;
+    }
+    if (key != null && key.isValid()) {
+      try {
+        key.interestOpsOr(SelectionKey.OP_WRITE);
+        key.selector().wakeup();
+      } catch (RuntimeException e) {
+        // the key was cancelled meanwhile: nothing is waiting for it any more
+      }
+    }
+  }
+
+  /**
+   * Sets the pace of the flows the master scheduled ({@code rates}: flow id → bytes/s) and clears
+   * it from every other flow; an empty map clears all (no master, no pacing).
+   */
+  public void pace(Map<Long, Double> rates) {
+    long now = System.nanoTime();
+    for (Connection c : table.values()) {
+      synchronized (c) {
+        OutFlow f = c.current;
+        if (f == null) {
+          continue;
+        }
+        Double r = rates.get(f.id);
+        if (r == null) {
+          f.pace = null;
+        } else if (f.pace == null) {
+          f.pace = new TokenBucket(r, now);
+        } else if (f.pace.rate() != r) {
+          f.pace.setRate(r, now);
+        }
+      }
+    }
+  }
+
+  /**
+   * The reporter's pass: ends flows idle past the gap, forgets closed connections, and returns
+   * every flow that changed (finished ones last time they appear).
+   */
+  public List<FlowView> sweep(long minBytes) {
+    long now = System.nanoTime();
+    List<FlowView> out = new ArrayList<>();
+    for (Connection c : table.values()) {
+      synchronized (c) {
+        if (c.current != null && now - c.current.lastNanos > gapNanos) {
+          c.finishCurrent();
+        }
+        if (!c.closed && !isOpen(c.owner)) {
+          c.closed = true;
+          c.finishCurrent();
+        }
+        for (OutFlow f : c.done) {
+          if (f.reported) {
+            out.add(FlowView.of(c, f));
+          }
+        }
+        c.done.clear();
+        OutFlow f = c.current;
+        if (f != null && f.bytes >= minBytes) {
+          if (!f.reported) {
+            f.reported = true;
+            f.reportedLabel = f.majorityLabel();
+          }
+          out.add(FlowView.of(c, f));
+        }
+        if (c.closed) {
+          table.remove(c.owner);
+        }
+      }
+    }
+    return out;
+  }
+
+  private Connection connection(Object owner) {
+    if (owner == null) {
+      return null;
+    }
+    Connection c = table.get(owner);
+    if (c != null) {
+      return c;
+    }
+    InetSocketAddress[] ends = endpoints(owner);
+    if (ends == null) {
+      return null;
+    }
+    return table.computeIfAbsent(
+        owner, o -> new Connection(o, ends[0], ends[1], System.currentTimeMillis()));
+  }
+
+  /** {local, remote}, or null for what is not a connected TCP socket (Unix sockets, UDP). */
+  private static InetSocketAddress[] endpoints(Object owner) {
+    SocketAddress l;
+    SocketAddress r;
+    try {
+      if (owner instanceof SocketChannel) {
+        SocketChannel ch = (SocketChannel) owner;
+        l = ch.getLocalAddress();
+        r = ch.getRemoteAddress();
+      } else if (owner instanceof Socket) {
+        Socket s = (Socket) owner;
+        l = s.getLocalSocketAddress();
+        r = s.getRemoteSocketAddress();
+      } else {
+        return null;
+      }
+    } catch (Exception e) {
+      return null;
+    }
+    if (l instanceof InetSocketAddress && r instanceof InetSocketAddress) {
+      return new InetSocketAddress[] {(InetSocketAddress) l, (InetSocketAddress) r};
+    }
+    return null;
+  }
+
+  private static boolean isOpen(Object owner) {
+    if (owner instanceof SocketChannel) {
+      return ((SocketChannel) owner).isOpen();
+    }
+    return !(owner instanceof Socket) || !((Socket) owner).isClosed();
+  }
+}
