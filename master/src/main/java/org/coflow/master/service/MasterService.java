@@ -41,7 +41,7 @@ public final class MasterService implements AutoCloseable {
    *
    * @throws IllegalArgumentException naming the key and value for a bad ε/τ or metric file
    */
-  static CoflowIdentifier identifier(Config config) {
+  public static CoflowIdentifier identifier(Config config) {
     if (config.get(MasterConfig.IDENTIFY_MODE).equals("attribute")) {
       return new AttributeIdentifier(config.get(MasterConfig.IDENTIFY_ATTRIBUTE));
     }

@@ -1,0 +1,86 @@
+package org.coflow.bench.identify;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.ToLongFunction;
+import org.coflow.api.model.Flow;
+import org.coflow.master.identify.Accuracy;
+import org.coflow.master.identify.CoflowIdentifier;
+import org.coflow.master.policy.CoflowExtension;
+
+/**
+ * Scores a master's identification on real flows: wraps the identifier the master runs, passes
+ * every call through unchanged, and keeps, for each flow it identified, the coflow it found and the
+ * true coflow the coda-agent read from the engine's own messages (the {@value #LABEL} attribute,
+ * which the wrapped identifier never gets to see: it is removed from the arrivals it is handed).
+ * Flows without a label are not scored.
+ */
+public final class LabelScore implements CoflowIdentifier {
+  /** The attribute the coda-agent puts the engine's label in. */
+  public static final String LABEL = "label.coflow";
+
+  private final CoflowIdentifier delegate;
+  private final Map<Long, String> found = new HashMap<>();
+  private final Map<Long, String> truth = new HashMap<>();
+
+  public LabelScore(CoflowIdentifier delegate) {
+    this.delegate = delegate;
+  }
+
+  @Override
+  public List<String> identify(List<Arrival> arrivals, long roundMillis) {
+    List<Arrival> blind = new java.util.ArrayList<>(arrivals.size());
+    for (Arrival a : arrivals) {
+      Map<String, String> attrs = new HashMap<>(a.attributes());
+      attrs.remove(LABEL);
+      blind.add(
+          new Arrival(
+              a.handle(),
+              a.reporter(),
+              a.flowId(),
+              a.srcHost(),
+              a.dstHost(),
+              a.startMillis(),
+              attrs));
+    }
+    List<String> ids = delegate.identify(blind, roundMillis);
+    synchronized (this) {
+      for (int i = 0; i < arrivals.size(); i++) {
+        String label = arrivals.get(i).attributes().get(LABEL);
+        if (label != null) {
+          found.put(arrivals.get(i).handle(), ids.get(i));
+          truth.put(arrivals.get(i).handle(), label);
+        }
+      }
+    }
+    return ids;
+  }
+
+  @Override
+  public void departed(long handle) {
+    delegate.departed(handle);
+  }
+
+  @Override
+  public CoflowExtension extension(ToLongFunction<Flow> handleOf) {
+    return delegate.extension(handleOf);
+  }
+
+  /** Precision and recall (CODA's definitions, {@link Accuracy}) over the labelled flows so far. */
+  public synchronized Accuracy accuracy() {
+    Map<String, Long> clusters = new HashMap<>();
+    Map<Long, Long> ids = new HashMap<>();
+    for (Map.Entry<Long, String> e : found.entrySet()) {
+      ids.put(e.getKey(), clusters.computeIfAbsent(e.getValue(), k -> (long) clusters.size()));
+    }
+    return Accuracy.of(ids, truth);
+  }
+
+  /** Labelled flows identified so far, per true coflow. */
+  public synchronized Map<String, Integer> flowsPerLabel() {
+    Map<String, Integer> n = new HashMap<>();
+    truth.values().forEach(l -> n.merge(l, 1, Integer::sum));
+    return n;
+  }
+}
