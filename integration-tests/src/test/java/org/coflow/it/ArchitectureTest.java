@@ -25,6 +25,8 @@ class ArchitectureTest {
     "courier-shuffle/agent",
     "courier-shuffle/spark",
     "courier-shuffle/mapreduce",
+    "coda-agent/bootstrap",
+    "coda-agent/agent",
     "cli",
     "bench",
     "mapreduce-it"
@@ -110,6 +112,43 @@ class ArchitectureTest {
   }
 
   @Test
+  void theCodaAgentKnowsNoEngineAndNoOtherComponent() {
+    noClasses()
+        .that()
+        .resideInAPackage("org.coflow.coda..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "org.apache.spark..", "org.apache.hadoop..", "org.coflow.master..", COURIER[0])
+        .because(
+            "the coda-agent loads into any JVM: it sees sockets, not engines, and meets the master "
+                + "only in coflow-api's protocol")
+        .check(classes);
+    noClasses()
+        .that()
+        .resideOutsideOfPackage("org.coflow.coda..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("org.coflow.coda..")
+        .because("the coda-agent is a jar users load with -javaagent; nothing builds on it")
+        .check(classes);
+  }
+
+  @Test
+  void theCodaBootstrapNeedsOnlyTheJdksBaseModule() {
+    com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes()
+        .that()
+        .resideInAPackage("org.coflow.coda.bootstrap..")
+        .should()
+        .onlyDependOnClassesThat()
+        .resideInAnyPackage("java.lang..", "java.nio..", "org.coflow.coda.bootstrap..")
+        .because(
+            "the bootstrap class loader, which loads these for the JDK's socket classes, sees "
+                + "nothing else")
+        .check(classes);
+  }
+
+  @Test
   void theApiImportsNoneOfOurModules() {
     noClasses()
         .that()
@@ -188,6 +227,7 @@ class ArchitectureTest {
           "org.coflow.api.(*)..",
           "org.coflow.master.(*)..",
           "org.coflow.courier.(*)..",
+          "org.coflow.coda.(*)..",
           "org.coflow.bench.(*)..",
           "org.coflow.mr.(*).."
         }) {

@@ -101,6 +101,21 @@ final class BenchCommand {
       requests, no dribblers, 4 attacker addresses.
       --keep leaves the run's directory (with the agent's log, agent.log) in place.
 
+             coflow bench coda-agent [--connections N] [--seconds S] [--rounds R] [--json]
+
+      bench coda-agent: what the coda-agent (-javaagent) costs a JVM that keeps N loopback TCP
+      connections full (one NIO selector thread writing 64 KiB direct buffers without blocking,
+      one reading and discarding). A master runs in this process; each round runs that JVM twice,
+      back to back and in alternating order, plain and with
+      -javaagent:coda-agent/agent/target/coda-agent.jar=master=127.0.0.1:PORT,hostId=bench-host
+      (the master's hosts have 1 Tbit/s, so its pace never binds). Fails unless the agent
+      started, reached the master and the master saw a flow per connection. Prints per round the
+      throughput and process CPU per GB in the measured window (after 1 s of warm-up) without and
+      with the agent, then the medians of the rounds' throughput_ratio (with/without, goal >=
+      0.99) and cpu_overhead (CPU per byte with/without - 1, goal <= 1%), CODA's §5.2 figures.
+      Needs the agent jar: mvn -q package -pl coda-agent/bootstrap,coda-agent/agent -DskipTests.
+      Defaults: 128 connections, 5 s, 3 rounds.
+
       bench sim: replays the whole trace (or its first N coflows) under every policy and prints each
       run's table followed by a summary: average and p95 CCT normalised to fair sharing
       and to the isolated lower bound, the speedup over fair sharing, and each run's wall
@@ -140,11 +155,14 @@ final class BenchCommand {
     if (argv[0].equals("load")) {
       return AgentLoadCommand.run(rest, out, err);
     }
+    if (argv[0].equals("coda-agent")) {
+      return CodaAgentBenchCommand.run(rest, home, out, err);
+    }
     if (!argv[0].equals("sim")) {
       throw new UsageException(
           "coflow bench: unknown benchmark '"
               + argv[0]
-              + "'; benchmarks: sim, master, agent, tpcds, swim, identify, fuzz, load");
+              + "'; benchmarks: sim, master, agent, tpcds, swim, identify, fuzz, load, coda-agent");
     }
     Args a =
         Args.parse(

@@ -32,6 +32,8 @@ final class DemoCommand {
       """
       Usage: coflow demo [--policy NAME] [--link-rate RATE] [--large SIZE] [--small SIZE]
                          [--delay S] [--http-port N] [--json]
+             coflow demo --dark [...]   the same jobs with Spark's own shuffle and the
+                                        coda-agent (coflow demo --dark --help)
 
       Runs a real Spark application (spark-submit --master 'local-cluster[2,4,1024]', our jar
       added as the README says) that shuffles a large and a small data set at the same time,
@@ -80,11 +82,21 @@ final class DemoCommand {
         Args.parse(
             "coflow demo",
             argv,
-            Set.of("policy", "link-rate", "large", "small", "delay", "http-port"),
-            Set.of("json", "help"));
+            Set.of("policy", "link-rate", "large", "small", "delay", "http-port", "first-queue"),
+            Set.of("json", "help", "dark"));
+    if (a.has("dark")) {
+      if (a.has("help")) {
+        out.print(DarkDemo.HELP);
+        return 0;
+      }
+      return DarkDemo.run(a, home, out, err);
+    }
     if (a.has("help")) {
       out.print(HELP);
       return 0;
+    }
+    if (a.has("first-queue")) {
+      throw new UsageException("coflow demo: --first-queue goes with --dark");
     }
     String policy = a.get("policy", "aalo");
     long large;

@@ -47,13 +47,22 @@ final class SparkSubmit {
 
   /** The command line up to the application: spark-submit, the cluster, our jar and manager. */
   List<String> command(String master) {
+    List<String> cmd = stockShuffleCommand(master);
+    cmd.addAll(3, List.of("--conf", "spark.shuffle.manager=" + MANAGER));
+    return cmd;
+  }
+
+  /**
+   * The command line with Spark's own shuffle: our jar only on the class paths (for listeners such
+   * as {@code ShuffleTimes}), as in {@code demo --dark}, where the coda-agent watches Spark's own
+   * shuffle.
+   */
+  List<String> stockShuffleCommand(String master) {
     return new ArrayList<>(
         List.of(
             venv.resolve("bin/spark-submit").toString(),
             "--master",
             master,
-            "--conf",
-            "spark.shuffle.manager=" + MANAGER,
             "--conf",
             "spark.driver.extraClassPath=" + jar,
             "--conf",

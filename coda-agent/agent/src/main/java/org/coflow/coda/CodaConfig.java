@@ -91,6 +91,18 @@ public final class CodaConfig {
               .since(V)
               .build());
 
+  public static final ConfigKey<Long> COORDINATION_WAIT_MS =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.coda.coordinationWait", ConfigType.DURATION_MS)
+              .defaultValue(500L)
+              .doc(
+                  "Past its first queue, a flow without a rate yet waits at most this long for the "
+                      + "master's first schedule (Aalo: beyond the first queue flows wait for "
+                      + "coordination). Only while a master session is live; 0: never wait.")
+              .check(v -> v >= 0 && v <= 10_000, "between 0 and 10 s")
+              .since(V)
+              .build());
+
   public static final ConfigKey<Boolean> PACE =
       REGISTRY.add(
           ConfigKey.builder("coflow.coda.pace", ConfigType.BOOLEAN)

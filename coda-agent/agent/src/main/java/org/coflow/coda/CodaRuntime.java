@@ -18,8 +18,11 @@ import org.coflow.coda.report.Reporter;
  * Loaded only once the bootstrap part is on the bootstrap class path ({@link CodaAgent}).
  */
 final class CodaRuntime {
-  /** How often flows are swept when no master sets the interval. */
-  private static final long SWEEP_MILLIS = 100;
+  /**
+   * How often connections are swept for new flows: a new flow is reported at once (not at the next
+   * interval Δ), so that its rate comes back soon.
+   */
+  private static final long SWEEP_MILLIS = 20;
 
   private static boolean instrumented;
   private static CodaRuntime current;
@@ -31,7 +34,11 @@ final class CodaRuntime {
     ThreadFactory threads = agentThreads("coda-agent");
     this.timer = Executors.newSingleThreadScheduledExecutor(threads);
     Connections connections =
-        new Connections(c.get(CodaConfig.FLOW_GAP_MS), c.get(CodaConfig.FIRST_QUEUE_BYTES), timer);
+        new Connections(
+            c.get(CodaConfig.FLOW_GAP_MS),
+            c.get(CodaConfig.FIRST_QUEUE_BYTES),
+            c.get(CodaConfig.PACE) ? c.get(CodaConfig.COORDINATION_WAIT_MS) : 0,
+            timer);
     this.reporter = new Reporter(c, connections, timer, agentThreads("coda-agent-grpc"));
     CodaHooks.install(connections);
   }
@@ -48,7 +55,7 @@ final class CodaRuntime {
       instrumented = true;
     }
     long interval = c.get(CodaConfig.REPORT_INTERVAL_MS);
-    r.reporter.start(interval > 0 ? interval : SWEEP_MILLIS);
+    r.reporter.start(interval > 0 ? Math.min(interval, SWEEP_MILLIS) : SWEEP_MILLIS);
     current = r;
     Runtime.getRuntime().addShutdownHook(agentThreads("coda-agent-exit").newThread(r::stop));
     CodaLog.info(

@@ -333,6 +333,21 @@ public final class MasterClient implements AutoCloseable {
     }
   }
 
+  /**
+   * Sends what changed now rather than at the next interval, for a new flow the master should
+   * schedule soon; the periodic reports go on as before. Does nothing while disconnected.
+   */
+  public void reportNow() {
+    scheduler.execute(
+        () -> {
+          if (!closed && connected && reports != null && reports.isReady()) {
+            for (ReportBatch b : batches()) {
+              reports.onNext(b);
+            }
+          }
+        });
+  }
+
   private void tick(int gen) {
     if (gen != generation || closed) {
       return;

@@ -32,21 +32,38 @@ public final class Connections implements CodaHooks.Listener {
    */
   private static final long QUANTUM = 16 * 1024;
 
+  /** How often a flow waiting for its first rate looks again. */
+  private static final long COORDINATION_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+
   private final Map<Object, Connection> table = new ConcurrentHashMap<>();
   private final FlowIds ids = new FlowIds();
   private final long gapNanos;
   private final long firstQueue;
+  private final long coordinationNanos;
+
+  /** A master session is live: flows past the first queue wait (a little) for their rate. */
+  private volatile boolean coordinated;
+
   private final ScheduledExecutorService timer;
 
   /**
    * @param gapMillis idle gap that ends a flow
    * @param firstQueue bytes a flow sends before its pace applies
+   * @param coordinationMillis how long a flow past its first queue waits for its first rate while a
+   *     master is live
    * @param timer an agent thread that sets dropped OP_WRITE interests again
    */
-  public Connections(long gapMillis, long firstQueue, ScheduledExecutorService timer) {
+  public Connections(
+      long gapMillis, long firstQueue, long coordinationMillis, ScheduledExecutorService timer) {
     this.gapNanos = TimeUnit.MILLISECONDS.toNanos(gapMillis);
     this.firstQueue = firstQueue;
+    this.coordinationNanos = TimeUnit.MILLISECONDS.toNanos(coordinationMillis);
     this.timer = timer;
+  }
+
+  /** Whether a master session is live (only then do flows wait for their first rate). */
+  public void coordinated(boolean live) {
+    coordinated = live;
   }
 
   /** Connections held (for tests and the log). */
@@ -65,17 +82,27 @@ public final class Connections implements CodaHooks.Listener {
       long wait;
       synchronized (c) {
         OutFlow f = c.current;
-        if (f == null || f.pace == null || f.bytes < firstQueue || now - f.lastNanos > gapNanos) {
+        if (f == null || f.bytes < firstQueue || now - f.lastNanos > gapNanos) {
           return Long.MAX_VALUE;
         }
-        long quantum = Math.min(want, QUANTUM);
-        long have = f.pace.available(now);
-        if (have >= quantum) {
-          return blocking ? Long.MAX_VALUE : Math.min(have, want);
-        }
-        wait = f.pace.nanosUntil(quantum, now);
-        if (wait < 0 || wait > MAX_WAIT_NANOS) {
-          wait = MAX_WAIT_NANOS;
+        if (f.pace == null) {
+          // Aalo's rule: past its first queue a flow waits for coordination, but never long, and
+          // not at all without a live master.
+          long left = f.firstQueueDoneNanos + coordinationNanos - now;
+          if (!coordinated || f.firstQueueDoneNanos == 0 || left <= 0) {
+            return Long.MAX_VALUE;
+          }
+          wait = Math.min(left, COORDINATION_POLL_NANOS);
+        } else {
+          long quantum = Math.min(want, QUANTUM);
+          long have = f.pace.available(now);
+          if (have >= quantum) {
+            return blocking ? Long.MAX_VALUE : Math.min(have, want);
+          }
+          wait = f.pace.nanosUntil(quantum, now);
+          if (wait < 0 || wait > MAX_WAIT_NANOS) {
+            wait = MAX_WAIT_NANOS;
+          }
         }
         if (!blocking) {
           c.heldUntilNanos = now + Math.max(wait, 100_000);
@@ -96,6 +123,9 @@ public final class Connections implements CodaHooks.Listener {
     synchronized (c) {
       OutFlow f = c.flowFor(now, gapNanos, ids, System.currentTimeMillis());
       f.add(n, now, c.label());
+      if (f.firstQueueDoneNanos == 0 && f.bytes >= firstQueue) {
+        f.firstQueueDoneNanos = now;
+      }
       if (f.pace != null) {
         f.pace.spend(n, now);
       }
@@ -230,17 +260,18 @@ public final class Connections implements CodaHooks.Listener {
         }
         for (OutFlow f : c.done) {
           if (f.reported) {
-            out.add(FlowView.of(c, f));
+            out.add(FlowView.of(c, f, false));
           }
         }
         c.done.clear();
         OutFlow f = c.current;
         if (f != null && f.bytes >= minBytes) {
-          if (!f.reported) {
+          boolean first = !f.reported;
+          if (first) {
             f.reported = true;
             f.reportedLabel = f.majorityLabel();
           }
-          out.add(FlowView.of(c, f));
+          out.add(FlowView.of(c, f, first));
         }
         if (c.closed) {
           table.remove(c.owner);

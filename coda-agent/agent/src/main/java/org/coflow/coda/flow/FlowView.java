@@ -18,13 +18,17 @@ public final class FlowView {
   /** No more bytes will come (idle gap or closed connection). */
   public final boolean finished;
 
+  /** Reported for the first time in this pass. */
+  public final boolean first;
+
   public final String label;
   public final double sizeMean;
   public final double sizeVariance;
   public final double gapMeanMillis;
   public final double gapVarianceMillis;
 
-  private FlowView(Connection c, OutFlow f) {
+  private FlowView(Connection c, OutFlow f, boolean first) {
+    this.first = first;
     this.id = f.id;
     this.local = c.local;
     this.remote = c.remote;
@@ -38,7 +42,7 @@ public final class FlowView {
     this.gapVarianceMillis = f.gapVarianceMillis();
   }
 
-  static FlowView of(Connection c, OutFlow f) {
-    return new FlowView(c, f);
+  static FlowView of(Connection c, OutFlow f, boolean first) {
+    return new FlowView(c, f, first);
   }
 }

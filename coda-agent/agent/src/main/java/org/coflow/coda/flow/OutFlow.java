@@ -36,6 +36,9 @@ public final class OutFlow {
   /** No more bytes will be added (idle gap, closed connection); tell the master once. */
   boolean finished;
 
+  /** When the flow passed its first queue (System.nanoTime), 0 before. */
+  long firstQueueDoneNanos;
+
   /** The pace the master set, or null: not paced. */
   TokenBucket pace;
 

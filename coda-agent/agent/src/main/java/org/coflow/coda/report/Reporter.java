@@ -107,11 +107,16 @@ public final class Reporter implements MasterClient.Listener, AutoCloseable {
       if (client == null) {
         return;
       }
+      boolean fresh = false;
       for (FlowView f : flows) {
-        client.updateFlow(f.id, spec(f), f.bytes, -1);
+        client.updateFlow(f.id, f.first ? spec(f) : null, f.bytes, -1);
         if (f.finished) {
           client.finishFlow(f.id);
         }
+        fresh |= f.first;
+      }
+      if (fresh) {
+        client.reportNow();
       }
     } catch (Throwable t) {
       // Logged once; the next sweep tries again (a thrown error would end the periodic task).
@@ -170,6 +175,7 @@ public final class Reporter implements MasterClient.Listener, AutoCloseable {
 
   @Override
   public void onSession(OpenSessionResponse session) {
+    connections.coordinated(pace);
     CodaLog.reset("master-down");
     CodaLog.once(
         "master-up:" + session.getMasterId(),
@@ -184,6 +190,7 @@ public final class Reporter implements MasterClient.Listener, AutoCloseable {
 
   @Override
   public void onDisconnected(Status status, long retryInMillis) {
+    connections.coordinated(false);
     connections.pace(Map.of());
     CodaLog.once(
         "master-down",
