@@ -29,6 +29,12 @@ public final class Sniffer {
     NONE
   }
 
+  /**
+   * Longest label kept: a longer one (a peer's made-up application id) is dropped, so that no
+   * request a peer sends can make the agent's reports exceed the master's name limit (512).
+   */
+  static final int MAX_LABEL = 200;
+
   private Kind kind = Kind.UNKNOWN;
   private final SparkFrames spark = new SparkFrames();
   private final HttpRequests http = new HttpRequests();
@@ -104,7 +110,7 @@ public final class Sniffer {
   }
 
   private void note(String l) {
-    if (l != null) {
+    if (l != null && l.length() <= MAX_LABEL) {
       label = l;
     }
   }

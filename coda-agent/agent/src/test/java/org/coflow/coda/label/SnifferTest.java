@@ -137,6 +137,17 @@ class SnifferTest {
   }
 
   @Test
+  void anOverlongApplicationIdGivesNoLabel() {
+    String app = "a".repeat(300);
+    byte[] bytes =
+        spark(
+            rpc(
+                new FetchShuffleBlocks(app, "2", 7, new long[] {5}, new int[][] {{3}}, false)
+                    .toByteBuffer()));
+    assertLabel(null, bytes);
+  }
+
+  @Test
   void anythingElseStopsTheSnifferAtOnce() {
     Sniffer s = new Sniffer();
     byte[] response = "HTTP/1.1 200 OK\r\ncontent-length: 3\r\n\r\nabc".getBytes();
