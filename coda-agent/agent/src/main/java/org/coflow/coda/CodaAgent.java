@@ -36,18 +36,24 @@ public final class CodaAgent {
   }
 
   private static synchronized void start(String args, Instrumentation inst) {
-    Config config;
     try {
-      config = CodaConfig.parseArgs(args);
-    } catch (RuntimeException e) {
-      CodaLog.info("not started: " + e.getMessage());
-      return;
-    }
-    try {
+      Config config;
+      try {
+        config = CodaConfig.parseArgs(args);
+      } catch (IllegalArgumentException e) {
+        CodaLog.info("not started: " + e.getMessage());
+        return;
+      }
       appendBootstrap(inst);
       CodaRuntime.start(config, inst);
     } catch (Throwable t) {
-      CodaLog.info("not started, the JVM runs without it: " + t);
+      // Anything at all (a jar replaced under a running JVM fails with NoClassDefFoundError):
+      // a premain that throws aborts the JVM, so nothing leaves here, not even through CodaLog.
+      try {
+        System.err.println("[coda-agent] not started, the JVM runs without it: " + t);
+      } catch (Throwable ignored) {
+        // nowhere left to say it
+      }
     }
   }
 

@@ -30,6 +30,19 @@ final class CodaRuntime {
   private final ScheduledExecutorService timer;
   private final Reporter reporter;
 
+  /**
+   * The agent's libraries (gRPC, Netty) log through java.util.logging under this relocated name;
+   * their lines stay out of the host's handlers (the agent says what matters through {@link
+   * CodaLog}). Held here: java.util.logging keeps loggers weakly.
+   */
+  private static final java.util.logging.Logger LIBRARIES = quiet("org.coflow.coda.shaded");
+
+  private static java.util.logging.Logger quiet(String name) {
+    java.util.logging.Logger l = java.util.logging.Logger.getLogger(name);
+    l.setUseParentHandlers(false);
+    return l;
+  }
+
   private CodaRuntime(Config c) {
     ThreadFactory threads = agentThreads("coda-agent");
     this.timer = Executors.newSingleThreadScheduledExecutor(threads);

@@ -48,7 +48,10 @@ class AgentFaultsAttachedTest {
     return stderr;
   }
 
+  /** The agent's lines; it writes nothing else (its libraries' logging stays out of the JVM's). */
   private static List<String> agentLines(String stderr) {
+    List<String> other = stderr.lines().filter(l -> !l.contains("[coda-agent]")).toList();
+    assertEquals(List.of(), other, "the agent wrote other lines to the JVM's stderr");
     return stderr.lines().filter(l -> l.contains("[coda-agent]")).toList();
   }
 
