@@ -101,7 +101,8 @@ final class BenchCommand {
       requests, no dribblers, 4 attacker addresses.
       --keep leaves the run's directory (with the agent's log, agent.log) in place.
 
-             coflow bench coda-agent [--connections N] [--seconds S] [--rounds R] [--json]
+             coflow bench coda-agent [--connections N] [--seconds S] [--rounds R] [--warmup W]
+                                     [--json]
 
       bench coda-agent: what the coda-agent (-javaagent) costs a JVM that keeps N loopback TCP
       connections full (one NIO selector thread writing 64 KiB direct buffers without blocking,
@@ -110,11 +111,13 @@ final class BenchCommand {
       -javaagent:coda-agent/agent/target/coda-agent.jar=master=127.0.0.1:PORT,hostId=bench-host
       (the master's hosts have 1 Tbit/s, so its pace never binds). Fails unless the agent
       started, reached the master and the master saw a flow per connection. Prints per round the
-      throughput and process CPU per GB in the measured window (after 1 s of warm-up) without and
+      throughput and process CPU per GB in the measured window (after W s of warm-up) without and
       with the agent, then the medians of the rounds' throughput_ratio (with/without, goal >=
-      0.99) and cpu_overhead (CPU per byte with/without - 1, goal <= 1%), CODA's §5.2 figures.
-      Needs the agent jar: mvn -q package -pl coda-agent/bootstrap,coda-agent/agent -DskipTests.
-      Defaults: 128 connections, 5 s, 3 rounds.
+      0.99) and cpu_overhead (CPU per byte with/without - 1, goal <= 1%), CODA's §5.2 figures;
+      also the JIT compilers' CPU and cpu_overhead without it, the CPU of the agent's own threads
+      and of the master. Needs the agent jar:
+      mvn -q package -pl coda-agent/bootstrap,coda-agent/agent -DskipTests.
+      Defaults: 128 connections, 5 s, 3 rounds, 1 s warm-up.
 
       bench sim: replays the whole trace (or its first N coflows) under every policy and prints each
       run's table followed by a summary: average and p95 CCT normalised to fair sharing

@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.function.ToDoubleFunction;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import org.coflow.bench.coda.CodaAgentBench;
 import org.coflow.bench.coda.CodaAgentBench.Round;
 import org.coflow.cli.Args;
@@ -19,6 +21,9 @@ import org.coflow.master.http.JsonWriter;
  * org.coflow.bench.coda}.
  */
 public final class CodaAgentBenchCommand {
+  /** The master's gRPC says at INFO whether epoll is there: not this benchmark's business. */
+  private static final Logger GRPC_LOG = Logger.getLogger("io.grpc.netty.shaded.io.grpc.netty");
+
   private CodaAgentBenchCommand() {}
 
   /** Runs the benchmark; {@code home} is the project directory, where the agent jar is built. */
@@ -28,7 +33,7 @@ public final class CodaAgentBenchCommand {
         Args.parse(
             "coflow bench coda-agent",
             argv,
-            Set.of("connections", "seconds", "rounds"),
+            Set.of("connections", "seconds", "rounds", "warmup"),
             Set.of("json", "help"));
     if (a.has("help")) {
       out.print(BenchCommand.HELP);
@@ -37,6 +42,7 @@ public final class CodaAgentBenchCommand {
     int connections = positive(a, "connections", "128", 4096);
     int seconds = positive(a, "seconds", "5", 3600);
     int rounds = positive(a, "rounds", "3", 1000);
+    int warmup = positive(a, "warmup", Integer.toString(CodaAgentBench.WARMUP_SECONDS), 3600);
     boolean json = a.has("json");
     Path jar;
     try {
@@ -53,9 +59,10 @@ public final class CodaAgentBenchCommand {
       return 1;
     }
     System.setProperty("org.slf4j.simpleLogger.log.org.coflow.master", "error");
+    GRPC_LOG.setLevel(Level.WARNING);
     CodaAgentBench.Result r;
     try {
-      r = new CodaAgentBench(jar, connections, seconds, rounds).run(json ? null : err);
+      r = new CodaAgentBench(jar, connections, seconds, rounds, warmup).run(json ? null : err);
     } catch (Exception e) {
       err.println("coflow bench coda-agent: the run failed: " + e.getMessage());
       return 1;
@@ -67,7 +74,7 @@ public final class CodaAgentBenchCommand {
     out.printf(
         Locale.ROOT,
         "coda-agent overhead: %d loopback connections, one writer and one reader selector thread,"
-            + " %d s measured after %.0f s warm-up, %d rounds (order alternates)%n",
+            + " %d s measured after %d s warm-up, %d rounds (order alternates)%n",
         r.connections(),
         r.seconds(),
         r.warmupSeconds(),
@@ -109,10 +116,12 @@ public final class CodaAgentBenchCommand {
           x.agent().agentThreadCpuSeconds(),
           x.agent().parentCpuSeconds());
     }
-    out.println(
-        "  (CPUs/GB-/+: process CPU seconds per GB without/with the agent; flows: most flows the"
-            + " master held from the agent's JVM; agent-th: CPU of the agent's own threads in the"
-            + " window; master: CPU of this process, the master's, over the agent's whole run)");
+    out.print(
+        """
+          (CPUs/GB-/+: process CPU seconds per GB without/with the agent; flows: most flows the
+          master held from the agent's JVM; agent-th: CPU of the agent's own threads in the window;
+          master: CPU of this process, the master's, over the agent JVM's whole life)
+        """);
     out.printf(
         Locale.ROOT,
         "  JIT compiler CPU in the window (medians): %.3f s without, %.3f s with the agent;"

@@ -44,7 +44,8 @@ public final class CodaAgentBench {
   public static final String BUILD =
       "mvn -q package -pl coda-agent/bootstrap,coda-agent/agent -DskipTests";
 
-  public static final double WARMUP_SECONDS = 1;
+  /** Default warm-up of each load JVM before its measured window. */
+  public static final int WARMUP_SECONDS = 1;
 
   /** Goals (CODA §5.2): throughput with/without at least this, CPU per byte at most 1% more. */
   public static final double THROUGHPUT_GOAL = 0.99;
@@ -108,7 +109,7 @@ public final class CodaAgentBench {
 
   /** Every round, and the medians of their ratios. */
   public record Result(
-      int connections, int seconds, double warmupSeconds, String agentArgs, List<Round> rounds) {
+      int connections, int seconds, int warmupSeconds, String agentArgs, List<Round> rounds) {
     /** Median over the rounds of throughput with the agent over throughput without. */
     public double throughputRatio() {
       return median(Round::throughputRatio);
@@ -143,15 +144,18 @@ public final class CodaAgentBench {
   private final int connections;
   private final int seconds;
   private final int rounds;
+  private final int warmup;
 
-  public CodaAgentBench(Path jar, int connections, int seconds, int rounds) {
-    if (connections < 1 || seconds < 1 || rounds < 1) {
-      throw new IllegalArgumentException("connections, seconds and rounds must be positive");
+  public CodaAgentBench(Path jar, int connections, int seconds, int rounds, int warmup) {
+    if (connections < 1 || seconds < 1 || rounds < 1 || warmup < 0) {
+      throw new IllegalArgumentException(
+          "connections, seconds and rounds must be positive, warm-up not negative");
     }
     this.jar = jar.toAbsolutePath().normalize();
     this.connections = connections;
     this.seconds = seconds;
     this.rounds = rounds;
+    this.warmup = warmup;
   }
 
   /**
@@ -194,7 +198,7 @@ public final class CodaAgentBench {
         done.add(
             new Round(r, agentFirst, agentFirst ? second : first, agentFirst ? first : second));
       }
-      return new Result(connections, seconds, WARMUP_SECONDS, agentArgs, List.copyOf(done));
+      return new Result(connections, seconds, warmup, agentArgs, List.copyOf(done));
     } finally {
       try (var files = Files.list(dir)) {
         for (Path p : (Iterable<Path>) files::iterator) {
@@ -212,13 +216,13 @@ public final class CodaAgentBench {
     if (progress != null) {
       progress.printf(
           Locale.ROOT,
-          "round %d/%d: %s, %d connections, %d s after %.0f s warm-up...%n",
+          "round %d/%d: %s, %d connections, %d s after %d s warm-up...%n",
           round,
           rounds,
           agent ? "with the agent" : "without the agent",
           connections,
           seconds,
-          WARMUP_SECONDS);
+          warmup);
     }
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -233,7 +237,7 @@ public final class CodaAgentBench {
             LoopbackLoad.class.getName(),
             Integer.toString(connections),
             Integer.toString(seconds),
-            Double.toString(WARMUP_SECONDS)));
+            Integer.toString(warmup)));
     Path out = dir.resolve("child-" + round + (agent ? "-agent" : "-plain") + ".out");
     Path err = dir.resolve("child-" + round + (agent ? "-agent" : "-plain") + ".err");
     com.sun.management.OperatingSystemMXBean os =
@@ -247,7 +251,8 @@ public final class CodaAgentBench {
             .start();
     p.getOutputStream().close();
     String pid = Long.toString(p.pid());
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds + 60L);
+    long limit = seconds + warmup + 60L;
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(limit);
     int flows = 0;
     double minRate = Double.POSITIVE_INFINITY;
     // Both kinds of run watch the master alike, so that this process does the same work in each.

@@ -19,10 +19,13 @@ import org.coflow.coda.report.Reporter;
  */
 final class CodaRuntime {
   /**
-   * How often connections are swept for new flows: a new flow is reported at once (not at the next
-   * interval Δ), so that its rate comes back soon.
+   * How often the agent looks for flows that just crossed the reporting threshold: a new flow is
+   * reported at once, not at the next interval Δ, so that its rate comes back soon.
    */
-  private static final long SWEEP_MILLIS = 20;
+  private static final long FRESH_MILLIS = 20;
+
+  /** The full pass (bytes, ends) when no report interval is configured: the master's usual Δ. */
+  private static final long REPORT_MILLIS = 100;
 
   private static boolean instrumented;
   private static CodaRuntime current;
@@ -49,6 +52,7 @@ final class CodaRuntime {
     Connections connections =
         new Connections(
             c.get(CodaConfig.FLOW_GAP_MS),
+            c.get(CodaConfig.MIN_FLOW_BYTES),
             c.get(CodaConfig.FIRST_QUEUE_BYTES),
             c.get(CodaConfig.PACE) ? c.get(CodaConfig.COORDINATION_WAIT_MS) : 0,
             timer);
@@ -68,7 +72,7 @@ final class CodaRuntime {
       instrumented = true;
     }
     long interval = c.get(CodaConfig.REPORT_INTERVAL_MS);
-    r.reporter.start(interval > 0 ? Math.min(interval, SWEEP_MILLIS) : SWEEP_MILLIS);
+    r.reporter.start(FRESH_MILLIS, interval > 0 ? interval : REPORT_MILLIS);
     current = r;
     Runtime.getRuntime().addShutdownHook(agentThreads("coda-agent-exit").newThread(r::stop));
     CodaLog.info(

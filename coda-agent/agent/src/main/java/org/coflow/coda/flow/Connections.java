@@ -18,9 +18,9 @@ import org.coflow.coda.pace.TokenBucket;
 
 /**
  * The agent's view of the JVM's TCP connections: what the instrumented I/O calls report lands here
- * ({@link CodaHooks.Listener}), and the reporter reads it ({@link #sweep}). Pacing lives here too:
- * a flow past Aalo's first queue whose rate the master set spends tokens of its {@link
- * TokenBucket}; a blocking write waits for them, a non-blocking one gets only what is there.
+ * ({@link CodaHooks.Listener}), and the reporter reads it ({@link #fresh}, {@link #sweep}). Pacing
+ * lives here too: a flow past Aalo's first queue whose rate the master set spends tokens of its
+ * {@link TokenBucket}; a blocking write waits for them, a non-blocking one gets only what is there.
  */
 public final class Connections implements CodaHooks.Listener {
   /** A held blocking writer wakes at least this often to see a rate lifted or cleared. */
@@ -38,7 +38,13 @@ public final class Connections implements CodaHooks.Listener {
   private final Map<Object, Connection> table = new ConcurrentHashMap<>();
   private final FlowIds ids = new FlowIds();
   private final long gapNanos;
+  private final long minBytes;
   private final long firstQueue;
+
+  /** Connections whose flow crossed {@code minBytes} unreported: the next quick pass reports it. */
+  private final java.util.Queue<Connection> fresh =
+      new java.util.concurrent.ConcurrentLinkedQueue<>();
+
   private final long coordinationNanos;
 
   /** A master session is live: flows past the first queue wait (a little) for their rate. */
@@ -48,14 +54,20 @@ public final class Connections implements CodaHooks.Listener {
 
   /**
    * @param gapMillis idle gap that ends a flow
+   * @param minBytes bytes a flow sends before it is reported (CODA's pruning)
    * @param firstQueue bytes a flow sends before its pace applies
    * @param coordinationMillis how long a flow past its first queue waits for its first rate while a
    *     master is live
    * @param timer an agent thread that sets dropped OP_WRITE interests again
    */
   public Connections(
-      long gapMillis, long firstQueue, long coordinationMillis, ScheduledExecutorService timer) {
+      long gapMillis,
+      long minBytes,
+      long firstQueue,
+      long coordinationMillis,
+      ScheduledExecutorService timer) {
     this.gapNanos = TimeUnit.MILLISECONDS.toNanos(gapMillis);
+    this.minBytes = minBytes;
     this.firstQueue = firstQueue;
     this.coordinationNanos = TimeUnit.MILLISECONDS.toNanos(coordinationMillis);
     this.timer = timer;
@@ -123,6 +135,10 @@ public final class Connections implements CodaHooks.Listener {
     synchronized (c) {
       OutFlow f = c.flowFor(now, gapNanos, ids, System.currentTimeMillis());
       f.add(n, now, c.label());
+      if (!f.reported && !f.queued && f.bytes >= minBytes) {
+        f.queued = true;
+        fresh.add(c);
+      }
       if (f.firstQueueDoneNanos == 0 && f.bytes >= firstQueue) {
         f.firstQueueDoneNanos = now;
       }
@@ -243,10 +259,32 @@ public final class Connections implements CodaHooks.Listener {
   }
 
   /**
-   * The reporter's pass: ends flows idle past the gap, forgets closed connections, and returns
-   * every flow that changed (finished ones last time they appear).
+   * The quick pass (every few milliseconds): the flows that crossed the reporting threshold since
+   * the last pass, so that the master hears of a new flow at once. Costs nothing without them.
    */
-  public List<FlowView> sweep(long minBytes) {
+  public List<FlowView> fresh() {
+    List<FlowView> out = new ArrayList<>();
+    Connection c;
+    while ((c = fresh.poll()) != null) {
+      synchronized (c) {
+        OutFlow f = c.current;
+        if (f != null && !f.reported && f.bytes >= minBytes) {
+          f.reported = true;
+          f.reportedLabel = f.majorityLabel();
+          f.reportedBytes = f.bytes;
+          out.add(FlowView.of(c, f, true));
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The full pass (every report interval): ends flows idle past the gap, forgets closed
+   * connections, and returns every reported flow that sent more or ended since the last pass
+   * (finished ones for the last time), and new ones.
+   */
+  public List<FlowView> sweep() {
     long now = System.nanoTime();
     List<FlowView> out = new ArrayList<>();
     for (Connection c : table.values()) {
@@ -265,12 +303,13 @@ public final class Connections implements CodaHooks.Listener {
         }
         c.done.clear();
         OutFlow f = c.current;
-        if (f != null && f.bytes >= minBytes) {
+        if (f != null && f.bytes >= minBytes && f.bytes != f.reportedBytes) {
           boolean first = !f.reported;
           if (first) {
             f.reported = true;
             f.reportedLabel = f.majorityLabel();
           }
+          f.reportedBytes = f.bytes;
           out.add(FlowView.of(c, f, first));
         }
         if (c.closed) {
@@ -278,6 +317,7 @@ public final class Connections implements CodaHooks.Listener {
         }
       }
     }
+    fresh.clear(); // all reported above
     return out;
   }
 

@@ -33,6 +33,12 @@ public final class OutFlow {
   /** Reported to the master (crossed the pruning threshold). */
   boolean reported;
 
+  /** Waiting in the quick pass's queue. */
+  boolean queued;
+
+  /** Bytes as last reported. */
+  long reportedBytes;
+
   /** No more bytes will be added (idle gap, closed connection); tell the master once. */
   boolean finished;
 

@@ -41,7 +41,6 @@ public final class Reporter implements MasterClient.Listener, AutoCloseable {
   private final Connections connections;
   private final ScheduledExecutorService timer;
   private final String hostId;
-  private final long minBytes;
   private final boolean labelled;
   private final boolean pace;
   private final MasterClient client;
@@ -51,7 +50,6 @@ public final class Reporter implements MasterClient.Listener, AutoCloseable {
     this.connections = connections;
     this.timer = timer;
     this.hostId = hostId(c.get(CodaConfig.HOST_ID));
-    this.minBytes = c.get(CodaConfig.MIN_FLOW_BYTES);
     this.labelled = c.get(CodaConfig.MODE).equals("labelled");
     this.pace = c.get(CodaConfig.PACE);
     String master = c.get(CodaConfig.MASTER);
@@ -94,17 +92,24 @@ public final class Reporter implements MasterClient.Listener, AutoCloseable {
     return hostId;
   }
 
-  public void start(long sweepMillis) {
+  /**
+   * Starts reporting: a quick pass every {@code freshMillis} for flows that just crossed the
+   * threshold, a full pass every {@code reportMillis}.
+   */
+  public void start(long freshMillis, long reportMillis) {
     if (client != null) {
       client.start();
     }
-    timer.scheduleWithFixedDelay(this::sweep, sweepMillis, sweepMillis, TimeUnit.MILLISECONDS);
+    timer.scheduleWithFixedDelay(
+        () -> report(connections::fresh), freshMillis, freshMillis, TimeUnit.MILLISECONDS);
+    timer.scheduleWithFixedDelay(
+        () -> report(connections::sweep), reportMillis, reportMillis, TimeUnit.MILLISECONDS);
   }
 
-  private void sweep() {
+  private void report(java.util.function.Supplier<List<FlowView>> pass) {
     try {
-      List<FlowView> flows = connections.sweep(minBytes);
-      if (client == null) {
+      List<FlowView> flows = pass.get();
+      if (client == null || flows.isEmpty()) {
         return;
       }
       boolean fresh = false;
@@ -119,7 +124,7 @@ public final class Reporter implements MasterClient.Listener, AutoCloseable {
         client.reportNow();
       }
     } catch (Throwable t) {
-      // Logged once; the next sweep tries again (a thrown error would end the periodic task).
+      // Logged once; the next pass tries again (a thrown error would end the periodic task).
       CodaLog.once("sweep", "reporting flows failed (flows go on unpaced): " + t);
     }
   }

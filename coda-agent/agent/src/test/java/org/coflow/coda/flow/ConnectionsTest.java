@@ -33,7 +33,7 @@ class ConnectionsTest {
     client = SocketChannel.open(server.getLocalAddress());
     accepted = server.accept();
     timer = Executors.newSingleThreadScheduledExecutor();
-    table = new Connections(100, 1 << 20, 0, timer);
+    table = new Connections(100, 100_000, 1 << 20, 0, timer);
   }
 
   @AfterEach
@@ -48,7 +48,7 @@ class ConnectionsTest {
   void anIdleGapEndsAFlowAndTheNextWriteStartsAnother() throws Exception {
     table.written(client, 150_000);
     table.written(client, 50_000);
-    List<FlowView> first = table.sweep(100_000);
+    List<FlowView> first = table.sweep();
     assertEquals(1, first.size());
     assertEquals(200_000, first.get(0).bytes);
     assertTrue(first.get(0).first);
@@ -57,7 +57,7 @@ class ConnectionsTest {
     assertEquals(5e9, first.get(0).sizeVariance, 1);
     Thread.sleep(250);
     table.written(client, 300_000);
-    List<FlowView> next = table.sweep(100_000);
+    List<FlowView> next = table.sweep();
     assertEquals(2, next.size(), "the finished flow once, then the new one");
     assertTrue(next.get(0).finished);
     assertEquals(200_000, next.get(0).bytes);
@@ -69,21 +69,21 @@ class ConnectionsTest {
   @Test
   void flowsUnderTheThresholdAreNeverReported() throws Exception {
     table.written(client, 99_999);
-    assertTrue(table.sweep(100_000).isEmpty());
+    assertTrue(table.sweep().isEmpty());
     Thread.sleep(250);
-    assertTrue(table.sweep(100_000).isEmpty(), "a small flow that ended is not reported either");
+    assertTrue(table.sweep().isEmpty(), "a small flow that ended is not reported either");
   }
 
   @Test
   void aClosedConnectionEndsItsFlowAndLeavesTheTable() throws Exception {
     table.written(client, 500_000);
-    assertEquals(1, table.sweep(0).size());
+    assertEquals(1, table.sweep().size());
     table.closed(client);
-    List<FlowView> last = table.sweep(0);
+    List<FlowView> last = table.sweep();
     assertEquals(1, last.size());
     assertTrue(last.get(0).finished);
     assertEquals(0, table.size());
-    assertTrue(table.sweep(0).isEmpty());
+    assertTrue(table.sweep().isEmpty());
   }
 
   @Test
@@ -93,7 +93,7 @@ class ConnectionsTest {
             .getBytes(StandardCharsets.US_ASCII);
     table.received(client, req, 0, req.length);
     table.written(client, 200_000);
-    List<FlowView> flows = table.sweep(0);
+    List<FlowView> flows = table.sweep();
     assertEquals("mr:job_1_0007", flows.get(0).label);
     assertEquals(
         ((InetSocketAddress) client.getRemoteAddress()).getPort(), flows.get(0).remote.getPort());
@@ -110,7 +110,7 @@ class ConnectionsTest {
 
   @Test
   void pastTheFirstQueueAFlowWaitsForItsRateButNotLong() {
-    Connections waiting = new Connections(1000, 1 << 20, 300, timer);
+    Connections waiting = new Connections(1000, 100_000, 1 << 20, 300, timer);
     waiting.written(client, 2 << 20);
     assertEquals(
         Long.MAX_VALUE, waiting.writeBudget(client, 1 << 20, true), "no master: no waiting");
@@ -126,9 +126,9 @@ class ConnectionsTest {
 
   @Test
   void aRateFromTheMasterPacesTheFlow() {
-    Connections paced = new Connections(1000, 0, 0, timer);
+    Connections paced = new Connections(1000, 0, 0, 0, timer);
     paced.written(client, 200_000);
-    long id = paced.sweep(0).get(0).id;
+    long id = paced.sweep().get(0).id;
     paced.pace(java.util.Map.of(id, 1e6));
     long first = paced.writeBudget(client, 1 << 20, false);
     assertTrue(first >= 16 * 1024 && first <= 64 * 1024, "the burst: " + first);
