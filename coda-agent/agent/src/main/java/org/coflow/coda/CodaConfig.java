@@ -63,8 +63,8 @@ public final class CodaConfig {
               .defaultValue(100L * 1000)
               .doc(
                   "CODA's pruning: a flow is reported once it has sent this much (control traffic "
-                      + "never is), if it is still going when the agent looks (every 20 ms): like "
-                      + "the paper's agent, it does not report flows that already finished.")
+                      + "never is), at once, if it is still going when its report leaves: like the "
+                      + "paper's agent, it does not report flows that already finished.")
               .check(v -> v >= 0, "not negative")
               .since(V)
               .build());

@@ -18,12 +18,6 @@ import org.coflow.coda.report.Reporter;
  * Loaded only once the bootstrap part is on the bootstrap class path ({@link CodaAgent}).
  */
 final class CodaRuntime {
-  /**
-   * How often the agent looks for flows that just crossed the reporting threshold: a new flow is
-   * reported at once, not at the next interval Δ, so that its rate comes back soon.
-   */
-  private static final long FRESH_MILLIS = 20;
-
   /** The full pass (bytes, ends) when no report interval is configured: the master's usual Δ. */
   private static final long REPORT_MILLIS = 100;
 
@@ -72,7 +66,7 @@ final class CodaRuntime {
       instrumented = true;
     }
     long interval = c.get(CodaConfig.REPORT_INTERVAL_MS);
-    r.reporter.start(FRESH_MILLIS, interval > 0 ? interval : REPORT_MILLIS);
+    r.reporter.start(interval > 0 ? interval : REPORT_MILLIS);
     current = r;
     Runtime.getRuntime().addShutdownHook(agentThreads("coda-agent-exit").newThread(r::stop));
     CodaLog.info(

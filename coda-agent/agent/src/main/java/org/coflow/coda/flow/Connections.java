@@ -47,6 +47,9 @@ public final class Connections implements CodaHooks.Listener {
 
   private final long coordinationNanos;
 
+  /** Told (on the writing thread) when a flow crossed the reporting threshold. */
+  private volatile Runnable freshListener;
+
   /** A master session is live: flows past the first queue wait (a little) for their rate. */
   private volatile boolean coordinated;
 
@@ -71,6 +74,14 @@ public final class Connections implements CodaHooks.Listener {
     this.firstQueue = firstQueue;
     this.coordinationNanos = TimeUnit.MILLISECONDS.toNanos(coordinationMillis);
     this.timer = timer;
+  }
+
+  /**
+   * {@code listener} runs on the writing thread whenever a flow crosses the reporting threshold: it
+   * must only hand work to another thread.
+   */
+  public void onFresh(Runnable listener) {
+    freshListener = listener;
   }
 
   /** Whether a master session is live (only then do flows wait for their first rate). */
@@ -138,6 +149,10 @@ public final class Connections implements CodaHooks.Listener {
       if (!f.reported && !f.queued && f.bytes >= minBytes) {
         f.queued = true;
         fresh.add(c);
+        Runnable l = freshListener;
+        if (l != null) {
+          l.run();
+        }
       }
       if (f.firstQueueDoneNanos == 0 && f.bytes >= firstQueue) {
         f.firstQueueDoneNanos = now;

@@ -93,15 +93,26 @@ public final class Reporter implements MasterClient.Listener, AutoCloseable {
   }
 
   /**
-   * Starts reporting: a quick pass every {@code freshMillis} for flows that just crossed the
-   * threshold, a full pass every {@code reportMillis}.
+   * Starts reporting: a flow that crosses the threshold is reported at once (the writer hands it to
+   * the agent's thread, at most one pass queued at a time), and a full pass runs every {@code
+   * reportMillis}.
    */
-  public void start(long freshMillis, long reportMillis) {
+  public void start(long reportMillis) {
     if (client != null) {
       client.start();
     }
-    timer.scheduleWithFixedDelay(
-        () -> report(connections::fresh), freshMillis, freshMillis, TimeUnit.MILLISECONDS);
+    java.util.concurrent.atomic.AtomicBoolean queued =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    connections.onFresh(
+        () -> {
+          if (queued.compareAndSet(false, true)) {
+            timer.execute(
+                () -> {
+                  queued.set(false);
+                  report(connections::fresh);
+                });
+          }
+        });
     timer.scheduleWithFixedDelay(
         () -> report(connections::sweep), reportMillis, reportMillis, TimeUnit.MILLISECONDS);
   }
