@@ -142,6 +142,12 @@ public final class CodaAgentBenchCommand {
         100 * CodaAgentBench.CPU_OVERHEAD_GOAL,
         r.cpuMet() ? "met" : "NOT met");
     out.println("  (medians over the rounds of each round's with/without ratio)");
+    out.printf(
+        Locale.ROOT,
+        "best runs: throughput_ratio_best %.4f, cpu_overhead_best %+.2f%%"
+            + " (fastest with / fastest without; least CPU per GB with / without)%n",
+        r.bestThroughputRatio(),
+        100 * r.bestCpuOverhead());
     return 0;
   }
 
@@ -161,6 +167,8 @@ public final class CodaAgentBenchCommand {
     w.name("cpu_overhead_goal").value(CodaAgentBench.CPU_OVERHEAD_GOAL);
     w.name("cpu_overhead_met").value(r.cpuMet());
     w.name("cpu_overhead_without_jit").value(round(r.cpuOverheadWithoutJit()));
+    w.name("throughput_ratio_best").value(round(r.bestThroughputRatio()));
+    w.name("cpu_overhead_best").value(round(r.bestCpuOverhead()));
     w.name("order").beginArray();
     for (Round x : r.rounds()) {
       w.value(x.order());
