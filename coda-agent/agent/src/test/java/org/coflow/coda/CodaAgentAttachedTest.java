@@ -251,15 +251,7 @@ class CodaAgentAttachedTest {
           if (!chunk.hasRemaining()) {
             chunk.clear();
           }
-          int n = c.write(chunk);
-          sent += n;
-          if (n == 0) {
-            // As Netty does: ask for OP_WRITE and wait for the selector.
-            key.interestOps(SelectionKey.OP_WRITE);
-            selector.select(1000);
-            selector.selectedKeys().clear();
-            key.interestOps(0);
-          }
+          sent += nettyWrite(c, key, selector, chunk);
         }
         double seconds = (System.nanoTime() - from) / 1e9;
         double cpuSeconds = (cpu.getCurrentThreadCpuTime() - cpuFrom) / 1e9;
@@ -273,6 +265,74 @@ class CodaAgentAttachedTest {
         assertTrue(
             Math.abs(throughput / rate - 1) <= 0.10,
             "throughput " + throughput + " B/s is not within 10% of the rate " + rate);
+      }
+      received.get(10, TimeUnit.SECONDS);
+    }
+  }
+
+  /**
+   * One step of a writer driven as Netty's NIO transport drives it: write; on no progress ask for
+   * OP_WRITE only if it is not set already, and wait for the selector; on progress clear it.
+   */
+  private static int nettyWrite(
+      SocketChannel c, SelectionKey key, Selector selector, ByteBuffer chunk) throws Exception {
+    int n = c.write(chunk);
+    if (n == 0) {
+      if ((key.interestOps() & SelectionKey.OP_WRITE) == 0) {
+        key.interestOps(key.interestOps() | SelectionKey.OP_WRITE);
+      }
+      selector.select(1000);
+      selector.selectedKeys().clear();
+    } else if ((key.interestOps() & SelectionKey.OP_WRITE) != 0) {
+      key.interestOps(key.interestOps() & ~SelectionKey.OP_WRITE);
+    }
+    return n;
+  }
+
+  /**
+   * A flow past its first queue whose rate never comes (it is never reported: a threshold of 1 GB)
+   * waits for coordination (2 s here) with its writer asleep, then goes unpaced.
+   */
+  @Test
+  void aFlowWaitingForItsRateLeavesItsEventLoopAsleep() throws Exception {
+    attach(masterArgs("minFlowBytes=1g,firstQueue=1m,coordinationWait=2s"));
+    ThreadMXBean cpu = ManagementFactory.getThreadMXBean();
+    try (ServerSocketChannel server = listen();
+        Selector selector = Selector.open()) {
+      CompletableFuture<Long> received = drain(server);
+      try (SocketChannel c = SocketChannel.open(server.getLocalAddress())) {
+        c.configureBlocking(false);
+        SelectionKey key = c.register(selector, 0);
+        ByteBuffer chunk = ByteBuffer.allocateDirect(64 * 1024);
+        long sent = 0;
+        while (sent < MB) {
+          if (!chunk.hasRemaining()) {
+            chunk.clear();
+          }
+          sent += nettyWrite(c, key, selector, chunk);
+        }
+        long t0 = System.nanoTime();
+        long cpu0 = cpu.getCurrentThreadCpuTime();
+        long held = sent;
+        while (System.nanoTime() - t0 < 1_500_000_000L) {
+          if (!chunk.hasRemaining()) {
+            chunk.clear();
+          }
+          held += nettyWrite(c, key, selector, chunk);
+        }
+        double cpuSeconds = (cpu.getCurrentThreadCpuTime() - cpu0) / 1e9;
+        while (System.nanoTime() - t0 < 3_000_000_000L) {
+          if (!chunk.hasRemaining()) {
+            chunk.clear();
+          }
+          sent += nettyWrite(c, key, selector, chunk);
+        }
+        System.out.printf(
+            "held for coordination: %d bytes in 1.5 s, writer CPU %.1f%%; then %d MB%n",
+            held - MB, 100 * cpuSeconds / 1.5, (sent - MB) / MB);
+        assertTrue(held - MB <= 64 * 1024, "wrote " + (held - MB) + " bytes while held");
+        assertTrue(cpuSeconds / 1.5 < 0.10, "the held writer used " + cpuSeconds + " s of CPU");
+        assertTrue(sent - MB > 10L * MB, "after the wait the flow goes unpaced: " + sent);
       }
       received.get(10, TimeUnit.SECONDS);
     }

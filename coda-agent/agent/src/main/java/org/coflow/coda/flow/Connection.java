@@ -43,7 +43,7 @@ final class Connection {
   /** The flow the next {@code n} bytes belong to: the current one, or a new one after a gap. */
   OutFlow flowFor(long nowNanos, long gapNanos, FlowIds ids, long nowMillis) {
     OutFlow f = current;
-    if (f != null && nowNanos - f.lastNanos > gapNanos) {
+    if (f != null && nowNanos - f.activeNanos > gapNanos) {
       finishCurrent();
       f = null;
     }

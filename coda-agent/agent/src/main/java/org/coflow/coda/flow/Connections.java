@@ -104,36 +104,53 @@ public final class Connections implements CodaHooks.Listener {
       long now = System.nanoTime();
       long wait;
       synchronized (c) {
-        OutFlow f = c.current;
-        if (f == null || f.bytes < firstQueue || now - f.lastNanos > gapNanos) {
-          return Long.MAX_VALUE;
-        }
-        if (f.pace == null) {
-          // Aalo's rule: past its first queue a flow waits for coordination, but never long, and
-          // not at all without a live master.
-          long left = f.firstQueueDoneNanos + coordinationNanos - now;
-          if (!coordinated || f.firstQueueDoneNanos == 0 || left <= 0) {
+        wait = holdNanos(c, Math.min(want, QUANTUM), now);
+        if (wait == 0) {
+          OutFlow f = c.current;
+          if (blocking || f == null || f.pace == null) {
             return Long.MAX_VALUE;
           }
-          wait = Math.min(left, COORDINATION_POLL_NANOS);
-        } else {
-          long quantum = Math.min(want, QUANTUM);
-          long have = f.pace.available(now);
-          if (have >= quantum) {
-            return blocking ? Long.MAX_VALUE : Math.min(have, want);
-          }
-          wait = f.pace.nanosUntil(quantum, now);
-          if (wait < 0 || wait > MAX_WAIT_NANOS) {
-            wait = MAX_WAIT_NANOS;
-          }
+          return Math.min(Math.max(f.pace.available(now), QUANTUM), want);
         }
         if (!blocking) {
-          c.heldUntilNanos = now + Math.max(wait, 100_000);
+          c.heldUntilNanos = now + wait;
           return 0;
         }
       }
       LockSupport.parkNanos(wait);
     }
+  }
+
+  /**
+   * Under {@code c}'s lock: 0 if its flow may write {@code quantum} bytes now, else how long to
+   * wait before looking again. A flow held here is active (its writer is waiting), so the idle-gap
+   * rule never ends it while the agent itself holds it.
+   */
+  private long holdNanos(Connection c, long quantum, long now) {
+    OutFlow f = c.current;
+    if (f == null || f.bytes < firstQueue || now - f.activeNanos > gapNanos) {
+      return 0;
+    }
+    long wait;
+    if (f.pace == null) {
+      // Aalo's rule: past its first queue a flow waits for coordination, but never long, and
+      // not at all without a live master.
+      long left = f.firstQueueDoneNanos + coordinationNanos - now;
+      if (!coordinated || f.firstQueueDoneNanos == 0 || left <= 0) {
+        return 0;
+      }
+      wait = Math.min(left, COORDINATION_POLL_NANOS);
+    } else {
+      if (f.pace.available(now) >= quantum) {
+        return 0;
+      }
+      wait = f.pace.nanosUntil(quantum, now);
+      if (wait < 0 || wait > MAX_WAIT_NANOS) {
+        wait = MAX_WAIT_NANOS;
+      }
+    }
+    f.activeNanos = now;
+    return Math.max(wait, 100_000);
   }
 
   @Override
@@ -231,13 +248,29 @@ public final class Connections implements CodaHooks.Listener {
     return ops & ~SelectionKey.OP_WRITE;
   }
 
-  /** Sets the OP_WRITE interest the agent dropped, and wakes the selector to see it. */
+  /**
+   * Sets the OP_WRITE interest the agent dropped, and wakes the selector to see it, once the flow
+   * may write; until then looks again later. (Setting it while the flow is still held would make
+   * the selector report a writable socket the writer cannot use, over and over: Netty asks for
+   * OP_WRITE only when it is not already set.)
+   */
   private void release(Connection c) {
     SelectionKey key;
+    long wait;
     synchronized (c) {
-      key = (SelectionKey) c.heldKey;
-      c.heldKey = null;
-      c.heldUntilNanos = 0;
+      wait = holdNanos(c, QUANTUM, System.nanoTime());
+      if (wait > 0) {
+        c.heldUntilNanos = System.nanoTime() + wait;
+        key = null;
+      } else {
+        key = (SelectionKey) c.heldKey;
+        c.heldKey = null;
+        c.heldUntilNanos = 0;
+      }
+    }
+    if (wait > 0) {
+      timer.schedule(() -> release(c), wait, TimeUnit.NANOSECONDS);
+      return;
     }
     if (key != null && key.isValid()) {
       try {
@@ -304,7 +337,7 @@ public final class Connections implements CodaHooks.Listener {
     List<FlowView> out = new ArrayList<>();
     for (Connection c : table.values()) {
       synchronized (c) {
-        if (c.current != null && now - c.current.lastNanos > gapNanos) {
+        if (c.current != null && now - c.current.activeNanos > gapNanos) {
           c.finishCurrent();
         }
         if (!c.closed && !isOpen(c.owner)) {

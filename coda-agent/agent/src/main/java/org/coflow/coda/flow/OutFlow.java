@@ -16,6 +16,9 @@ public final class OutFlow {
   long bytes;
   long lastNanos;
 
+  /** The last write, or the last time the agent held a write back (the flow is not idle then). */
+  long activeNanos;
+
   /** Welford's running mean and sum of squared deviations. */
   private long writes;
 
@@ -53,6 +56,7 @@ public final class OutFlow {
     this.startMillis = nowMillis;
     this.startNanos = nowNanos;
     this.lastNanos = nowNanos;
+    this.activeNanos = nowNanos;
   }
 
   void add(long n, long nowNanos, String label) {
@@ -69,6 +73,7 @@ public final class OutFlow {
     sizeM2 += d * (n - sizeMean);
     bytes += n;
     lastNanos = nowNanos;
+    activeNanos = nowNanos;
     if (label != null) {
       labelBytes.merge(label, n, Long::sum);
     }
