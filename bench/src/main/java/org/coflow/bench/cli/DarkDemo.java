@@ -1,11 +1,9 @@
 package org.coflow.bench.cli;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -98,11 +96,7 @@ final class DarkDemo {
       return 1;
     }
     Path logs = Files.createDirectories(home.resolve("target/demo-dark"));
-    Path app = logs.resolve("coflow_demo.py");
-    try (InputStream in =
-        DarkDemo.class.getResourceAsStream("/org/coflow/bench/demo/coflow_demo.py")) {
-      Files.copy(in, app, StandardCopyOption.REPLACE_EXISTING);
-    }
+    Path app = DemoCommand.writeApp(logs);
     System.setProperty("org.slf4j.simpleLogger.log.org.coflow.master", "warn");
     Config config =
         Config.defaults()
@@ -179,34 +173,16 @@ final class DarkDemo {
       double delay,
       PrintStream err)
       throws IOException, InterruptedException {
-    Path result = logs.resolve(run + ".json");
-    Files.deleteIfExists(result);
     List<String> cmd = submit.stockShuffleCommand("local-cluster[2,4,1024]");
     cmd.addAll(
         List.of(
             "--conf",
-            "spark.extraListeners=org.apache.spark.shuffle.courier.ShuffleTimes",
-            "--conf",
             "spark.executor.extraJavaOptions=-javaagent:" + agentJar + "=" + agentArgs,
             // Executors of one machine would otherwise read each other's files from disk.
             "--conf",
-            "spark.shuffle.readHostLocalDisk=false",
-            "--conf",
-            "spark.scheduler.mode=FAIR",
-            "--conf",
-            "spark.sql.adaptive.enabled=false",
-            app.toString(),
-            result.toString(),
-            Double.toString(large / 1048576.0),
-            Double.toString(small / 1048576.0),
-            Double.toString(delay),
-            "4"));
-    if (!submit.run(
-            cmd, logs.resolve(run + ".log"), 20, "coflow demo --dark: the " + run + " run", err)
-        || !Files.exists(result)) {
-      return null;
-    }
-    return DemoCommand.parse(Files.readString(result));
+            "spark.shuffle.readHostLocalDisk=false"));
+    return DemoCommand.runApp(
+        submit, cmd, app, logs, run, large, small, delay, "coflow demo --dark", err);
   }
 
   private static void report(

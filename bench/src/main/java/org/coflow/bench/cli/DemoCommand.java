@@ -121,11 +121,7 @@ final class DemoCommand {
       return 1;
     }
     Path logs = Files.createDirectories(home.resolve("target/demo"));
-    Path app = logs.resolve("coflow_demo.py");
-    try (InputStream in =
-        DemoCommand.class.getResourceAsStream("/org/coflow/bench/demo/coflow_demo.py")) {
-      Files.copy(in, app, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-    }
+    Path app = writeApp(logs);
     // The master's per-session INFO lines would drown the table.
     System.setProperty("org.slf4j.simpleLogger.log.org.coflow.master", "warn");
     Config config =
@@ -185,17 +181,51 @@ final class DemoCommand {
       double delay,
       PrintStream err)
       throws IOException, InterruptedException {
-    Path result = logs.resolve(policy + ".json");
-    Files.deleteIfExists(result);
     List<String> cmd = submit.command("local-cluster[2,4,1024]");
     cmd.addAll(
         List.of(
             "--conf",
-            "spark.extraListeners=org.apache.spark.shuffle.courier.ShuffleTimes",
-            "--conf",
             "spark.shuffle.courier.master=127.0.0.1:" + masterPort,
             "--conf",
-            "spark.shuffle.courier.linkRate=" + Math.round(linkRate * 8),
+            "spark.shuffle.courier.linkRate=" + Math.round(linkRate * 8)));
+    return runApp(submit, cmd, app, logs, policy, large, small, delay, "coflow demo", err);
+  }
+
+  /** Writes the demo's Spark application into {@code logs}; returns its path. */
+  static Path writeApp(Path logs) throws IOException {
+    Path app = logs.resolve("coflow_demo.py");
+    try (InputStream in =
+        DemoCommand.class.getResourceAsStream("/org/coflow/bench/demo/coflow_demo.py")) {
+      Files.copy(in, app, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    }
+    return app;
+  }
+
+  /**
+   * One run of the demo's application: {@code cmd} is spark-submit with the run's own settings; the
+   * settings every run shares (the driver's ShuffleTimes listener, FAIR pools, no AQE) and the
+   * application's arguments are added here. Its log and result go to {@code logs/<run>.*}.
+   *
+   * @return the jobs' results, or null (and a message on {@code err}) if the run failed
+   */
+  static Map<String, JobResult> runApp(
+      SparkSubmit submit,
+      List<String> cmd,
+      Path app,
+      Path logs,
+      String run,
+      long large,
+      long small,
+      double delay,
+      String command,
+      PrintStream err)
+      throws IOException, InterruptedException {
+    Path result = logs.resolve(run + ".json");
+    Files.deleteIfExists(result);
+    cmd.addAll(
+        List.of(
+            "--conf",
+            "spark.extraListeners=org.apache.spark.shuffle.courier.ShuffleTimes",
             "--conf",
             "spark.scheduler.mode=FAIR",
             "--conf",
@@ -206,8 +236,7 @@ final class DemoCommand {
             Double.toString(small / 1048576.0),
             Double.toString(delay),
             "4"));
-    if (!submit.run(
-            cmd, logs.resolve(policy + ".log"), 20, "coflow demo: the " + policy + " run", err)
+    if (!submit.run(cmd, logs.resolve(run + ".log"), 20, command + ": the " + run + " run", err)
         || !Files.exists(result)) {
       return null;
     }

@@ -15,7 +15,6 @@ final class Connection {
   final Object owner;
   final InetSocketAddress local;
   final InetSocketAddress remote;
-  final long openedMillis;
   final Sniffer sniffer = new Sniffer();
   long received;
 
@@ -33,22 +32,21 @@ final class Connection {
   /** Until when a non-blocking writer of this connection was told to wait (System.nanoTime). */
   long heldUntilNanos;
 
-  Connection(Object owner, InetSocketAddress local, InetSocketAddress remote, long nowMillis) {
+  Connection(Object owner, InetSocketAddress local, InetSocketAddress remote) {
     this.owner = owner;
     this.local = local;
     this.remote = remote;
-    this.openedMillis = nowMillis;
   }
 
   /** The flow the next {@code n} bytes belong to: the current one, or a new one after a gap. */
-  OutFlow flowFor(long nowNanos, long gapNanos, FlowIds ids, long nowMillis) {
+  OutFlow flowFor(long nowNanos, long gapNanos, FlowIds ids) {
     OutFlow f = current;
     if (f != null && nowNanos - f.activeNanos > gapNanos) {
       finishCurrent();
       f = null;
     }
     if (f == null) {
-      f = new OutFlow(ids.next(), nowMillis, nowNanos);
+      f = new OutFlow(ids.next(), System.currentTimeMillis(), nowNanos);
       current = f;
     }
     return f;

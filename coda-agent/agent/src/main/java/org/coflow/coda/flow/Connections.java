@@ -161,7 +161,7 @@ public final class Connections implements CodaHooks.Listener {
     }
     long now = System.nanoTime();
     synchronized (c) {
-      OutFlow f = c.flowFor(now, gapNanos, ids, System.currentTimeMillis());
+      OutFlow f = c.flowFor(now, gapNanos, ids);
       f.add(n, now, c.label());
       if (!f.reported && !f.queued && f.bytes >= minBytes) {
         f.queued = true;
@@ -381,8 +381,7 @@ public final class Connections implements CodaHooks.Listener {
     if (ends == null) {
       return null;
     }
-    return table.computeIfAbsent(
-        owner, o -> new Connection(o, ends[0], ends[1], System.currentTimeMillis()));
+    return table.computeIfAbsent(owner, o -> new Connection(o, ends[0], ends[1]));
   }
 
   /** {local, remote}, or null for what is not a connected TCP socket (Unix sockets, UDP). */

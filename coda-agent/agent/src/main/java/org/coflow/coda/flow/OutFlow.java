@@ -12,7 +12,6 @@ import org.coflow.coda.pace.TokenBucket;
 public final class OutFlow {
   final long id;
   final long startMillis;
-  final long startNanos;
   long bytes;
   long lastNanos;
 
@@ -54,7 +53,6 @@ public final class OutFlow {
   OutFlow(long id, long nowMillis, long nowNanos) {
     this.id = id;
     this.startMillis = nowMillis;
-    this.startNanos = nowNanos;
     this.lastNanos = nowNanos;
     this.activeNanos = nowNanos;
   }
@@ -77,14 +75,6 @@ public final class OutFlow {
     if (label != null) {
       labelBytes.merge(label, n, Long::sum);
     }
-  }
-
-  public long id() {
-    return id;
-  }
-
-  public long bytes() {
-    return bytes;
   }
 
   double sizeMean() {

@@ -23,17 +23,6 @@ import org.coflow.coda.bootstrap.CodaHooks;
  * which inlines the advice without changing any class's shape.
  */
 public final class Instrumentations {
-  /** The types and methods instrumented, for the log and the tests. */
-  static final String[] TYPES = {
-    "sun.nio.ch.SocketChannelImpl",
-    "sun.nio.ch.FileChannelImpl",
-    "java.net.Socket$SocketOutputStream",
-    "java.net.Socket$SocketInputStream",
-    "java.net.SocketOutputStream",
-    "java.net.SocketInputStream",
-    "sun.nio.ch.SelectionKeyImpl"
-  };
-
   private Instrumentations() {}
 
   /**
