@@ -47,7 +47,8 @@ final class BenchCommand {
       fetching agent's connection budget).
 
              coflow bench tpcds [--scale SF] [--streams N] [--queries LIST] [--policy NAME]
-                                [--link-rate RATE] [--only single|streams] [--json]
+                                [--link-rate RATE] [--only single|streams] [--spark VERSION]
+                                [--json]
 
       bench tpcds: queries derived from TPC-DS on a real spark-submit local-cluster with our jar:
       one stream with Spark's fetch and ours side by side (time ratio, goal <= 1.05), then
@@ -119,6 +120,13 @@ final class BenchCommand {
       mvn -q package -pl coda-agent/bootstrap,coda-agent/agent -DskipTests.
       Defaults: 128 connections, 5 s, 3 rounds, 1 s warm-up.
 
+             coflow bench spark-versions [--versions LIST] [--json]
+
+      bench spark-versions: one small differential PySpark job (stock fetch and ours in one
+      application, results and the agents' counters checked) through the real spark-submit of
+      pyspark 3.5.9, 4.0.5, 4.1.4, 4.2.1 and 4.3.0 with our jar for each line; one row per
+      version. See 'coflow bench spark-versions --help'.
+
       bench sim: replays the whole trace (or its first N coflows) under every policy and prints each
       run's table followed by a summary: average and p95 CCT normalised to fair sharing
       and to the isolated lower bound, the speedup over fair sharing, and each run's wall
@@ -161,11 +169,15 @@ final class BenchCommand {
     if (argv[0].equals("coda-agent")) {
       return CodaAgentBenchCommand.run(rest, home, out, err);
     }
+    if (argv[0].equals("spark-versions")) {
+      return SparkVersionsBenchCommand.run(rest, home, out, err);
+    }
     if (!argv[0].equals("sim")) {
       throw new UsageException(
           "coflow bench: unknown benchmark '"
               + argv[0]
-              + "'; benchmarks: sim, master, agent, tpcds, swim, identify, fuzz, load, coda-agent");
+              + "'; benchmarks: sim, master, agent, tpcds, swim, identify, fuzz, load, coda-agent,"
+              + " spark-versions");
     }
     Args a =
         Args.parse(

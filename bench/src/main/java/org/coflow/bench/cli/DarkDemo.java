@@ -31,7 +31,8 @@ final class DarkDemo {
   static final String HELP =
       """
       Usage: coflow demo --dark [--policy NAME] [--link-rate RATE] [--large SIZE] [--small SIZE]
-                                [--delay S] [--first-queue SIZE] [--http-port N] [--json]
+                                [--delay S] [--first-queue SIZE] [--http-port N]
+                                [--spark VERSION] [--json]
 
       The demo's application (a large and a small shuffle at once on local-cluster[2,4,1024],
       see coflow demo --help) with Spark's OWN shuffle: no shuffle manager is set, our jar is
@@ -53,6 +54,8 @@ final class DarkDemo {
         --first-queue SIZE  bytes of each flow sent before pacing applies (default 256k: Aalo's
                             10 MiB would leave every flow of a laptop-sized shuffle unpaced)
         --http-port N       the master's dashboard port (default 7091; 0 picks a free one)
+        --spark VERSION     as in coflow demo (default 3.5; Spark 4.1+ may move its shuffle
+                            to native epoll, which the coda-agent does not see: then it says so)
         --json              print one JSON object instead of the table
       """;
 
@@ -91,7 +94,8 @@ final class DarkDemo {
               + "; build it with: mvn -q package -pl coda-agent/bootstrap,coda-agent/agent -am -DskipTests");
       return 1;
     }
-    SparkSubmit submit = SparkSubmit.prepare(home, "coflow demo --dark", err);
+    String spark = DemoCommand.sparkOption(a, "coflow demo --dark");
+    SparkSubmit submit = SparkSubmit.prepare(home, "coflow demo --dark", spark, err);
     if (submit == null) {
       return 1;
     }

@@ -31,7 +31,7 @@ final class DemoCommand {
   static final String HELP =
       """
       Usage: coflow demo [--policy NAME] [--link-rate RATE] [--large SIZE] [--small SIZE]
-                         [--delay S] [--http-port N] [--json]
+                         [--delay S] [--http-port N] [--spark VERSION] [--json]
              coflow demo --dark [...]   the same jobs with Spark's own shuffle and the
                                         coda-agent (coflow demo --dark --help)
 
@@ -47,8 +47,8 @@ final class DemoCommand {
       end, measured in the driver) side by side, and CCT(small, policy) / CCT(small, fair)
       (expected <= 0.6).
 
-      The first run installs pyspark 3.5.9 from PyPI into ~/.cache/coflow (about 320 MB; set
-      COFLOW_CACHE to move it). Logs of each run go to target/demo/.
+      The first run of a Spark version installs its pyspark from PyPI into ~/.cache/coflow
+      (320-460 MB each; set COFLOW_CACHE to move it). Logs of each run go to target/demo/.
 
         --policy NAME     the coflow policy to compare with fair sharing (default aalo)
         --link-rate RATE  each agent's cap on sending and on receiving (default 20m = 20 Mbit/s;
@@ -59,6 +59,9 @@ final class DemoCommand {
                           between the hosts, under Aalo's first queue threshold of 10 MiB)
         --delay S         seconds after the large shuffle's reading starts (default 0)
         --http-port N     the master's dashboard port (default 7091; 0 picks a free one)
+        --spark VERSION   the Spark to run on, with our jar for its line: 3.5 (pyspark 3.5.9,
+                          the default), 4 (pyspark 4.3.0), 4.0-4.3 (each line's newest) or an
+                          exact pyspark version of those lines (e.g. 4.1.4)
         --json            print one JSON object instead of the table
       """;
 
@@ -82,7 +85,15 @@ final class DemoCommand {
         Args.parse(
             "coflow demo",
             argv,
-            Set.of("policy", "link-rate", "large", "small", "delay", "http-port", "first-queue"),
+            Set.of(
+                "policy",
+                "link-rate",
+                "large",
+                "small",
+                "delay",
+                "http-port",
+                "first-queue",
+                "spark"),
             Set.of("json", "help", "dark"));
     if (a.has("dark")) {
       if (a.has("help")) {
@@ -116,7 +127,8 @@ final class DemoCommand {
     if (large <= small || small <= 0 || delay < 0) {
       throw new UsageException("coflow demo: need --large > --small > 0 and --delay >= 0");
     }
-    SparkSubmit submit = SparkSubmit.prepare(home, "coflow demo", err);
+    String spark = DemoCommand.sparkOption(a, "coflow demo");
+    SparkSubmit submit = SparkSubmit.prepare(home, "coflow demo", spark, err);
     if (submit == null) {
       return 1;
     }
@@ -189,6 +201,15 @@ final class DemoCommand {
             "--conf",
             "spark.shuffle.courier.linkRate=" + Math.round(linkRate * 8)));
     return runApp(submit, cmd, app, logs, policy, large, small, delay, "coflow demo", err);
+  }
+
+  /** The pyspark version of {@code command}'s {@code --spark} option (default 3.5). */
+  static String sparkOption(Args a, String command) throws UsageException {
+    try {
+      return SparkSubmit.pysparkVersion(a.get("spark", "3.5"));
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(command + ": " + e.getMessage());
+    }
   }
 
   /** Writes the demo's Spark application into {@code logs}; returns its path. */

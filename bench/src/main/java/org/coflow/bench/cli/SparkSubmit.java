@@ -7,38 +7,93 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * A real {@code spark-submit} for the commands that run Spark ({@code demo}, {@code bench tpcds}):
- * pyspark's, set up and cached by {@code bin/lib/pyspark-env.sh}, with our shaded jar added the way
- * the README tells users to (the Courier shuffle manager and both {@code extraClassPath}s).
+ * A real {@code spark-submit} for the commands that run Spark ({@code demo}, {@code bench tpcds},
+ * {@code bench spark-versions}): pyspark's, set up and cached by {@code bin/lib/pyspark-env.sh},
+ * with the drop-in jar of its Spark line added the way the README tells users to (Spark 3.5: both
+ * {@code extraClassPath}s; Spark 4: {@code --jars}).
  */
 final class SparkSubmit {
   static final String MANAGER = "org.apache.spark.shuffle.courier.CourierShuffleManager";
 
+  /** What {@code --spark} takes, for help texts. */
+  static final String SPARK_OPTION_HELP =
+      "3.5 (pyspark 3.5.9, the default), 4 (4.3.0), a line 4.0-4.3 (its newest pyspark:"
+          + " 4.0.5, 4.1.4, 4.2.1, 4.3.0) or an exact pyspark version of those lines";
+
+  private static final Map<String, String> NEWEST =
+      Map.of(
+          "3.5", "3.5.9", "4", "4.3.0", "4.0", "4.0.5", "4.1", "4.1.4", "4.2", "4.2.1", "4.3",
+          "4.3.0");
+
   private final Path venv;
   private final Path jar;
+  private final String version;
 
-  private SparkSubmit(Path venv, Path jar) {
+  private SparkSubmit(Path venv, Path jar, String version) {
     this.venv = venv;
     this.jar = jar;
+    this.version = version;
   }
 
   /**
-   * Sets pyspark up (first use installs it) and finds the shaded jar; null (and a message) if
-   * absent.
+   * The pyspark version {@code --spark SPEC} names: a line ({@code 3.5}, {@code 4}, {@code 4.0} to
+   * {@code 4.3}) is its newest release, an exact version of those lines is itself.
+   *
+   * @throws IllegalArgumentException naming the value and what is accepted
    */
-  static SparkSubmit prepare(Path home, String command, PrintStream err) throws IOException {
-    Path jar = distJar(home);
+  static String pysparkVersion(String spec) {
+    String v = NEWEST.getOrDefault(spec, spec);
+    if (!v.matches("(3\\.5|4\\.[0-3])\\.\\d+")) {
+      throw new IllegalArgumentException(
+          "--spark " + spec + ": not a Spark this project builds for; use " + SPARK_OPTION_HELP);
+    }
+    return v;
+  }
+
+  /** Whether pyspark {@code version} is of the Spark 4 line (Scala 2.13, its own jar). */
+  static boolean isSpark4(String version) {
+    return version.startsWith("4.");
+  }
+
+  /**
+   * Sets pyspark {@code version} up (first use installs it) and finds the drop-in jar of its line;
+   * null (and a message) if the jar is absent.
+   */
+  static SparkSubmit prepare(Path home, String command, String version, PrintStream err)
+      throws IOException {
+    Path jar = distJar(home, isSpark4(version));
     if (jar == null) {
       err.println(
           command
-              + ": no courier-shuffle/dist/target/courier-dist-*.jar; build it with: mvn -DskipTests package");
+              + ": no "
+              + (isSpark4(version)
+                  ? "courier-shuffle/dist-spark4/target/courier-spark-4_2.13-*.jar"
+                  : "courier-shuffle/dist/target/courier-spark-3.5_2.12-*.jar")
+              + "; build it with: mvn -DskipTests package");
       return null;
     }
-    return new SparkSubmit(pysparkEnv(home), jar);
+    return new SparkSubmit(pysparkEnv(home, version), jar, version);
+  }
+
+  /** pyspark's Spark home (its jars, and {@code work/} where local-cluster executors log). */
+  Path sparkHome() throws IOException {
+    try (Stream<Path> s = Files.list(venv.resolve("lib"))) {
+      Path python =
+          s.filter(p -> p.getFileName().toString().startsWith("python"))
+              .findFirst()
+              .orElseThrow(() -> new IOException("no lib/python* in " + venv));
+      return python.resolve("site-packages/pyspark");
+    }
+  }
+
+  /** The pyspark version this runs. */
+  String version() {
+    return version;
   }
 
   Path python() {
@@ -48,27 +103,31 @@ final class SparkSubmit {
   /** The command line up to the application: spark-submit, the cluster, our jar and manager. */
   List<String> command(String master) {
     List<String> cmd = stockShuffleCommand(master);
-    cmd.addAll(3, List.of("--conf", "spark.shuffle.manager=" + MANAGER));
+    cmd.addAll(List.of("--conf", "spark.shuffle.manager=" + MANAGER));
     return cmd;
   }
 
   /**
    * The command line with Spark's own shuffle: our jar only on the class paths (for listeners such
    * as {@code ShuffleTimes}), as in {@code demo --dark}, where the coda-agent watches Spark's own
-   * shuffle.
+   * shuffle. Spark 3.5 loads a shuffle manager only from the JVMs' own class paths; Spark 4 builds
+   * it after {@code --jars} reached the executors (SPARK-45762), so there {@code --jars} is all.
    */
   List<String> stockShuffleCommand(String master) {
-    return new ArrayList<>(
-        List.of(
-            venv.resolve("bin/spark-submit").toString(),
-            "--master",
-            master,
-            "--conf",
-            "spark.driver.extraClassPath=" + jar,
-            "--conf",
-            "spark.executor.extraClassPath=" + jar,
-            "--conf",
-            "spark.ui.enabled=false"));
+    List<String> cmd =
+        new ArrayList<>(List.of(venv.resolve("bin/spark-submit").toString(), "--master", master));
+    if (isSpark4(version)) {
+      cmd.addAll(List.of("--jars", jar.toString()));
+    } else {
+      cmd.addAll(
+          List.of(
+              "--conf",
+              "spark.driver.extraClassPath=" + jar,
+              "--conf",
+              "spark.executor.extraClassPath=" + jar));
+    }
+    cmd.addAll(List.of("--conf", "spark.ui.enabled=false"));
+    return cmd;
   }
 
   /**
@@ -101,22 +160,25 @@ final class SparkSubmit {
     return true;
   }
 
-  private static Path distJar(Path home) throws IOException {
-    Path dir = home.resolve("courier-shuffle/dist/target");
+  /** The drop-in jar of a Spark line in this build, or null. */
+  static Path distJar(Path home, boolean spark4) throws IOException {
+    Path dir =
+        home.resolve(spark4 ? "courier-shuffle/dist-spark4/target" : "courier-shuffle/dist/target");
+    String name =
+        spark4 ? "courier-spark-4_2\\.13-.*\\.jar" : "courier-spark-3\\.5_2\\.12-.*\\.jar";
     if (!Files.isDirectory(dir)) {
       return null;
     }
     try (Stream<Path> s = Files.list(dir)) {
-      return s.filter(p -> p.getFileName().toString().matches("courier-dist-.*\\.jar"))
-          .findFirst()
-          .orElse(null);
+      return s.filter(p -> p.getFileName().toString().matches(name)).findFirst().orElse(null);
     }
   }
 
-  private static Path pysparkEnv(Path home) throws IOException {
+  private static Path pysparkEnv(Path home, String version) throws IOException {
     ProcessBuilder pb =
         new ProcessBuilder("bash", home.resolve("bin/lib/pyspark-env.sh").toString())
             .redirectError(ProcessBuilder.Redirect.INHERIT);
+    pb.environment().put("COFLOW_PYSPARK", version);
     Process p = pb.start();
     String outText = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
     try {

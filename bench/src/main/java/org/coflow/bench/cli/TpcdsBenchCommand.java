@@ -33,7 +33,7 @@ final class TpcdsBenchCommand {
       """
       Usage: coflow bench tpcds [--scale SF] [--streams N] [--queries LIST] [--policy NAME]
                                 [--link-rate RATE] [--only single|streams] [--gap SECONDS]
-                                [--data DIR] [--http-port N] [--json]
+                                [--data DIR] [--http-port N] [--spark VERSION] [--json]
 
       Queries derived from TPC-DS (data from the Java port of dsdgen, generated once per scale
       into --data; query text read at run time from Spark's spark-sql tests jar) on a real
@@ -67,6 +67,8 @@ final class TpcdsBenchCommand {
                          can only change the throughput. Elsewhere, pick about N times the
                          back-to-back run's wall time per query
         --data DIR       where generated data is kept (default target/tpcds under the project)
+        --spark VERSION  the Spark to run on, with our jar for its line: 3.5 (pyspark 3.5.9,
+                         the default), 4 (4.3.0), 4.0-4.3 or an exact pyspark version
         --http-port N    serve the master's dashboard and /api/state on this port while the
                          runs go (default: off; 0 picks a free one)
         --json           print one JSON object instead of the tables
@@ -95,12 +97,14 @@ final class TpcdsBenchCommand {
                 "only",
                 "data",
                 "http-port",
-                "gap"),
+                "gap",
+                "spark"),
             Set.of("json", "help"));
     if (a.has("help")) {
       out.print(String.format(Locale.ROOT, HELP, DEFAULT_QUERIES));
       return 0;
     }
+    String spark = DemoCommand.sparkOption(a, "coflow bench tpcds");
     double scale;
     int streams;
     double linkRate;
@@ -168,7 +172,7 @@ final class TpcdsBenchCommand {
       err.printf(
           Locale.ROOT, "coflow bench tpcds: generated in %.0f s%n", (System.nanoTime() - t0) / 1e9);
     }
-    SparkSubmit submit = SparkSubmit.prepare(home, "coflow bench tpcds", err);
+    SparkSubmit submit = SparkSubmit.prepare(home, "coflow bench tpcds", spark, err);
     if (submit == null) {
       return 1;
     }
@@ -230,7 +234,8 @@ final class TpcdsBenchCommand {
       Thread.currentThread().interrupt();
       return 1;
     }
-    Report rep = new Report(scale, streams, gap, linkRate, policy, queries, results);
+    Report rep =
+        new Report(scale, streams, gap, linkRate, policy, queries, results, submit.version());
     out.print(json ? rep.json() + "\n" : rep.table());
     return rep.digestsAgree() ? 0 : 1;
   }
@@ -323,7 +328,8 @@ final class TpcdsBenchCommand {
       double linkRate,
       String policy,
       List<String> queries,
-      Map<String, List<Run>> results) {
+      Map<String, List<Run>> results,
+      String spark) {
 
     private double total(String part, String way) {
       return results.get(part).stream()
@@ -363,6 +369,7 @@ final class TpcdsBenchCommand {
     String json() {
       Json j =
           new Json()
+              .put("spark", spark)
               .put("scale", scale)
               .put("cluster", CLUSTER)
               .put("queries", String.join(",", queries))
@@ -405,7 +412,8 @@ final class TpcdsBenchCommand {
       sb.append(
           String.format(
               Locale.ROOT,
-              "%nTPC-DS-derived queries, scale %s, %s, broadcast joins off%n",
+              "%nTPC-DS-derived queries, Spark %s, scale %s, %s, broadcast joins off%n",
+              spark,
               scale,
               CLUSTER));
       if (results.containsKey("single")) {

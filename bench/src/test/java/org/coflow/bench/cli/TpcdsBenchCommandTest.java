@@ -61,7 +61,7 @@ class TpcdsBenchCommandTest extends CliHarness {
     results.put("fair", fair);
     results.put("policy", policy);
     TpcdsBenchCommand.Report r =
-        new TpcdsBenchCommand.Report(1, 2, 0, 25e6, "aalo", List.of("q4", "q17"), results);
+        new TpcdsBenchCommand.Report(1, 2, 0, 25e6, "aalo", List.of("q4", "q17"), results, "3.5.9");
     assertEquals(3.2 / 4.0, r.singleRatio(), 1e-9);
     assertEquals(2.5 / 5.0, r.streamsRatio(), 1e-9);
     assertTrue(r.digestsAgree());
@@ -70,7 +70,7 @@ class TpcdsBenchCommandTest extends CliHarness {
     assertTrue(r.table().contains("time ratio ours/stock = 0.800"), r.table());
 
     results.put("policy", TpcdsBenchCommand.parse(List.of("stream\t1\tq4\t3.000\t99\tcc")));
-    r = new TpcdsBenchCommand.Report(1, 2, 0, 25e6, "aalo", List.of("q4", "q17"), results);
+    r = new TpcdsBenchCommand.Report(1, 2, 0, 25e6, "aalo", List.of("q4", "q17"), results, "3.5.9");
     assertFalse(r.digestsAgree());
     assertTrue(r.table().contains("ROWS DIFFER"), r.table());
   }

@@ -1,6 +1,5 @@
 package org.apache.spark.shuffle.courier;
 
-import java.io.Serializable;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.spark.SparkEnv;
@@ -26,8 +25,7 @@ final class AgentDirectory {
   private AgentDirectory() {}
 
   /** An executor's agent: the host id it serves as and its address (host:port). */
-  static final class AgentInfo implements Serializable {
-    private static final long serialVersionUID = 1L;
+  static final class AgentInfo {
     final String executorId;
     final String hostId;
     final String address;
@@ -38,48 +36,63 @@ final class AgentDirectory {
       this.address = address;
     }
 
+    String[] toWire() {
+      return new String[] {executorId, hostId, address};
+    }
+
+    static AgentInfo fromWire(String[] w, int at) {
+      return new AgentInfo(w[at], w[at + 1], w[at + 2]);
+    }
+
     @Override
     public String toString() {
       return "executor " + executorId + " -> agent of host " + hostId + " at " + address;
     }
   }
 
-  /** Executor -> driver: this is my agent. Replies {@code true}. */
-  static final class Register implements Serializable {
-    private static final long serialVersionUID = 1L;
-    final AgentInfo agent;
+  /*
+   * The messages are String arrays whose first element names them, and the replies Booleans or
+   * String arrays: Spark's RPC threads deserialise with Spark's own class loader, which on Spark 4
+   * does not see a plugin added with --jars (a class of ours in a message made the receiving side
+   * drop the connection, and an executor whose driver connection drops exits).
+   */
 
-    Register(AgentInfo agent) {
-      this.agent = agent;
-    }
-  }
+  /** Executor -> driver: this is my agent ({@code REGISTER, executor, host id, address}). */
+  static final String REGISTER = "courier.register";
 
   /**
-   * Reader -> driver: the agent of this executor. Replies an {@link AgentInfo}, or null if none.
+   * Reader -> driver: the agent of this executor ({@code LOOKUP, executor}). Replies {@code
+   * [executor, host id, address]}, or null if none.
    */
-  static final class Lookup implements Serializable {
-    private static final long serialVersionUID = 1L;
-    final String executorId;
-
-    Lookup(String executorId) {
-      this.executorId = executorId;
-    }
-  }
+  static final String LOOKUP = "courier.lookup";
 
   /**
-   * Reader -> driver: this executor's agent could not be reached at this address; the driver
-   * forgets it unless the executor has reported another since (readers then use Spark's own fetch
-   * for that executor until its agent is back). Replies {@code true}.
+   * Reader -> driver: this executor's agent could not be reached at this address ({@code
+   * UNREACHABLE, executor, address}); the driver forgets it unless the executor has reported
+   * another since (readers then use Spark's own fetch for that executor until its agent is back).
+   * Replies {@code true}.
    */
-  static final class Unreachable implements Serializable {
-    private static final long serialVersionUID = 1L;
-    final String executorId;
-    final String address;
+  static final String UNREACHABLE = "courier.unreachable";
 
-    Unreachable(String executorId, String address) {
-      this.executorId = executorId;
-      this.address = address;
+  private static String[] message(String kind, String... fields) {
+    String[] m = new String[fields.length + 1];
+    m[0] = kind;
+    System.arraycopy(fields, 0, m, 1, fields.length);
+    return m;
+  }
+
+  /** The kind of a message of ours, or null if {@code message} is none of ours. */
+  private static String kindOf(Object message) {
+    if (!(message instanceof String[])) {
+      return null;
     }
+    String[] m = (String[]) message;
+    if (m.length == 4 && REGISTER.equals(m[0])
+        || m.length == 2 && LOOKUP.equals(m[0])
+        || m.length == 3 && UNREACHABLE.equals(m[0])) {
+      return m[0];
+    }
+    return null;
   }
 
   /** The driver's side. */
@@ -101,25 +114,26 @@ final class AgentDirectory {
       return new AbstractPartialFunction<Object, BoxedUnit>() {
         @Override
         public boolean isDefinedAt(Object message) {
-          return message instanceof Register
-              || message instanceof Lookup
-              || message instanceof Unreachable;
+          return kindOf(message) != null;
         }
 
         @Override
         public <A1, B1> B1 applyOrElse(A1 message, Function1<A1, B1> fallback) {
-          if (message instanceof Register) {
-            AgentInfo a = ((Register) message).agent;
+          String kind = kindOf(message);
+          if (kind == null) {
+            return fallback.apply(message);
+          }
+          String[] m = (String[]) message;
+          if (REGISTER.equals(kind)) {
+            AgentInfo a = AgentInfo.fromWire(m, 1);
             agents.put(a.executorId, a);
             context.reply(Boolean.TRUE);
-          } else if (message instanceof Lookup) {
-            context.reply(agents.get(((Lookup) message).executorId));
-          } else if (message instanceof Unreachable) {
-            Unreachable u = (Unreachable) message;
-            agents.computeIfPresent(u.executorId, (k, v) -> v.address.equals(u.address) ? null : v);
-            context.reply(Boolean.TRUE);
+          } else if (LOOKUP.equals(kind)) {
+            AgentInfo a = agents.get(m[1]);
+            context.reply(a == null ? null : a.toWire());
           } else {
-            return fallback.apply(message);
+            agents.computeIfPresent(m[1], (k, v) -> v.address.equals(m[2]) ? null : v);
+            context.reply(Boolean.TRUE);
           }
           @SuppressWarnings("unchecked")
           B1 unit = (B1) BoxedUnit.UNIT;
@@ -151,16 +165,17 @@ final class AgentDirectory {
   }
 
   static void register(RpcEndpointRef driver, AgentInfo agent) {
-    driver.askSync(new Register(agent), ClassTag$.MODULE$.apply(Boolean.class));
+    driver.askSync(message(REGISTER, agent.toWire()), ClassTag$.MODULE$.apply(Boolean.class));
   }
 
   static void unreachable(RpcEndpointRef driver, String executorId, String address) {
-    driver.askSync(new Unreachable(executorId, address), ClassTag$.MODULE$.apply(Boolean.class));
+    driver.askSync(
+        message(UNREACHABLE, executorId, address), ClassTag$.MODULE$.apply(Boolean.class));
   }
 
   /** The agent of {@code executorId}, or null if it reported none. */
   static AgentInfo lookup(RpcEndpointRef driver, String executorId) {
-    Object r = driver.askSync(new Lookup(executorId), ClassTag$.MODULE$.apply(Object.class));
-    return (AgentInfo) r;
+    Object r = driver.askSync(message(LOOKUP, executorId), ClassTag$.MODULE$.apply(Object.class));
+    return r == null ? null : AgentInfo.fromWire((String[]) r, 0);
   }
 }

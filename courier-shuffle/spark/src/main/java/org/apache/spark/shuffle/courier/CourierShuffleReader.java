@@ -64,8 +64,7 @@ final class CourierShuffleReader<K, C> implements ShuffleReader<K, C> {
     }
     if (dep.keyOrdering().isDefined()) {
       ExternalSorter<K, C, C> sorter =
-          new ExternalSorter<>(
-              context, Option.empty(), Option.empty(), dep.keyOrdering(), dep.serializer());
+          SparkCompat.newSorter(context, dep.keyOrdering(), dep.serializer());
       // Spills and peak memory go into the task's metrics; the sorter stops with the task.
       return new InterruptibleIterator<>(
           context, sorter.insertAllAndUpdateMetrics((Iterator) aggregated));
