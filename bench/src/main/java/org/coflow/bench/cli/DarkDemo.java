@@ -54,8 +54,9 @@ final class DarkDemo {
         --first-queue SIZE  bytes of each flow sent before pacing applies (default 256k: Aalo's
                             10 MiB would leave every flow of a laptop-sized shuffle unpaced)
         --http-port N       the master's dashboard port (default 7091; 0 picks a free one)
-        --spark VERSION     as in coflow demo (default 3.5; Spark 4.1+ may move its shuffle
-                            to native epoll, which the coda-agent does not see: then it says so)
+        --spark VERSION     as in coflow demo (default 3.5; on Spark 4 the runs set
+                            spark.shuffle.io.mode and spark.rpc.io.mode to NIO: from 4.1 Spark
+                            picks Netty's native epoll, whose bytes the coda-agent cannot see)
         --json              print one JSON object instead of the table
       """;
 
@@ -161,7 +162,17 @@ final class DarkDemo {
       Thread.currentThread().interrupt();
       return 1;
     }
-    report(results, accuracy, policy, linkRate, large, small, dashboard, a.has("json"), out);
+    report(
+        results,
+        submit.version(),
+        accuracy,
+        policy,
+        linkRate,
+        large,
+        small,
+        dashboard,
+        a.has("json"),
+        out);
     return 0;
   }
 
@@ -185,12 +196,17 @@ final class DarkDemo {
             // Executors of one machine would otherwise read each other's files from disk.
             "--conf",
             "spark.shuffle.readHostLocalDisk=false"));
+    if (SparkSubmit.isSpark4(submit.version())) {
+      // Spark 4.1+ picks Netty's native epoll on Linux, whose bytes no bytecode advice sees.
+      cmd.addAll(List.of("--conf", "spark.shuffle.io.mode=NIO", "--conf", "spark.rpc.io.mode=NIO"));
+    }
     return DemoCommand.runApp(
         submit, cmd, app, logs, run, large, small, delay, "coflow demo --dark", err);
   }
 
   private static void report(
       Map<String, Map<String, JobResult>> results,
+      String spark,
       Accuracy accuracy,
       String policy,
       double linkRate,
@@ -207,6 +223,7 @@ final class DarkDemo {
     if (json) {
       Json j =
           new Json()
+              .put("spark", spark)
               .put("policy", policy)
               .put("link_rate_bps", linkRate * 8)
               .put("large_bytes", large)
@@ -230,8 +247,9 @@ final class DarkDemo {
     }
     out.printf(
         Locale.ROOT,
-        "%nlocal-cluster[2,4,1024], Spark's own shuffle, the coda-agent on both executors;"
-            + " one host, link %s;%na %s shuffle, then a %s one%n",
+        "%nSpark %s, local-cluster[2,4,1024], Spark's own shuffle, the coda-agent on both"
+            + " executors; one host, link %s;%na %s shuffle, then a %s one%n",
+        spark,
         Units.formatBitRate(linkRate),
         Units.formatBytes(large),
         Units.formatBytes(small));

@@ -177,7 +177,8 @@ final class DemoCommand {
       Thread.currentThread().interrupt();
       return 1;
     }
-    report(results, policy, linkRate, large, small, dashboard, a.has("json"), out);
+    report(
+        results, submit.version(), policy, linkRate, large, small, dashboard, a.has("json"), out);
     return 0;
   }
 
@@ -289,6 +290,7 @@ final class DemoCommand {
 
   private static void report(
       Map<String, Map<String, JobResult>> results,
+      String spark,
       String policy,
       double linkRate,
       long large,
@@ -302,6 +304,7 @@ final class DemoCommand {
     if (json) {
       Json j =
           new Json()
+              .put("spark", spark)
               .put("policy", policy)
               .put("link_rate_bps", linkRate * 8)
               .put("large_bytes", large)
@@ -320,7 +323,8 @@ final class DemoCommand {
     }
     out.printf(
         Locale.ROOT,
-        "%nlocal-cluster[2,4,1024], agents capped at %s; a %s shuffle, then a %s one%n",
+        "%nSpark %s, local-cluster[2,4,1024], agents capped at %s; a %s shuffle, then a %s one%n",
+        spark,
         Units.formatBitRate(linkRate),
         Units.formatBytes(large),
         Units.formatBytes(small));

@@ -52,7 +52,8 @@ public final class SparkDifferentialJob {
       if (!version.equals(result.get("spark"))) {
         return "the job ran on Spark " + result.get("spark") + ", not " + version;
       }
-      if (!result.get("courier_digest").equals(result.get("stock_digest"))) {
+      String digest = result.get("courier_digest");
+      if (digest == null || !digest.equals(result.get("stock_digest"))) {
         return "results differ: courier "
             + result.get("courier_digest")
             + ", stock "
@@ -74,6 +75,9 @@ public final class SparkDifferentialJob {
       }
       for (Map.Entry<String, Map<String, Long>> e : metrics.entrySet()) {
         Map<String, Long> m = e.getValue();
+        if (!m.keySet().containsAll(METRICS)) {
+          return "executor " + e.getKey() + " reported only " + m.keySet() + " of " + METRICS;
+        }
         if (m.get("fallbacks") != 0) {
           return "executor "
               + e.getKey()
