@@ -33,7 +33,8 @@ final class TpcdsBenchCommand {
       """
       Usage: coflow bench tpcds [--scale SF] [--streams N] [--queries LIST] [--policy NAME]
                                 [--link-rate RATE] [--only single|streams] [--gap SECONDS]
-                                [--data DIR] [--http-port N] [--spark VERSION] [--json]
+                                [--data DIR] [--http-port N] [--spark VERSION]
+                                [--spark-conf spark.KEY=VALUE ...] [--json]
 
       Queries derived from TPC-DS (data from the Java port of dsdgen, generated once per scale
       into --data; query text read at run time from Spark's spark-sql tests jar) on a real
@@ -69,6 +70,10 @@ final class TpcdsBenchCommand {
         --data DIR       where generated data is kept (default target/tpcds under the project)
         --spark VERSION  the Spark to run on, with our jar for its line: 3.5 (pyspark 3.5.9,
                          the default), 4 (4.3.0), 4.0-4.3 or an exact pyspark version
+        --spark-conf K=V a Spark setting for every run, both readers (repeatable), e.g.
+                         spark.shuffle.readHostLocalDisk=false: on one machine Spark's own
+                         reader otherwise reads the other executor's files from disk, where
+                         across hosts it would fetch them over the network as ours does
         --http-port N    serve the master's dashboard and /api/state on this port while the
                          runs go (default: off; 0 picks a free one)
         --json           print one JSON object instead of the tables
@@ -98,13 +103,22 @@ final class TpcdsBenchCommand {
                 "data",
                 "http-port",
                 "gap",
-                "spark"),
+                "spark",
+                "spark-conf"),
             Set.of("json", "help"));
     if (a.has("help")) {
       out.print(String.format(Locale.ROOT, HELP, DEFAULT_QUERIES));
       return 0;
     }
     String spark = DemoCommand.sparkOption(a, "coflow bench tpcds");
+    List<String> sparkConf = new ArrayList<>();
+    for (String kv : a.all("spark-conf")) {
+      if (!kv.matches("spark\\.[\\w.\\-]+=.*")) {
+        throw new UsageException(
+            "coflow bench tpcds: --spark-conf '" + kv + "': use spark.KEY=VALUE");
+      }
+      sparkConf.addAll(List.of("--conf", kv));
+    }
     double scale;
     int streams;
     double linkRate;
@@ -195,7 +209,7 @@ final class TpcdsBenchCommand {
       List<String> common = List.of(data.toString(), queryDir.toString());
       if (!only.equals("streams")) {
         progress(err, "single stream, stock and Courier fetch side by side");
-        List<Run> r = submit(submit, appJar, work, "single", common, 1, 0, queries, List.of(), err);
+        List<Run> r = submit(submit, appJar, work, "single", common, 1, 0, queries, sparkConf, err);
         if (r == null) {
           return 1;
         }
@@ -219,10 +233,12 @@ final class TpcdsBenchCommand {
                   streams,
                   gap,
                   queries,
-                  List.of(
-                      "--conf", "spark.shuffle.courier.master=127.0.0.1:" + master.port(),
-                      "--conf", "spark.shuffle.courier.linkRate=" + Math.round(linkRate * 8),
-                      "--conf", "spark.scheduler.mode=FAIR"),
+                  concat(
+                      sparkConf,
+                      List.of(
+                          "--conf", "spark.shuffle.courier.master=127.0.0.1:" + master.port(),
+                          "--conf", "spark.shuffle.courier.linkRate=" + Math.round(linkRate * 8),
+                          "--conf", "spark.scheduler.mode=FAIR")),
                   err);
           if (r == null) {
             return 1;
@@ -238,6 +254,12 @@ final class TpcdsBenchCommand {
         new Report(scale, streams, gap, linkRate, policy, queries, results, submit.version());
     out.print(json ? rep.json() + "\n" : rep.table());
     return rep.digestsAgree() ? 0 : 1;
+  }
+
+  private static List<String> concat(List<String> a, List<String> b) {
+    List<String> out = new ArrayList<>(a);
+    out.addAll(b);
+    return out;
   }
 
   private static void progress(PrintStream err, String what) {
