@@ -28,6 +28,9 @@ class TpcdsBenchCommandTest extends CliHarness {
     assertTrue(err().contains("a number was expected (For input string: \"soon\")"), err());
     assertEquals(2, run("bench", "tpcds", "--queries", "q3,q100"));
     assertTrue(err().contains("no TPC-DS query named 'q100'"), err());
+    assertEquals(2, run("bench", "tpcds", "--spark-conf", "readHostLocalDisk=false"));
+    assertTrue(
+        err().contains("--spark-conf 'readHostLocalDisk=false': use spark.KEY=VALUE"), err());
     assertEquals(2, run("bench", "tpcds", "--queries", "../etc/passwd"));
     assertTrue(err().contains("no TPC-DS query named '../etc/passwd'"), err());
   }
