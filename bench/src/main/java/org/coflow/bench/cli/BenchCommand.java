@@ -48,7 +48,7 @@ final class BenchCommand {
 
              coflow bench tpcds [--scale SF] [--streams N] [--queries LIST] [--policy NAME]
                                 [--link-rate RATE] [--only single|streams] [--spark VERSION]
-                                [--json]
+                                [--spark-conf spark.KEY=VALUE ...] [--json]
 
       bench tpcds: queries derived from TPC-DS on a real spark-submit local-cluster with our jar:
       one stream with Spark's fetch and ours side by side (time ratio, goal <= 1.05), then

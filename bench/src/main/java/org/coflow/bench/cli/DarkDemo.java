@@ -87,6 +87,7 @@ final class DarkDemo {
       throw new UsageException(
           "coflow demo --dark: need --large > --small > 0, --delay >= 0 and --link-rate > 0");
     }
+    String spark = DemoCommand.sparkOption(a, "coflow demo --dark");
     Path agentJar = home.resolve("coda-agent/agent/target/coda-agent.jar");
     if (!Files.isRegularFile(agentJar)) {
       err.println(
@@ -95,7 +96,6 @@ final class DarkDemo {
               + "; build it with: mvn -q package -pl coda-agent/bootstrap,coda-agent/agent -am -DskipTests");
       return 1;
     }
-    String spark = DemoCommand.sparkOption(a, "coflow demo --dark");
     SparkSubmit submit = SparkSubmit.prepare(home, "coflow demo --dark", spark, err);
     if (submit == null) {
       return 1;

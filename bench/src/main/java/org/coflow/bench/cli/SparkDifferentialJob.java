@@ -151,14 +151,17 @@ public final class SparkDifferentialJob {
       while (m.find()) {
         result.put(m.group(1), m.group(2).replace("\"", ""));
       }
-      // The application's executor logs: kept if it failed, else removed (they pile up).
+    }
+    Outcome outcome = new Outcome(v, jarMode, seconds, problem, result, readMetrics(metrics));
+    // The application's executor logs: kept if the version failed, else removed (they pile up).
+    if (outcome.failure() == null) {
       List<Path> mine = list(sparkWork);
       mine.removeAll(before);
       for (Path p : mine) {
         deleteTree(p);
       }
     }
-    return new Outcome(v, jarMode, seconds, problem, result, readMetrics(metrics));
+    return outcome;
   }
 
   /**

@@ -184,11 +184,15 @@ final class SparkSubmit {
     try {
       if (p.waitFor() != 0 || outText.isEmpty()) {
         throw new IOException(
-            "setting up pyspark failed (bin/lib/pyspark-env.sh exit " + p.exitValue() + ")");
+            "setting up pyspark "
+                + version
+                + " failed (bin/lib/pyspark-env.sh exit "
+                + p.exitValue()
+                + "; is it on PyPI?)");
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new IOException("interrupted while setting up pyspark");
+      throw new IOException("interrupted while setting up pyspark " + version);
     }
     String[] lines = outText.split("\n");
     return Path.of(lines[lines.length - 1].trim());

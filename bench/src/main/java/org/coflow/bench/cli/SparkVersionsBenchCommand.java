@@ -5,6 +5,7 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -50,12 +51,16 @@ final class SparkVersionsBenchCommand {
       out.print(String.format(Locale.ROOT, HELP, DEFAULT_VERSIONS));
       return 0;
     }
-    List<String> versions = new ArrayList<>();
+    Set<String> versions = new LinkedHashSet<>();
     for (String v : a.get("versions", DEFAULT_VERSIONS).split(",")) {
       try {
         versions.add(SparkSubmit.pysparkVersion(v.trim()));
       } catch (IllegalArgumentException e) {
-        throw new UsageException("coflow bench spark-versions: " + e.getMessage());
+        throw new UsageException(
+            "coflow bench spark-versions: --versions '"
+                + v.trim()
+                + "': not a Spark this project builds for; use "
+                + SparkSubmit.SPARK_OPTION_HELP);
       }
     }
     Path work = Files.createDirectories(home.resolve("target/bench-spark-versions"));
@@ -64,7 +69,19 @@ final class SparkVersionsBenchCommand {
       for (String v : versions) {
         err.println("coflow bench spark-versions: Spark " + v + "...");
         err.flush();
-        outcomes.add(SparkDifferentialJob.run(home, v, work, err));
+        try {
+          outcomes.add(SparkDifferentialJob.run(home, v, work, err));
+        } catch (IOException e) {
+          // This version could not be set up (pip, say): its row says why, the others still run.
+          outcomes.add(
+              new SparkDifferentialJob.Outcome(
+                  v,
+                  SparkSubmit.isSpark4(v) ? "--jars" : "extraClassPath",
+                  0,
+                  e.getMessage(),
+                  java.util.Map.of(),
+                  java.util.Map.of()));
+        }
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -70,7 +70,8 @@ final class TpcdsBenchCommand {
         --data DIR       where generated data is kept (default target/tpcds under the project)
         --spark VERSION  the Spark to run on, with our jar for its line: 3.5 (pyspark 3.5.9,
                          the default), 4 (4.3.0), 4.0-4.3 or an exact pyspark version
-        --spark-conf K=V a Spark setting for every run, both readers (repeatable), e.g.
+        --spark-conf spark.KEY=VALUE
+                         a Spark setting for every run, both readers (repeatable), e.g.
                          spark.shuffle.readHostLocalDisk=false: on one machine Spark's own
                          reader otherwise reads the other executor's files from disk, where
                          across hosts it would fetch them over the network as ours does

@@ -32,7 +32,7 @@ class SparkVersionsBenchCommandTest extends CliHarness {
   @Test
   void badVersionsAreNamedBeforeAnythingRuns() {
     assertEquals(2, run("bench", "spark-versions", "--versions", "3.5,2.4.8"));
-    assertTrue(err().contains("--spark 2.4.8: not a Spark this project builds for"), err());
+    assertTrue(err().contains("--versions '2.4.8': not a Spark this project builds for"), err());
     assertEquals(2, run("demo", "--spark", "4.7"));
     assertTrue(err().contains("coflow demo: --spark 4.7"), err());
     assertEquals(2, run("bench", "tpcds", "--spark", "three"));

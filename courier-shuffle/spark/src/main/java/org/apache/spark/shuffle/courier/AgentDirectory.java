@@ -87,6 +87,11 @@ final class AgentDirectory {
       return null;
     }
     String[] m = (String[]) message;
+    for (String field : m) {
+      if (field == null) {
+        return null;
+      }
+    }
     if (m.length == 4 && REGISTER.equals(m[0])
         || m.length == 2 && LOOKUP.equals(m[0])
         || m.length == 3 && UNREACHABLE.equals(m[0])) {
@@ -176,6 +181,20 @@ final class AgentDirectory {
   /** The agent of {@code executorId}, or null if it reported none. */
   static AgentInfo lookup(RpcEndpointRef driver, String executorId) {
     Object r = driver.askSync(message(LOOKUP, executorId), ClassTag$.MODULE$.apply(Object.class));
-    return r == null ? null : AgentInfo.fromWire((String[]) r, 0);
+    if (r == null) {
+      return null;
+    }
+    if (!(r instanceof String[]) || ((String[]) r).length != 3) {
+      throw new IllegalStateException(
+          "the driver's "
+              + ENDPOINT
+              + " answered a lookup of executor "
+              + executorId
+              + " with "
+              + (r instanceof String[] ? java.util.Arrays.toString((String[]) r) : r)
+              + ", not [executor, host id, address]: are the driver and executors on the same"
+              + " Courier jar?");
+    }
+    return AgentInfo.fromWire((String[]) r, 0);
   }
 }

@@ -17,13 +17,11 @@ import scala.math.Ordering;
  * has, and fail with a message naming the Spark version if it has none we know.
  */
 final class SparkCompat {
-  private static final Constructor<?> SORTER = sorterConstructor();
+  /** The running Spark's constructor, found on first use (null until then). */
+  private static volatile Constructor<?> sorter;
 
   /** Empty {@code rowBasedChecksums} (Spark 4.1+), or null on Sparks without that parameter. */
-  private static final Object NO_ROW_CHECKSUMS =
-      SORTER.getParameterCount() == 6
-          ? Array.newInstance(SORTER.getParameterTypes()[5].getComponentType(), 0)
-          : null;
+  private static volatile Object noRowChecksums;
 
   private SparkCompat() {}
 
@@ -35,14 +33,26 @@ final class SparkCompat {
   @SuppressWarnings("unchecked")
   static <K, C> ExternalSorter<K, C, C> newSorter(
       TaskContext context, Option<Ordering<K>> ordering, Serializer serializer) {
+    Constructor<?> c = sorter;
+    if (c == null) {
+      // Thrown on every call if the running Spark has none we know (a static initializer would
+      // bury the message under NoClassDefFoundError after the first task).
+      c = sorterConstructor();
+      noRowChecksums =
+          c.getParameterCount() == 6
+              ? Array.newInstance(c.getParameterTypes()[5].getComponentType(), 0)
+              : null;
+      sorter = c;
+    }
+    Object checksums = noRowChecksums;
     Object[] args =
-        NO_ROW_CHECKSUMS == null
+        c.getParameterCount() == 5
             ? new Object[] {context, Option.empty(), Option.empty(), ordering, serializer}
             : new Object[] {
-              context, Option.empty(), Option.empty(), ordering, serializer, NO_ROW_CHECKSUMS
+              context, Option.empty(), Option.empty(), ordering, serializer, checksums
             };
     try {
-      return (ExternalSorter<K, C, C>) SORTER.newInstance(args);
+      return (ExternalSorter<K, C, C>) c.newInstance(args);
     } catch (InvocationTargetException e) {
       Throwable cause = e.getCause();
       if (cause instanceof RuntimeException) {
