@@ -339,17 +339,42 @@ class CodaAgentMapReduceTest {
     Map<String, String> out = new TreeMap<>();
     // MiniYARNCluster's directory: test.build.data (target/test/data), then the cluster's name.
     Path logs = Path.of(System.getProperty("test.build.data", "target/test/data"), "coda-agent-mr");
-    try (Stream<Path> s = Files.walk(logs)) {
-      for (Path p : (Iterable<Path>) s::iterator) {
-        if (p.getFileName().toString().equals("stderr")
-            && p.getParent().getParent().getFileName().toString().equals(app)) {
-          String container = p.getParent().getFileName().toString();
-          if (!container.endsWith("_000001")) {
-            out.put(container, Files.readString(p));
+    // The NodeManagers delete finished applications' local dirs (appcache) under the same tree
+    // while this walks it: a directory that vanished on the way is skipped, not an error.
+    Files.walkFileTree(
+        logs,
+        new java.nio.file.SimpleFileVisitor<Path>() {
+          @Override
+          public java.nio.file.FileVisitResult visitFile(
+              Path p, java.nio.file.attribute.BasicFileAttributes attrs) throws IOException {
+            if (p.getFileName().toString().equals("stderr")
+                && p.getParent().getParent().getFileName().toString().equals(app)) {
+              String container = p.getParent().getFileName().toString();
+              if (!container.endsWith("_000001")) {
+                out.put(container, Files.readString(p));
+              }
+            }
+            return java.nio.file.FileVisitResult.CONTINUE;
           }
-        }
-      }
-    }
+
+          @Override
+          public java.nio.file.FileVisitResult visitFileFailed(Path p, IOException e)
+              throws IOException {
+            if (e instanceof java.nio.file.NoSuchFileException) {
+              return java.nio.file.FileVisitResult.CONTINUE;
+            }
+            throw e;
+          }
+
+          @Override
+          public java.nio.file.FileVisitResult postVisitDirectory(Path dir, IOException e)
+              throws IOException {
+            if (e != null && !(e instanceof java.nio.file.NoSuchFileException)) {
+              throw e;
+            }
+            return java.nio.file.FileVisitResult.CONTINUE;
+          }
+        });
     assertFalse(out.isEmpty(), "no task container logs of " + app);
     return out;
   }
