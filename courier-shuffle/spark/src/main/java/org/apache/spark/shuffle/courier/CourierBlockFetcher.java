@@ -117,8 +117,10 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
   }
 
   /**
-   * Blocks in the order given, consecutive partitions of one map output on one executor merged when
-   * {@code batch} (Spark's {@code mergeContinuousShuffleBlockIdsIfNeeded}).
+   * Blocks in the order given, adjacent blocks of one map output on one executor merged when {@code
+   * batch}, as Spark's {@code mergeContinuousShuffleBlockIdsIfNeeded} merges them: by map output
+   * only, since the map-output tracker leaves empty partitions out of a task's contiguous range (a
+   * gap in the reduce ids is an empty partition, which adds no bytes to the batch's segment).
    */
   static List<List<Remote>> group(List<Remote> blocks, boolean batch) {
     List<List<Remote>> out = new ArrayList<>();
@@ -126,9 +128,7 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
     for (Remote r : blocks) {
       if (batch && current != null) {
         Remote last = current.get(current.size() - 1);
-        if (last.location.equals(r.location)
-            && last.block.mapId() == r.block.mapId()
-            && last.block.reduceId() + 1 == r.block.reduceId()) {
+        if (last.location.equals(r.location) && last.block.mapId() == r.block.mapId()) {
           current.add(r);
           continue;
         }

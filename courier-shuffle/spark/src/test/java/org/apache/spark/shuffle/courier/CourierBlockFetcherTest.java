@@ -46,23 +46,33 @@ class CourierBlockFetcherTest {
   }
 
   @Test
-  void batchFetchMergesConsecutivePartitionsOfOneMapOutputOnOneExecutor() {
+  void batchFetchMergesThePartitionsOfOneMapOutputOnOneExecutor() {
     List<CourierBlockFetcher.Remote> blocks =
         List.of(
             block(EXEC_1, 5, 0),
             block(EXEC_1, 5, 1),
             block(EXEC_1, 5, 2),
-            block(EXEC_1, 5, 4), // a gap: a new run
+            block(EXEC_1, 5, 4), // partition 3 is empty (the tracker leaves it out): same run
             block(EXEC_1, 6, 5), // another map output
             block(EXEC_2, 6, 6), // same map id, another executor
-            block(EXEC_2, 6, 7));
+            block(EXEC_2, 6, 7),
+            block(EXEC_1, 5, 8)); // map 5 again, not adjacent: a run of its own, as in Spark
     assertEquals(
         List.of(
-            "shuffle_3_5_0+shuffle_3_5_1+shuffle_3_5_2",
-            "shuffle_3_5_4",
+            "shuffle_3_5_0+shuffle_3_5_1+shuffle_3_5_2+shuffle_3_5_4",
             "shuffle_3_6_5",
-            "shuffle_3_6_6+shuffle_3_6_7"),
+            "shuffle_3_6_6+shuffle_3_6_7",
+            "shuffle_3_5_8"),
         names(CourierBlockFetcher.group(blocks, true)));
+  }
+
+  @Test
+  void aRunOverAnEmptyPartitionIsReadAsOneSegment() {
+    List<List<CourierBlockFetcher.Remote>> groups =
+        CourierBlockFetcher.group(List.of(block(EXEC_1, 9, 1), block(EXEC_1, 9, 4)), true);
+    assertEquals(1, groups.size());
+    assertEquals(
+        new ShuffleBlockBatchId(3, 9, 1, 5), CourierBlockFetcher.blockToRead(3, groups.get(0)));
   }
 
   @Test
