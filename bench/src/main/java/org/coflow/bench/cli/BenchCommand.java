@@ -62,6 +62,15 @@ final class BenchCommand {
       MiniMRYarnCluster with the drop-in jar: the stock shuffle, the agents under fair sharing
       and under a coflow policy; average and p95 job time ratios. See 'coflow bench swim --help'.
 
+             coflow bench testbed [--hosts 8] [--rate 100m] [--policies LIST] [--courier on|off|both]
+                                  [--max-num 1,4,8,adaptive] [--out DIR] [--json]
+
+      bench testbed: a Facebook trace slice as real shuffles between network-namespace hosts
+      (tc-shaped links, shallow port buffers; needs root): Hadoop-style per-reducer connections
+      without agents, Courier under each policy, the same policies without merging, fixed and
+      adaptive MaxNum; CCT, TCP retransmissions and timeouts, connections over time. See
+      'coflow bench testbed --help'.
+
              coflow bench identify [--flows LIST] [--framework spark|hadoop|mixed]
                                    [--workload normal|batch|stretched] [--json]
 
@@ -172,12 +181,15 @@ final class BenchCommand {
     if (argv[0].equals("spark-versions")) {
       return SparkVersionsBenchCommand.run(rest, home, out, err);
     }
+    if (argv[0].equals("testbed")) {
+      return TestbedBenchCommand.run(rest, home, out, err);
+    }
     if (!argv[0].equals("sim")) {
       throw new UsageException(
           "coflow bench: unknown benchmark '"
               + argv[0]
               + "'; benchmarks: sim, master, agent, tpcds, swim, identify, fuzz, load, coda-agent,"
-              + " spark-versions");
+              + " spark-versions, testbed");
     }
     Args a =
         Args.parse(

@@ -25,7 +25,32 @@ public final class CdfPlot {
 
   private CdfPlot() {}
 
+  /** The colour of the {@code i}th series (shared by the other plots). */
+  static Color color(int i) {
+    return PALETTE[i % PALETTE.length];
+  }
+
+  /** Solid for the first ten series, dashed for the next ten, so twenty stay apart. */
+  static BasicStroke stroke(int i) {
+    return i < PALETTE.length
+        ? new BasicStroke(2f)
+        : new BasicStroke(
+            2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {8f, 5f}, 0f);
+  }
+
+  /** One curve: a label and its values. */
+  public record Series(String label, double[] values) {}
+
   public static void write(Path file, List<SimResult> runs, String title) throws IOException {
+    List<Series> series = new java.util.ArrayList<>();
+    for (SimResult r : runs) {
+      series.add(new Series(r.label(), r.cct()));
+    }
+    writeSeries(file, series, title);
+  }
+
+  /** The CDF of each series' values (NaN values left out), on a log-scaled time axis. */
+  public static void writeSeries(Path file, List<Series> runs, String title) throws IOException {
     int w = 1000;
     int h = 640;
     int left = 80;
@@ -39,8 +64,8 @@ public final class CdfPlot {
     g.fillRect(0, 0, w, h);
     double min = Double.POSITIVE_INFINITY;
     double max = 0;
-    for (SimResult r : runs) {
-      for (double c : r.cct()) {
+    for (Series r : runs) {
+      for (double c : r.values()) {
         if (c > 0) {
           min = Math.min(min, c);
           max = Math.max(max, c);
@@ -89,8 +114,8 @@ public final class CdfPlot {
     g.drawString(title, left, 22);
     g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 13));
     for (int i = 0; i < runs.size(); i++) {
-      SimResult r = runs.get(i);
-      double[] sorted = r.cct().clone();
+      Series r = runs.get(i);
+      double[] sorted = Arrays.stream(r.values()).filter(v -> !Double.isNaN(v)).toArray();
       Arrays.sort(sorted);
       Path2D.Double path = new Path2D.Double();
       double prevY = top + ph;
@@ -105,7 +130,7 @@ public final class CdfPlot {
         prevY = y;
       }
       g.setColor(PALETTE[i % PALETTE.length]);
-      g.setStroke(new BasicStroke(2f));
+      g.setStroke(stroke(i));
       g.draw(path);
       int ly = top + 20 + i * 22;
       g.drawLine(left + pw + 20, ly - 5, left + pw + 50, ly - 5);

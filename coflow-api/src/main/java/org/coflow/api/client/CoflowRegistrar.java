@@ -55,10 +55,22 @@ public final class CoflowRegistrar implements AutoCloseable {
 
   /** Registers {@code coflowId}; returns whether the master took it (false: logged, carry on). */
   public boolean register(String coflowId, String name) {
+    return register(coflowId, name, 1);
+  }
+
+  /**
+   * Registers {@code coflowId} with a weight for weighted policies (Sincronia's BSSI); returns
+   * whether the master took it (false: logged, carry on).
+   */
+  public boolean register(String coflowId, String name, double weight) {
     try {
       stub.withDeadlineAfter(deadlineMillis, TimeUnit.MILLISECONDS)
           .registerCoflow(
-              RegisterCoflowRequest.newBuilder().setCoflowId(coflowId).setName(name).build());
+              RegisterCoflowRequest.newBuilder()
+                  .setCoflowId(coflowId)
+                  .setName(name)
+                  .setWeight(weight)
+                  .build());
       return true;
     } catch (StatusRuntimeException e) {
       if (e.getStatus().getCode() == Status.Code.ALREADY_EXISTS) {

@@ -188,6 +188,24 @@ public final class AgentOptions {
     return config.get(CourierConfig.MIN_SIZE);
   }
 
+  boolean merge() {
+    return config.get(CourierConfig.MERGE);
+  }
+
+  /** The adaptive MaxNum rule starting from {@code coflow.courier.maxNum}, or null if off. */
+  org.coflow.courier.adapt.AdaptiveMaxNum adaptiveMaxNum() {
+    return config.get(CourierConfig.ADAPTIVE_MAX_NUM)
+        ? new org.coflow.courier.adapt.AdaptiveMaxNum(
+            maxNum(),
+            config.get(CourierConfig.ADAPTIVE_MAX),
+            config.get(CourierConfig.ADAPTIVE_LOSS))
+        : null;
+  }
+
+  long adaptiveIntervalMillis() {
+    return config.get(CourierConfig.ADAPTIVE_INTERVAL);
+  }
+
   LinkRate linkRate() {
     return link != null
         ? link

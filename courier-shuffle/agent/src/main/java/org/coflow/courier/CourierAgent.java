@@ -15,6 +15,8 @@ import org.coflow.api.client.MasterClientOptions;
 import org.coflow.api.proto.courier.v1.RemoteBlock;
 import org.coflow.api.proto.v1.FlowSchedule;
 import org.coflow.api.proto.v1.ScheduleUpdate;
+import org.coflow.courier.adapt.AdaptiveMaxNum;
+import org.coflow.courier.adapt.MaxNumController;
 import org.coflow.courier.auth.Credentials;
 import org.coflow.courier.auth.KeyRing;
 import org.coflow.courier.enforce.LinkRate;
@@ -58,6 +60,7 @@ public final class CourierAgent implements AutoCloseable {
   private MasterClient masterClient;
   private boolean closed;
   private ScheduledFuture<?> reporter;
+  private MaxNumController maxNumController;
 
   /** How often flows are handed to the master client (which sends them every master interval). */
   static final long REPORT_MILLIS = 20;
@@ -101,7 +104,8 @@ public final class CourierAgent implements AutoCloseable {
       KeyRing keys = options.keys();
       warnWhatIsExposed(hostId, keys, registry);
       FetchService fetcher =
-          new FetchService(transport, hostId, WINDOW, options.maxNum(), options.minSize());
+          new FetchService(
+              transport, hostId, WINDOW, options.maxNum(), options.minSize(), options.merge());
       if (link.limited()) {
         // The same rate caps what the host receives, in a bucket of its own.
         fetcher.receiveCap(LinkRate.withSlack(link.bytesPerSecond(), CHUNK_SIZE));
@@ -121,6 +125,12 @@ public final class CourierAgent implements AutoCloseable {
       CourierAgent agent =
           new CourierAgent(
               hostId, group, registry, fetcher, fetches, server, keys, options.credentials());
+      AdaptiveMaxNum adaptive = options.adaptiveMaxNum();
+      if (adaptive != null) {
+        agent.maxNumController =
+            MaxNumController.start(
+                fetcher, adaptive, options.adaptiveIntervalMillis(), group.next());
+      }
       if (options.master() != null) {
         agent.connectMaster(
             options.master(), link, options.engineAddress(), options.masterCredentials());
@@ -300,11 +310,19 @@ public final class CourierAgent implements AutoCloseable {
   }
 
   /**
-   * The most data connections this agent may hold (Courier's MaxNum, {@code
-   * coflow.courier.maxNum}).
+   * The most data connections this agent may hold now (Courier's MaxNum, {@code
+   * coflow.courier.maxNum}, or what the adaptive controller chose).
    */
   public int connectionBudget() {
     return fetcher.maxNum();
+  }
+
+  /**
+   * How often the adaptive controller changed the budget ({@code coflow.courier.maxNum.adaptive});
+   * 0 without it.
+   */
+  public int connectionBudgetChanges() {
+    return maxNumController == null ? 0 : maxNumController.changes();
   }
 
   /** Open data connections this agent holds to other hosts' agents. */
@@ -332,6 +350,9 @@ public final class CourierAgent implements AutoCloseable {
     }
     if (reporter != null) {
       reporter.cancel(false);
+    }
+    if (maxNumController != null) {
+      maxNumController.close();
     }
     if (masterClient != null) {
       try {

@@ -35,6 +35,8 @@ import org.coflow.courier.transport.TransportContext;
  * is spent. Thread-safe.
  */
 public final class FetchService implements AutoCloseable {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(FetchService.class);
+
   private final java.util.concurrent.atomic.LongAdder received =
       new java.util.concurrent.atomic.LongAdder();
   private final TransportContext transport;
@@ -46,8 +48,19 @@ public final class FetchService implements AutoCloseable {
 
   private final String hostId;
   private final long window;
-  private final int maxNum;
+
+  /** The connection budget; changed at run time by an adaptive controller. Guarded by this. */
+  private int maxNum;
+
   private final double minSize;
+
+  /**
+   * Whether all blocks from one host share the host pair's connections (Courier's merging, the
+   * default) or each flow (a coflow's blocks from one host) has connections of its own, as without
+   * Courier: the comparison the testbed makes with the same agents and schedules.
+   */
+  private final boolean merge;
+
   private final Map<String, Integer> priorities = new ConcurrentHashMap<>();
 
   /** The master's decision per flow (coflow, source host). */
@@ -55,11 +68,18 @@ public final class FetchService implements AutoCloseable {
 
   private final FlowTracker flows;
 
-  /** Guarded by this. */
-  private final Map<String, Peer> peers = new LinkedHashMap<>();
+  /**
+   * Who shares connections: a host (merging), or a coflow's blocks from a host (without). Guarded
+   * by this.
+   */
+  private final Map<FlowKey, Peer> peers = new LinkedHashMap<>();
 
   private int open;
   private int highWater;
+
+  /** Connections closed by the plan whose sockets have not closed yet. Guarded by this. */
+  private final Set<Conn> closing = new java.util.HashSet<>();
+
   private PriorityPacer receive = PriorityPacer.UNLIMITED;
 
   /** Caps what this host receives (all its connections together). */
@@ -74,6 +94,20 @@ public final class FetchService implements AutoCloseable {
    */
   public FetchService(
       TransportContext transport, String hostId, long window, int maxNum, double minSize) {
+    this(transport, hostId, window, maxNum, minSize, true);
+  }
+
+  /**
+   * @param merge false: every flow (coflow, source host) gets connections of its own instead of
+   *     sharing its host pair's (Courier off, scheduling on)
+   */
+  public FetchService(
+      TransportContext transport,
+      String hostId,
+      long window,
+      int maxNum,
+      double minSize,
+      boolean merge) {
     if (maxNum < 1) {
       throw new IllegalArgumentException("MaxNum must be at least 1, got " + maxNum);
     }
@@ -82,7 +116,13 @@ public final class FetchService implements AutoCloseable {
     this.window = window;
     this.maxNum = maxNum;
     this.minSize = minSize;
+    this.merge = merge;
     this.flows = new FlowTracker(hostId);
+  }
+
+  /** Who shares connections with {@code coflow}'s blocks from {@code host}. */
+  private FlowKey unit(String coflow, String host) {
+    return FlowKey.of(merge ? "" : coflow, host);
   }
 
   /** The flows this service fetches, for the master. */
@@ -203,7 +243,10 @@ public final class FetchService implements AutoCloseable {
     flows.requested(FlowKey.of(coflowId, block.getHostId()), block);
     long w = streamWindow > 0 ? streamWindow : window;
     synchronized (this) {
-      Peer p = peers.computeIfAbsent(block.getHostId(), h -> new Peer(h, address, peers.size()));
+      Peer p =
+          peers.computeIfAbsent(
+              unit(coflowId, block.getHostId()),
+              k -> new Peer(block.getHostId(), address, peers.size()));
       if (!p.address.equals(address) && p.conns.isEmpty() && p.opening == 0) {
         p.address = address;
       }
@@ -243,11 +286,33 @@ public final class FetchService implements AutoCloseable {
       }
       closeDrained(p);
     }
+    drainBeyondBudget(plan);
     for (Peer p : peers.values()) {
       for (int n = ConnectionPlan.toOpen(plan.wanted(p), usable(p), open, maxNum); n > 0; n--) {
         openConnection(p);
       }
       dispatch(p);
+    }
+  }
+
+  /**
+   * After the budget shrank: connections beyond it drain (those of peers above their share first),
+   * so that the host holds at most {@code maxNum} once their running blocks end.
+   */
+  private void drainBeyondBudget(ConnectionPlan<Peer> plan) {
+    int over = -maxNum;
+    for (Peer p : peers.values()) {
+      over += usable(p);
+    }
+    for (Peer p : peers.values()) {
+      for (int i = p.conns.size() - 1; i >= 0 && over > 0 && usable(p) > plan.wanted(p); i--) {
+        Conn c = p.conns.get(i);
+        if (!c.draining) {
+          c.draining = true;
+          over--;
+        }
+      }
+      closeDrained(p);
     }
   }
 
@@ -335,10 +400,25 @@ public final class FetchService implements AutoCloseable {
             });
   }
 
-  private synchronized void connectionClosed(Peer p, Conn c) {
-    if (p.conns.remove(c)) {
+  private void connectionClosed(Peer p, Conn c) {
+    synchronized (this) {
+      if (!p.conns.remove(c) && !closing.remove(c)) {
+        return;
+      }
       open--;
-      plan();
+    }
+    // Not inline: a close the plan itself started may complete on this very call stack.
+    try {
+      transport
+          .group()
+          .execute(
+              () -> {
+                synchronized (this) {
+                  plan();
+                }
+              });
+    } catch (java.util.concurrent.RejectedExecutionException shutDown) {
+      // the agent is closing: nothing more to plan
     }
   }
 
@@ -372,12 +452,17 @@ public final class FetchService implements AutoCloseable {
     }
   }
 
+  /**
+   * Closes the drained connections that run nothing. A closing connection still counts against the
+   * budget until its socket is closed ({@link #connectionClosed}): otherwise its replacement could
+   * open while it lingers, and the host would hold one more than {@code maxNum}.
+   */
   private void closeDrained(Peer p) {
     for (int i = p.conns.size() - 1; i >= 0; i--) {
       Conn c = p.conns.get(i);
       if (c.draining && c.running == 0) {
         p.conns.remove(i);
-        open--;
+        closing.add(c);
         c.connection.close();
       }
     }
@@ -390,6 +475,16 @@ public final class FetchService implements AutoCloseable {
       b.conn.running--;
     } else {
       p.waiting.remove(b);
+    }
+    if (!merge && p.waiting.isEmpty() && p.coflows.isEmpty() && p.opening == 0) {
+      // Without merging a connection belongs to one flow: it ends with the flow's last block.
+      for (Conn c : p.conns) {
+        c.draining = true;
+      }
+      closeDrained(p);
+      if (p.conns.isEmpty()) {
+        peers.values().remove(p);
+      }
     }
     plan();
   }
@@ -424,9 +519,15 @@ public final class FetchService implements AutoCloseable {
     if (next.equals(old)) {
       return;
     }
+    LOG.debug(
+        "schedule coflow={} remote={} priority={} rate={}",
+        key.coflow(),
+        key.peer(),
+        next.priority(),
+        next.rate());
     List<PeerConnection> conns = new ArrayList<>();
     synchronized (this) {
-      Peer p = peers.get(key.peer());
+      Peer p = peers.get(unit(key.coflow(), key.peer()));
       if (p == null) {
         return;
       }
@@ -474,8 +575,36 @@ public final class FetchService implements AutoCloseable {
   }
 
   /** The most data connections this service holds at once (MaxNum). */
-  public int maxNum() {
+  public synchronized int maxNum() {
     return maxNum;
+  }
+
+  /**
+   * Changes the connection budget: a larger one opens connections for waiting or splittable flows
+   * at once, a smaller one drains connections beyond it (never under a running block).
+   */
+  public synchronized void maxNum(int budget) {
+    if (budget < 1) {
+      throw new IllegalArgumentException("MaxNum must be at least 1, got " + budget);
+    }
+    if (budget != maxNum) {
+      maxNum = budget;
+      plan();
+    }
+  }
+
+  /** Whether blocks wait for a connection that the budget does not allow (the budget binds). */
+  public synchronized boolean budgetBinds() {
+    int active = 0;
+    for (Peer p : peers.values()) {
+      if (!p.waiting.isEmpty() && usable(p) == 0) {
+        return true;
+      }
+      if (!p.waiting.isEmpty() || !p.conns.isEmpty()) {
+        active++;
+      }
+    }
+    return open >= maxNum && active > 0;
   }
 
   /** Data connections open (or opening) now. */
@@ -490,8 +619,13 @@ public final class FetchService implements AutoCloseable {
 
   /** Data connections open now to {@code host}. */
   public synchronized int connectionsTo(String host) {
-    Peer p = peers.get(host);
-    return p == null ? 0 : p.conns.size() + p.opening;
+    int n = 0;
+    for (Peer p : peers.values()) {
+      if (p.host.equals(host)) {
+        n += p.conns.size() + p.opening;
+      }
+    }
+    return n;
   }
 
   /** Bytes that arrived from other hosts' agents since the start. */

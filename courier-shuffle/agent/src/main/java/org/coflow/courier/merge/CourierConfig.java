@@ -37,6 +37,67 @@ public final class CourierConfig implements ConfigRegistry.Provider {
               .since("0.1.0")
               .build());
 
+  public static final ConfigKey<Boolean> MERGE =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.courier.merge", ConfigType.BOOLEAN)
+              .defaultValue(true)
+              .doc(
+                  "Whether a host's fetches from one host share that host pair's connections "
+                      + "(Courier's unified flows, the default). false: every flow (a coflow's "
+                      + "blocks from one host) gets connections of its own, as without Courier, "
+                      + "with the same schedule; `bin/coflow bench testbed` compares the two.")
+              .since("0.1.0")
+              .build());
+
+  public static final ConfigKey<Boolean> ADAPTIVE_MAX_NUM =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.courier.maxNum.adaptive", ConfigType.BOOLEAN)
+              .defaultValue(false)
+              .doc(
+                  "Let the agent choose its connection budget (Courier leaves choosing MaxNum "
+                      + "open, §6.4): starting at `coflow.courier.maxNum`, every "
+                      + "`coflow.courier.maxNum.adaptive.interval` it halves the budget when the "
+                      + "host sees loss on what it receives (out-of-order segments per segment "
+                      + "received above `coflow.courier.maxNum.adaptive.loss`), adds one "
+                      + "connection while the budget binds and goodput holds, and takes back an "
+                      + "increase that cost goodput; between 1 and "
+                      + "`coflow.courier.maxNum.adaptive.max`. Needs Linux's /proc/net counters; "
+                      + "elsewhere it goes by goodput alone. docs/testbed.md.")
+              .since("0.1.0")
+              .build());
+
+  public static final ConfigKey<Integer> ADAPTIVE_MAX =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.courier.maxNum.adaptive.max", ConfigType.INT)
+              .defaultValue(32)
+              .doc("The largest budget the adaptive MaxNum controller may choose.")
+              .check(v -> v >= 1, "at least 1")
+              .since("0.1.0")
+              .build());
+
+  public static final ConfigKey<Long> ADAPTIVE_INTERVAL =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.courier.maxNum.adaptive.interval", ConfigType.DURATION_MS)
+              .defaultValue(500L)
+              .doc(
+                  "How often the adaptive MaxNum controller looks at goodput and loss (at least "
+                      + "50 ms: several RTTs and enough segments to tell loss from noise).")
+              .check(v -> v >= 50, "at least 50 ms")
+              .since("0.1.0")
+              .build());
+
+  public static final ConfigKey<Double> ADAPTIVE_LOSS =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.courier.maxNum.adaptive.loss", ConfigType.DOUBLE)
+              .defaultValue(0.01)
+              .doc(
+                  "Loss signal above which the adaptive controller halves the budget: segments "
+                      + "that arrived out of order (a hole before them: a drop) per segment "
+                      + "received in the interval. Growth needs it below a tenth of this.")
+              .check(v -> v > 0 && v < 1, "between 0 and 1")
+              .since("0.1.0")
+              .build());
+
   public static final ConfigKey<Integer> PORT =
       REGISTRY.add(
           ConfigKey.builder("coflow.courier.port", ConfigType.INT)
@@ -241,6 +302,10 @@ public final class CourierConfig implements ConfigRegistry.Provider {
         List.of(
             MAX_NUM,
             MIN_SIZE,
+            ADAPTIVE_MAX_NUM,
+            ADAPTIVE_MAX,
+            ADAPTIVE_INTERVAL,
+            ADAPTIVE_LOSS,
             THREADS,
             SECRET_FILE,
             MASTER_TOKEN_FILE,

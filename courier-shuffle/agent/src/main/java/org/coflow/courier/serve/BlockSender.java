@@ -53,6 +53,12 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
   /** Paces shared with the agent's other connections from the same host. */
   private final org.coflow.courier.enforce.PaceTable paces;
 
+  /** Priority across this agent's connections to the same host. */
+  private final org.coflow.courier.enforce.DestinationOrder order;
+
+  /** How another connection's change of priorities wakes this one (on its event loop). */
+  private final Runnable wake;
+
   /** The fetching agent's host id (from its HELLO). */
   private final String dstHost;
 
@@ -60,6 +66,20 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
 
   private ChannelHandlerContext ctx;
   private boolean waitingForLink;
+
+  /**
+   * Chunk bytes written to the channel and not yet handed to the socket. Netty counts a file region
+   * as zero bytes towards the channel's writability, so without this bound a stream's whole credit
+   * (megabytes) would queue in the channel at once, and a more important stream's chunks would wait
+   * behind all of it: priorities would act only at the start of a block.
+   */
+  private long unsent;
+
+  /** The bound on {@link #unsent}: a few chunks, enough to keep the socket fed. */
+  private final long maxUnsent;
+
+  /** A pump is queued on the event loop (after a write completed). */
+  private boolean pumpQueued;
 
   /** A chunk's bytes were taken at the link for us while we waited in its queue. */
   private boolean prepaid;
@@ -72,9 +92,13 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
       int chunkSize,
       org.coflow.courier.enforce.PriorityPacer link,
       org.coflow.courier.enforce.PaceTable paces,
+      org.coflow.courier.enforce.DestinationOrder order,
       String dstHost,
       int maxStreams) {
+    this.order = order;
+    this.wake = () -> ctx.executor().execute(this::pump);
     this.maxStreams = maxStreams;
+    this.maxUnsent = 4L * chunkSize;
     this.paces = paces;
     this.dstHost = dstHost;
     this.registry = registry;
@@ -199,6 +223,12 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
       pace(s.coflow, req.getRateBytesPerSec());
     }
     s.priority = priorities.get(s.coflow);
+    LOG.debug(
+        "serving coflow={} remote={} block={} priority={}",
+        s.coflow,
+        dstHost,
+        req.getBlock().getBlock(),
+        s.priority);
     streams.put(s.id, s);
     ctx.write(
         Frame.of(
@@ -242,6 +272,7 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
 
   @Override
   public void handlerRemoved(ChannelHandlerContext ctx) {
+    order.remove(dstHost, this);
     for (OutStream s : streams.values()) {
       s.closeFile();
     }
@@ -254,6 +285,7 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
 
   /** A coflow's streams on this connection move to {@code priority} (a new schedule). */
   private void prioritize(String coflow, int priority) {
+    LOG.debug("priority coflow={} remote={} priority={}", coflow, dstHost, priority);
     priorities.put(coflow, priority);
     for (OutStream s : streams.values()) {
       if (s.coflow.equals(coflow) && s.priority != priority) {
@@ -318,7 +350,11 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
    */
   private void pump() {
     long[] paced = new long[1];
-    while (ctx.channel().isWritable() && !ready.isEmpty() && !waitingForLink) {
+    while (ctx.channel().isWritable()
+        && unsent < maxUnsent
+        && !ready.isEmpty()
+        && !waitingForLink
+        && order.maySend(dstHost, this, ready.firstKey())) {
       if (!prepaid
           && !link.grant(
               ready.firstKey(),
@@ -361,6 +397,7 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
       if (left == 0) {
         link.giveBack(chunkSize);
         streams.remove(s.id);
+        LOG.debug("served coflow={} remote={} bytes={}", s.coflow, dstHost, s.sent);
         s.closeFile();
         ctx.write(
             Frame.of(
@@ -380,17 +417,33 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
         // partitions) costs only its bytes, else small blocks would crawl at a chunk each.
         link.giveBack(chunkSize - n);
       }
+      unsent += n;
       ctx.write(
-          Frame.withFile(
-              FrameType.CHUNK,
-              Chunk.newBuilder().setStreamId(s.id).setOffset(s.sent).build(),
-              new SegmentRegion(s.file, s.segment.offset() + s.sent, n)),
-          ctx.voidPromise());
+              Frame.withFile(
+                  FrameType.CHUNK,
+                  Chunk.newBuilder().setStreamId(s.id).setOffset(s.sent).build(),
+                  new SegmentRegion(s.file, s.segment.offset() + s.sent, n)))
+          .addListener(
+              done -> {
+                unsent -= n;
+                if (unsent < maxUnsent && ctx.channel().isActive() && !pumpQueued) {
+                  // Not inline: this runs inside the channel's flush, where a nested flush is
+                  // ignored and what the pump wrote would sit unflushed.
+                  pumpQueued = true;
+                  ctx.executor()
+                      .execute(
+                          () -> {
+                            pumpQueued = false;
+                            pump();
+                          });
+                }
+              });
       s.sent += n;
       s.credit -= n;
       enqueue(s);
     }
     ctx.flush();
+    order.update(dstHost, this, ready.isEmpty() ? Integer.MAX_VALUE : ready.firstKey(), wake);
   }
 
   private void error(long stream, ErrorCode code, String message) {

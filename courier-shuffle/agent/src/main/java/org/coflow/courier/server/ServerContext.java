@@ -21,6 +21,11 @@ final class ServerContext {
   private final LocalFetches fetches;
   private final PriorityPacer link;
   private final PaceTable paces;
+
+  /** Strict priority across this agent's connections to each destination host. */
+  private final org.coflow.courier.enforce.DestinationOrder order =
+      new org.coflow.courier.enforce.DestinationOrder();
+
   private final org.coflow.courier.protocol.MemoryBudget budget;
 
   ServerContext(
@@ -47,7 +52,7 @@ final class ServerContext {
   /** Serves another host's agent (it proved it is {@code dstHost}, or the agent is open). */
   ChannelHandler sender(String dstHost) {
     return new BlockSender(
-        registry, chunkSize, link, paces, dstHost, limits.maxStreamsPerConnection());
+        registry, chunkSize, link, paces, order, dstHost, limits.maxStreamsPerConnection());
   }
 
   /** Serves a local process whose identity is {@code principal}. */

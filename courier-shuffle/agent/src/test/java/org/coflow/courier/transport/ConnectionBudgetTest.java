@@ -35,12 +35,27 @@ class ConnectionBudgetTest {
   private static int[] fetchAll(
       Path tmp, int peers, int partitions, int partitionSize, int maxNum, long minSize)
       throws Exception {
+    return fetchAll(tmp, peers, partitions, partitionSize, maxNum, minSize, 1, true);
+  }
+
+  /** The same, the blocks dealt round-robin to {@code coflows} coflows fetched at once. */
+  private static int[] fetchAll(
+      Path tmp,
+      int peers,
+      int partitions,
+      int partitionSize,
+      int maxNum,
+      long minSize,
+      int coflows,
+      boolean merge)
+      throws Exception {
     NioEventLoopGroup group = new NioEventLoopGroup(1);
     List<CourierAgent> servers = new ArrayList<>();
     try (CourierAgent fetcher =
         CourierAgent.start(
             Agents.local("exec-0", 2)
                 .set(CourierConfig.MAX_NUM, maxNum)
+                .set(CourierConfig.MERGE, merge)
                 .set(CourierConfig.MIN_SIZE, (long) (minSize)))) {
       List<RemoteBlock> blocks = new ArrayList<>();
       List<byte[]> expected = new ArrayList<>();
@@ -81,7 +96,20 @@ class ConnectionBudgetTest {
                     .setSubDirsPerLocalDir(64)
                     .build())
             .get(10, TimeUnit.SECONDS);
-        List<CompletableFuture<Long>> done = client.fetch("a/0", blocks, d -> {}, 1 << 20);
+        List<CompletableFuture<Long>> done = new ArrayList<>();
+        for (int i = 0; i < blocks.size(); i++) {
+          done.add(null);
+        }
+        for (int c = 0; c < coflows; c++) {
+          List<RemoteBlock> mine = new ArrayList<>();
+          for (int i = c; i < blocks.size(); i += coflows) {
+            mine.add(blocks.get(i));
+          }
+          List<CompletableFuture<Long>> f = client.fetch("a/" + c, mine, d -> {}, 1 << 20);
+          for (int k = 0, i = c; i < blocks.size(); i += coflows, k++) {
+            done.set(i, f.get(k));
+          }
+        }
         for (int i = 0; i < blocks.size(); i++) {
           assertEquals(partitionSize, done.get(i).get(60, TimeUnit.SECONDS));
           assertArrayEquals(
@@ -108,5 +136,14 @@ class ConnectionBudgetTest {
   void fewerPeersThanMaxNumSplitTheLargeUnifiedFlow(@TempDir Path tmp) throws Exception {
     int[] seen = fetchAll(tmp, 1, 16, 512 << 10, 4, 1L << 20);
     assertEquals(4, seen[0], "one peer with 8 MiB to send above MinSize gets MaxNum connections");
+  }
+
+  @Test
+  void withoutMergingEachFlowHasItsOwnConnection(@TempDir Path tmp) throws Exception {
+    int[] merged = fetchAll(tmp.resolve("m"), 1, 8, 256 << 10, 64, Long.MAX_VALUE / 2, 2, true);
+    assertEquals(1, merged[0], "merged: the two coflows from one host share its connection");
+    int[] apart = fetchAll(tmp.resolve("u"), 1, 8, 256 << 10, 64, Long.MAX_VALUE / 2, 2, false);
+    assertEquals(2, apart[0], "without merging each coflow's flow from the host has its own");
+    assertEquals(0, apart[1], "a flow's connection ends with its last block");
   }
 }

@@ -1,0 +1,296 @@
+package org.coflow.bench.cli;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import org.coflow.api.config.Units;
+import org.coflow.bench.testbed.Network;
+import org.coflow.bench.testbed.Setup;
+import org.coflow.bench.testbed.TestbedBench;
+import org.coflow.bench.testbed.TestbedReport;
+import org.coflow.bench.testbed.TestbedRun;
+import org.coflow.bench.testbed.Workload;
+import org.coflow.bench.trace.Trace;
+import org.coflow.bench.trace.TraceParser;
+import org.coflow.cli.Args;
+import org.coflow.cli.UsageException;
+import org.coflow.master.policy.Policies;
+
+/** {@code bin/coflow bench testbed}: Courier on a multi-host network-namespace testbed. */
+public final class TestbedBenchCommand {
+  static final String HELP =
+      """
+      Usage: coflow bench testbed [--hosts 8] [--rate 100m] [--buffer 128k] [--tcp reno|bbr]
+                                  [--rto-min MS] [--notsent-lowat 128k]
+                                  [--policies fair,aalo,sincronia,varys,graviton,creek,coda]
+                                  [--courier on|off|both] [--max-num LIST]
+                                  [--trace FILE] [--first 100] [--coflows 60]
+                                  [--bytes-divisor 100] [--time-divisor 10] [--fetchers 5]
+                                  [--repeat 1] [--timeout 600] [--out DIR] [--json]
+
+      Replays a slice of the Facebook coflow trace as real shuffles between N hosts, each a Linux
+      network namespace joined to a bridge by a veth pair shaped with tc (tbf) in both directions
+      at --rate, with a queue of --buffer bytes per port (a shallow switch buffer, where incast
+      drops packets). Needs root (ip netns, tc). --tcp sets the hosts' congestion control
+      (default reno: loss-based AIMD, the kind Courier's argument is about; a namespace may use
+      only what /proc/sys/net/ipv4/tcp_allowed_congestion_control lists), --rto-min their minimum
+      retransmission timeout (default: the kernel's 200 ms), --notsent-lowat their
+      net.ipv4.tcp_notsent_lowat (default 128k; 0: the kernel's, no limit), which keeps a
+      sender's unsent socket backlog short so that an agent's priorities act within a round trip
+      instead of behind megabytes already handed to TCP. Map outputs of the right sizes are written once
+      and every setup fetches the same blocks:
+
+        baseline          no agents: each reducer fetches from every map host over connections
+                          of its own, --fetchers at a time (Hadoop's parallel copies, 5)
+        courier+P         a Courier agent per host (MaxNum 8, unified connections per host
+                          pair), the master (in the root namespace) running policy P
+        unmerged+P        the same agents and policy, one connection per flow, MaxNum unbounded
+                          (--courier off or both)
+        courier+P/maxnum=K, courier+P/adaptive
+                          with --max-num 1,4,8,adaptive: the first policy with fixed budgets
+                          and with the adaptive MaxNum controller (coflow.courier.maxNum.adaptive)
+
+      Trace ports land on hosts round-robin; a coflow's mappers on one host form one map output;
+      bytes are divided by --bytes-divisor and gaps between arrivals by --time-divisor. Prints per
+      setup the average and p95 CCT, the ratio to the baseline, TCP retransmissions and timeouts
+      (all hosts), the most data connections one host and all hosts held, and whether every
+      byte arrived intact (CRC32 per reducer); then the issue's ratios and goals. --out (default
+      target/testbed) gets coflows.csv, connections.csv, summary.json, cct-cdf.png,
+      retransmissions.png, connections.png and the hosts' logs. --repeat runs every setup that
+      many times, in rounds.
+      """;
+
+  private TestbedBenchCommand() {}
+
+  public static int run(String[] argv, Path home, PrintStream out, PrintStream err)
+      throws UsageException, IOException {
+    Args a =
+        Args.parse(
+            "coflow bench testbed",
+            argv,
+            Set.of(
+                "hosts",
+                "rate",
+                "buffer",
+                "policies",
+                "courier",
+                "max-num",
+                "trace",
+                "first",
+                "coflows",
+                "bytes-divisor",
+                "time-divisor",
+                "fetchers",
+                "repeat",
+                "timeout",
+                "out"),
+            Set.of("json", "help"));
+    if (a.has("help")) {
+      out.print(HELP);
+      return 0;
+    }
+    int hosts = positive(a, "hosts", "8");
+    double rate = parse(a, "rate", "100m", Units::parseBitRate) * 8;
+    long buffer = parse(a, "buffer", "128k", Units::parseBytes);
+    List<String> policies = new ArrayList<>();
+    for (String p : a.get("policies", "fair,aalo,sincronia,varys,graviton,creek,coda").split(",")) {
+      if (!Policies.NAMES.contains(p.trim())) {
+        throw new UsageException(
+            "coflow bench testbed: unknown policy '"
+                + p
+                + "' in --policies; policies: "
+                + String.join(", ", Policies.NAMES));
+      }
+      policies.add(p.trim());
+    }
+    String courier = a.get("courier", "both");
+    if (!Set.of("on", "off", "both").contains(courier)) {
+      throw new UsageException(
+          "coflow bench testbed: --courier must be on, off or both, got '" + courier + "'");
+    }
+    LinkedHashSet<Setup> setups = new LinkedHashSet<>();
+    setups.add(Setup.baseline());
+    for (String p : policies) {
+      if (!courier.equals("off")) {
+        setups.add(Setup.courier(p, 8));
+      }
+      if (!courier.equals("on")) {
+        setups.add(Setup.withoutMerging(p));
+      }
+    }
+    if (a.has("max-num")) {
+      for (String m : a.get("max-num", "").split(",")) {
+        if (m.trim().equals("adaptive")) {
+          setups.add(Setup.adaptive(policies.get(0), 8));
+          continue;
+        }
+        try {
+          int k = Integer.parseInt(m.trim());
+          if (k < 1) {
+            throw new NumberFormatException();
+          }
+          setups.add(Setup.courier(policies.get(0), k));
+        } catch (NumberFormatException e) {
+          throw new UsageException(
+              "coflow bench testbed: --max-num takes budgets (positive integers) and 'adaptive', "
+                  + "got '"
+                  + m
+                  + "'");
+        }
+      }
+    }
+    Path tracePath =
+        a.has("trace") ? Path.of(a.get("trace", null)) : home.resolve(SimCommand.DEFAULT_TRACE);
+    Trace trace;
+    try {
+      trace = TraceParser.parse(tracePath);
+    } catch (IOException | org.coflow.bench.trace.TraceFormatException | RuntimeException e) {
+      err.println(
+          "coflow bench testbed: cannot read the trace " + tracePath + ": " + e.getMessage());
+      return 1;
+    }
+    Workload workload;
+    try {
+      workload =
+          Workload.fromTrace(
+              trace,
+              hosts,
+              nonNegative(a, "first", "100"),
+              positive(a, "coflows", "60"),
+              parse(a, "bytes-divisor", "100", Double::parseDouble),
+              parse(a, "time-divisor", "10", Double::parseDouble));
+    } catch (IllegalArgumentException e) {
+      throw new UsageException("coflow bench testbed: " + e.getMessage());
+    }
+    Path outDir = Path.of(a.get("out", "target/testbed")).toAbsolutePath();
+    String why = Network.unavailableReason();
+    if (why != null) {
+      err.println("coflow bench testbed: cannot build the testbed here: " + why);
+      return 1;
+    }
+    boolean json = a.has("json");
+    TestbedBench.Plan plan;
+    try {
+      plan =
+          new TestbedBench.Plan(
+              hosts,
+              new Network.Link(
+                  rate,
+                  buffer,
+                  a.get("tcp", "reno"),
+                  (int) (long) parse(a, "rto-min", "0", Units::parseMillis),
+                  parse(a, "notsent-lowat", "128k", Units::parseBytes)),
+              workload,
+              List.copyOf(setups),
+              positive(a, "repeat", "1"),
+              positive(a, "fetchers", "5"),
+              positive(a, "timeout", "600"),
+              outDir);
+    } catch (IllegalArgumentException e) {
+      throw new UsageException("coflow bench testbed: " + e.getMessage());
+    }
+    TestbedRun.Progress bar = json ? TestbedRun.Progress.NONE : progress(err, workload);
+    TestbedBench.Outcome outcome;
+    try {
+      outcome = TestbedBench.run(plan, bar);
+    } catch (Exception e) {
+      err.println();
+      err.println("coflow bench testbed: the run failed: " + e);
+      return 1;
+    }
+    if (!json) {
+      err.print("\r" + " ".repeat(100) + "\r");
+    }
+    TestbedReport report = new TestbedReport(outcome);
+    report.write(outDir);
+    if (json) {
+      out.println(report.json());
+    } else {
+      report.printTable(out);
+      err.println(
+          "wrote " + outDir + " (coflows.csv, connections.csv, summary.json, *.png, logs/)");
+    }
+    boolean intact =
+        outcome.runs().values().stream().allMatch(l -> l.stream().allMatch(r -> r.intact()));
+    return intact ? 0 : 1;
+  }
+
+  /** A one-line bar on a terminal, else a line per setup when it ends. */
+  private static TestbedRun.Progress progress(PrintStream err, Workload w) {
+    boolean terminal = System.console() != null;
+    return new TestbedRun.Progress() {
+      private long last;
+      private String label = "";
+
+      @Override
+      public void update(String setup, int finished, int total, double seconds) {
+        long now = System.nanoTime();
+        if (!terminal) {
+          if (!setup.equals(label)) {
+            err.println("testbed: running " + setup);
+            label = setup;
+          }
+          return;
+        }
+        if (now - last < 200_000_000L && finished < total) {
+          return;
+        }
+        last = now;
+        int filled = total == 0 ? 30 : 30 * finished / total;
+        err.printf(
+            Locale.ROOT,
+            "\r%-28s [%s%s] t=%.0fs (arrivals end %.0fs) %d/%d coflows done ",
+            setup,
+            "#".repeat(filled),
+            ".".repeat(30 - filled),
+            seconds,
+            w.coflows().get(w.coflows().size() - 1).arrivalMs() / 1e3,
+            finished,
+            total);
+        err.flush();
+      }
+    };
+  }
+
+  private interface Parser<T> {
+    T parse(String s);
+  }
+
+  private static <T> T parse(Args a, String name, String fallback, Parser<T> p)
+      throws UsageException {
+    String text = a.get(name, fallback);
+    try {
+      return p.parse(text);
+    } catch (RuntimeException e) {
+      throw new UsageException(
+          "coflow bench testbed: --" + name + " '" + text + "': " + e.getMessage());
+    }
+  }
+
+  private static int positive(Args a, String name, String fallback) throws UsageException {
+    int v = nonNegative(a, name, fallback);
+    if (v == 0) {
+      throw new UsageException("coflow bench testbed: --" + name + " must be at least 1, got 0");
+    }
+    return v;
+  }
+
+  private static int nonNegative(Args a, String name, String fallback) throws UsageException {
+    String text = a.get(name, fallback);
+    try {
+      int v = Integer.parseInt(text);
+      if (v >= 0) {
+        return v;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new UsageException(
+        "coflow bench testbed: --" + name + " must be a non-negative integer, got '" + text + "'");
+  }
+}
