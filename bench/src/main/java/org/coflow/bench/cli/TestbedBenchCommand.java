@@ -47,13 +47,16 @@ public final class TestbedBenchCommand {
 
         baseline          no agents: each reducer fetches from every map host over connections
                           of its own, --fetchers at a time (Hadoop's parallel copies, 5)
-        courier+P         a Courier agent per host (MaxNum 8, unified connections per host
-                          pair), the master (in the root namespace) running policy P
-        unmerged+P        the same agents and policy, one connection per flow, MaxNum unbounded
-                          (--courier off or both)
-        courier+P/maxnum=K, courier+P/adaptive
-                          with --max-num 1,4,8,adaptive: the first policy with fixed budgets
-                          and with the adaptive MaxNum controller (coflow.courier.maxNum.adaptive)
+        courier           a Courier agent per host (MaxNum 8, unified connections per host
+                          pair), no master: each agent's own fair sharing (blocks take turns)
+        courier+P         the same agents with the master (in the root namespace) running
+                          policy P, whose rates and priorities the agents enforce
+        unmerged, unmerged+P
+                          the same agents (and policy), one connection per flow, MaxNum
+                          unbounded (--courier off or both)
+        courier/maxnum=K, courier/adaptive
+                          with --max-num 1,4,8,adaptive: agents without a master with fixed
+                          budgets and with the adaptive controller (coflow.courier.maxNum.adaptive)
 
       Trace ports land on hosts round-robin; a coflow's mappers on one host form one map output;
       bytes are divided by --bytes-divisor and gaps between arrivals by --time-divisor. Prints per
@@ -95,6 +98,9 @@ public final class TestbedBenchCommand {
       return 0;
     }
     int hosts = positive(a, "hosts", "8");
+    if (hosts < 2 || hosts > 60) {
+      throw new UsageException("coflow bench testbed: --hosts " + hosts + ": use 2 to 60");
+    }
     double rate = parse(a, "rate", "100m", Units::parseBitRate) * 8;
     long buffer = parse(a, "buffer", "128k", Units::parseBytes);
     List<String> policies = new ArrayList<>();
@@ -115,7 +121,10 @@ public final class TestbedBenchCommand {
     }
     LinkedHashSet<Setup> setups = new LinkedHashSet<>();
     setups.add(Setup.baseline());
-    for (String p : policies) {
+    List<String> withAgents = new ArrayList<>();
+    withAgents.add(Setup.NO_MASTER);
+    withAgents.addAll(policies);
+    for (String p : withAgents) {
       if (!courier.equals("off")) {
         setups.add(Setup.courier(p, 8));
       }
@@ -126,7 +135,7 @@ public final class TestbedBenchCommand {
     if (a.has("max-num")) {
       for (String m : a.get("max-num", "").split(",")) {
         if (m.trim().equals("adaptive")) {
-          setups.add(Setup.adaptive(policies.get(0), 8));
+          setups.add(Setup.adaptive(Setup.NO_MASTER, 8));
           continue;
         }
         try {
@@ -134,7 +143,7 @@ public final class TestbedBenchCommand {
           if (k < 1) {
             throw new NumberFormatException();
           }
-          setups.add(Setup.courier(policies.get(0), k));
+          setups.add(Setup.courier(Setup.NO_MASTER, k));
         } catch (NumberFormatException e) {
           throw new UsageException(
               "coflow bench testbed: --max-num takes budgets (positive integers) and 'adaptive', "
@@ -168,11 +177,6 @@ public final class TestbedBenchCommand {
       throw new UsageException("coflow bench testbed: " + e.getMessage());
     }
     Path outDir = Path.of(a.get("out", "target/testbed")).toAbsolutePath();
-    String why = Network.unavailableReason();
-    if (why != null) {
-      err.println("coflow bench testbed: cannot build the testbed here: " + why);
-      return 1;
-    }
     boolean json = a.has("json");
     TestbedBench.Plan plan;
     try {
@@ -193,6 +197,11 @@ public final class TestbedBenchCommand {
               outDir);
     } catch (IllegalArgumentException e) {
       throw new UsageException("coflow bench testbed: " + e.getMessage());
+    }
+    String why = Network.unavailableReason();
+    if (why != null) {
+      err.println("coflow bench testbed: cannot build the testbed here: " + why);
+      return 1;
     }
     TestbedRun.Progress bar = json ? TestbedRun.Progress.NONE : progress(err, workload);
     TestbedBench.Outcome outcome;

@@ -11,11 +11,15 @@ import java.util.Map;
  * with their unified connections ({@code merge}) or with a connection per flow, and a fixed or
  * adaptive connection budget.
  *
- * @param policy the master's policy; null for the baseline
+ * @param policy the master's policy; {@link #NO_MASTER} for agents without a master (each agent's
+ *     own fair sharing: blocks of all coflows take turns chunk by chunk); null for the baseline
  * @param maxNum the agents' budget (ignored by the baseline); 0: unbounded
  * @param adaptive whether the agents adapt their budget from {@code maxNum}
  */
 public record Setup(String policy, boolean merge, int maxNum, boolean adaptive) {
+
+  /** The policy name of agents that run without a master. */
+  public static final String NO_MASTER = "none";
 
   /** An unbounded budget: as many connections as flows (what "without merging" runs with). */
   static final int UNBOUNDED = 1 << 20;
@@ -41,21 +45,27 @@ public record Setup(String policy, boolean merge, int maxNum, boolean adaptive) 
     return policy == null;
   }
 
+  /** Whether the agents run with a master (and its policy). */
+  public boolean hasMaster() {
+    return policy != null && !policy.equals(NO_MASTER);
+  }
+
   /** A short name for tables and files: {@code baseline}, {@code courier+aalo}, ... */
   public String label() {
     if (isBaseline()) {
       return "baseline";
     }
+    String p = hasMaster() ? "+" + policy : "";
     if (!merge) {
-      return "unmerged+" + policy;
+      return "unmerged" + p;
     }
-    return "courier+" + policy + (adaptive ? "/adaptive" : maxNum != 8 ? "/maxnum=" + maxNum : "");
+    return "courier" + p + (adaptive ? "/adaptive" : maxNum != 8 ? "/maxnum=" + maxNum : "");
   }
 
   /** The agents' settings ({@code coflow.courier.*}) this setup runs them with. */
   Map<String, String> agentSettings(String master, String secretFile) {
     Map<String, String> s = new LinkedHashMap<>();
-    s.put("coflow.courier.master", master);
+    s.put("coflow.courier.master", hasMaster() ? master : "");
     s.put("coflow.courier.secretFile", secretFile);
     s.put("coflow.courier.merge", Boolean.toString(merge));
     s.put("coflow.courier.maxNum", Integer.toString(maxNum > 0 ? maxNum : UNBOUNDED));

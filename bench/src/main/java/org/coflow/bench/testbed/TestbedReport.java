@@ -76,20 +76,23 @@ public final class TestbedReport {
   public List<Ratio> ratios() {
     List<Ratio> out = new ArrayList<>();
     Setup base = find("baseline");
-    Setup fair = find("courier+fair");
-    if (base != null && fair != null) {
-      out.add(new Ratio("avg CCT courier+fair / baseline", avgCct(fair) / avgCct(base), GOAL_FAIR));
-      out.add(
-          new Ratio(
-              "retransmissions courier+fair / baseline",
-              retrans(fair) / Math.max(1, retrans(base)),
-              GOAL_RETRANS));
+    for (String name : List.of("courier", "courier+fair")) {
+      Setup fair = find(name);
+      if (base != null && fair != null) {
+        out.add(
+            new Ratio("avg CCT " + name + " / baseline", avgCct(fair) / avgCct(base), GOAL_FAIR));
+        out.add(
+            new Ratio(
+                "retransmissions " + name + " / baseline",
+                retrans(fair) / Math.max(1, retrans(base)),
+                GOAL_RETRANS));
+      }
     }
     for (Setup s : outcome.runs().keySet()) {
       if (s.isBaseline() || !s.merge() || s.adaptive() || s.maxNum() != 8) {
         continue;
       }
-      Setup without = find("unmerged+" + s.policy());
+      Setup without = find(s.hasMaster() ? "unmerged+" + s.policy() : "unmerged");
       if (without != null) {
         out.add(
             new Ratio(
@@ -98,33 +101,39 @@ public final class TestbedReport {
                 GOAL_POLICY.getOrDefault(s.policy(), Double.NaN)));
       }
     }
-    Setup best = null;
-    Setup adaptive = null;
-    for (Setup s : outcome.runs().keySet()) {
-      if (s.isBaseline() || !s.merge()) {
+    for (Setup adaptive : outcome.runs().keySet()) {
+      if (!adaptive.adaptive()) {
         continue;
       }
-      if (s.adaptive()) {
-        adaptive = s;
-      } else if (best == null || avgCct(s) < avgCct(best)) {
-        best = s;
+      Setup best = null;
+      Setup leastLoss = null;
+      for (Setup s : outcome.runs().keySet()) {
+        if (s.isBaseline()
+            || !s.merge()
+            || s.adaptive()
+            || !java.util.Objects.equals(s.policy(), adaptive.policy())) {
+          continue;
+        }
+        if (best == null || avgCct(s) < avgCct(best)) {
+          best = s;
+        }
+        if (leastLoss == null || retrans(s) < retrans(leastLoss)) {
+          leastLoss = s;
+        }
       }
-    }
-    if (adaptive != null && best != null && countFixedBudgets() > 1) {
+      if (best == null) {
+        continue;
+      }
       out.add(
           new Ratio(
               "avg CCT " + adaptive.label() + " / best fixed (" + best.label() + ")",
               avgCct(adaptive) / avgCct(best),
               1.0));
-      Setup leastLoss = null;
-      for (Setup s : outcome.runs().keySet()) {
-        if (!s.isBaseline()
-            && s.merge()
-            && !s.adaptive()
-            && (leastLoss == null || retrans(s) < retrans(leastLoss))) {
-          leastLoss = s;
-        }
-      }
+      out.add(
+          new Ratio(
+              "retransmissions " + adaptive.label() + " / best fixed (" + best.label() + ")",
+              retrans(adaptive) / Math.max(1, retrans(best)),
+              1.0));
       out.add(
           new Ratio(
               "retransmissions " + adaptive.label() + " / fewest fixed (" + leastLoss.label() + ")",
@@ -132,16 +141,6 @@ public final class TestbedReport {
               Double.NaN));
     }
     return out;
-  }
-
-  private int countFixedBudgets() {
-    int n = 0;
-    for (Setup s : outcome.runs().keySet()) {
-      if (!s.isBaseline() && s.merge() && !s.adaptive()) {
-        n++;
-      }
-    }
-    return n;
   }
 
   public void printTable(PrintStream out) {

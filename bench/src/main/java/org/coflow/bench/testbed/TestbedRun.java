@@ -191,7 +191,7 @@ public final class TestbedRun {
     long wall0 = System.nanoTime();
     try {
       List<String> settings = List.of();
-      if (!setup.isBaseline()) {
+      if (setup.hasMaster()) {
         master =
             MasterServer.start(
                 Config.defaults()
@@ -202,9 +202,15 @@ public final class TestbedRun {
                     .with(MasterConfig.TOKEN_FILE, tokenFile.toString())
                     .with(MasterConfig.DEFAULT_CAPACITY, capacityBytesPerSecond),
                 null);
+      }
+      if (!setup.isBaseline()) {
         Map<String, String> s =
-            setup.agentSettings(net.rootAddress() + ":" + master.port(), secretFile.toString());
-        s.put("coflow.courier.master.tokenFile", tokenFile.toString());
+            setup.agentSettings(
+                master == null ? "" : net.rootAddress() + ":" + master.port(),
+                secretFile.toString());
+        if (master != null) {
+          s.put("coflow.courier.master.tokenFile", tokenFile.toString());
+        }
         settings = Setup.asArgs(s);
       }
       List<String> addresses = new ArrayList<>();

@@ -336,6 +336,7 @@ public final class FetchService implements AutoCloseable {
   }
 
   private void openConnection(Peer p) {
+    LOG.debug("opening remote={} open={} maxNum={}", p.host, open, maxNum);
     open++;
     highWater = Math.max(highWater, open);
     p.opening++;
@@ -463,6 +464,7 @@ public final class FetchService implements AutoCloseable {
       if (c.draining && c.running == 0) {
         p.conns.remove(i);
         closing.add(c);
+        LOG.debug("closing remote={} open={} maxNum={}", p.host, open, maxNum);
         c.connection.close();
       }
     }

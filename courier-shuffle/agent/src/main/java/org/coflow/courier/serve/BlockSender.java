@@ -5,10 +5,8 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
-import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.coflow.api.proto.courier.v1.BlockEnd;
 import org.coflow.api.proto.courier.v1.BlockError;
@@ -44,8 +42,8 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
   private final org.coflow.courier.enforce.PriorityPacer link;
   private final Map<Long, OutStream> streams = new HashMap<>();
 
-  /** Streams with something to send, by priority (lowest first), round robin within one. */
-  private final TreeMap<Integer, ArrayDeque<OutStream>> ready = new TreeMap<>();
+  /** Streams with something to send: by priority, then coflows in turn, then streams in turn. */
+  private final ReadyQueue<OutStream> ready = new ReadyQueue<>(s -> s.priority, s -> s.coflow);
 
   private final Map<String, Integer> priorities = new HashMap<>();
 
@@ -290,11 +288,7 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
     for (OutStream s : streams.values()) {
       if (s.coflow.equals(coflow) && s.priority != priority) {
         if (s.queued) {
-          ArrayDeque<OutStream> q = ready.get(s.priority);
-          q.remove(s);
-          if (q.isEmpty()) {
-            ready.remove(s.priority);
-          }
+          ready.remove(s, s.priority);
           s.queued = false;
           s.priority = priority;
           enqueue(s);
@@ -309,7 +303,7 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
   private void enqueue(OutStream s) {
     if (!s.queued && !s.cancelled && (s.credit > 0 || s.sent == s.segment.length())) {
       s.queued = true;
-      ready.computeIfAbsent(s.priority, k -> new ArrayDeque<>()).add(s);
+      ready.add(s);
     }
   }
 
@@ -318,25 +312,17 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
    * off the ready queues; {@code wait[0]} gets the shortest wait of the paced-out ones.
    */
   private OutStream next(long[] wait) {
-    wait[0] = Long.MAX_VALUE;
-    for (Map.Entry<Integer, ArrayDeque<OutStream>> e : ready.entrySet()) {
-      for (java.util.Iterator<OutStream> it = e.getValue().iterator(); it.hasNext(); ) {
-        OutStream s = it.next();
-        LinkRate pace = s.cancelled ? null : paces.get(dstHost, s.coflow);
-        long w = pace == null ? 0 : pace.tryTake(chunkBytes(s));
-        if (w > 0) {
-          wait[0] = Math.min(wait[0], w);
-          continue;
-        }
-        it.remove();
-        if (e.getValue().isEmpty()) {
-          ready.remove(e.getKey());
-        }
-        s.queued = false;
-        return s;
-      }
+    OutStream s =
+        ready.next(
+            st -> {
+              LinkRate pace = st.cancelled ? null : paces.get(dstHost, st.coflow);
+              return pace == null ? 0 : pace.tryTake(chunkBytes(st));
+            },
+            wait);
+    if (s != null) {
+      s.queued = false;
     }
-    return null;
+    return s;
   }
 
   /** The bytes of {@code s}'s next chunk: a chunk, or less at its end or its credit's. */
@@ -354,10 +340,10 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
         && unsent < maxUnsent
         && !ready.isEmpty()
         && !waitingForLink
-        && order.maySend(dstHost, this, ready.firstKey())) {
+        && order.maySend(dstHost, this, ready.firstPriority())) {
       if (!prepaid
           && !link.grant(
-              ready.firstKey(),
+              ready.firstPriority(),
               chunkSize,
               () ->
                   ctx.executor()
@@ -443,7 +429,17 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
       enqueue(s);
     }
     ctx.flush();
-    order.update(dstHost, this, ready.isEmpty() ? Integer.MAX_VALUE : ready.firstKey(), wake);
+    int best = ready.isEmpty() ? Integer.MAX_VALUE : ready.firstPriority();
+    order.update(dstHost, this, best, wake);
+    if (best < Integer.MAX_VALUE
+        && !waitingForLink
+        && ctx.channel().isWritable()
+        && unsent < maxUnsent
+        && order.maySend(dstHost, this, best)) {
+      // Held back by another connection that changed before it could see this one's entry: it
+      // will not wake this one, so try again.
+      wake.run();
+    }
   }
 
   private void error(long stream, ErrorCode code, String message) {
