@@ -197,23 +197,9 @@ public final class Network implements AutoCloseable {
               + allowed
               + " (/proc/sys/net/ipv4/tcp_allowed_congestion_control)");
     }
-    Shell.run(
-        "ip",
-        "netns",
-        "exec",
-        ns,
-        "sh",
-        "-c",
-        "echo " + link.congestion() + " > /proc/sys/net/ipv4/tcp_congestion_control");
+    sysctl(ns, "tcp_congestion_control", link.congestion());
     if (link.notsentLowat() > 0) {
-      Shell.run(
-          "ip",
-          "netns",
-          "exec",
-          ns,
-          "sh",
-          "-c",
-          "echo " + link.notsentLowat() + " > /proc/sys/net/ipv4/tcp_notsent_lowat");
+      sysctl(ns, "tcp_notsent_lowat", Long.toString(link.notsentLowat()));
     }
     if (link.rtoMinMillis() > 0) {
       Shell.run(
@@ -230,6 +216,12 @@ public final class Network implements AutoCloseable {
           "rto_min",
           link.rtoMinMillis() + "ms");
     }
+  }
+
+  /** Sets {@code net.ipv4.<name>} inside namespace {@code ns} (a per-namespace setting). */
+  private static void sysctl(String ns, String name, String value) throws IOException {
+    Shell.run(
+        "ip", "netns", "exec", ns, "sh", "-c", "echo " + value + " > /proc/sys/net/ipv4/" + name);
   }
 
   private static void shape(String ns, String dev, Link link) throws IOException {

@@ -79,6 +79,9 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
   /** A pump is queued on the event loop (after a write completed). */
   private boolean pumpQueued;
 
+  /** A pump is scheduled for when the first paced-out coflow's pace allows a chunk. */
+  private boolean paceTimer;
+
   /** A chunk's bytes were taken at the link for us while we waited in its queue. */
   private boolean prepaid;
 
@@ -336,6 +339,7 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
    */
   private void pump() {
     long[] paced = new long[1];
+    boolean pacedOut = false;
     while (ctx.channel().isWritable()
         && unsent < maxUnsent
         && !ready.isEmpty()
@@ -362,12 +366,15 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
       OutStream s = next(paced);
       if (s == null) {
         link.giveBack(chunkSize);
-        if (paced[0] != Long.MAX_VALUE) {
-          waitingForLink = true;
+        pacedOut = true;
+        if (paced[0] != Long.MAX_VALUE && !paceTimer) {
+          // Every ready coflow is held by its pace: try again when the first may go. Not a wait
+          // on the link: a new request, credit or schedule pumps at once.
+          paceTimer = true;
           ctx.executor()
               .schedule(
                   () -> {
-                    waitingForLink = false;
+                    paceTimer = false;
                     pump();
                   },
                   paced[0],
@@ -432,6 +439,7 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
     int best = ready.isEmpty() ? Integer.MAX_VALUE : ready.firstPriority();
     order.update(dstHost, this, best, wake);
     if (best < Integer.MAX_VALUE
+        && !pacedOut
         && !waitingForLink
         && ctx.channel().isWritable()
         && unsent < maxUnsent
