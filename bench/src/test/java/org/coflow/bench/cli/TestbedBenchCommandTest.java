@@ -32,6 +32,8 @@ class TestbedBenchCommandTest extends CliHarness {
     assertTrue(err().contains("buffer of 1024 bytes"), err());
     assertEquals(2, run("bench", "testbed", "--trace", TRACE, "--tcp", "Reno!"));
     assertTrue(err().contains("congestion control 'Reno!'"), err());
+    assertEquals(2, run("bench", "testbed", "--trace", TRACE, "--rto-min", "soon"));
+    assertTrue(err().contains("--rto-min 'soon'"), err());
     assertEquals(1, run("bench", "testbed", "--trace", "/nonexistent/trace.txt"));
     assertTrue(err().contains("cannot read the trace /nonexistent/trace.txt"), err());
   }
