@@ -17,8 +17,10 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Addresses come from the benchmarking range 198.18.0.0/15 (RFC 2544), a /24 per run that only
  * exists inside this run's namespaces and the root end of its veth. Namespace names carry this
- * process's pid, so concurrent runs never collide and {@link #removeStale} can tell a dead run's
- * leftovers. {@link #close} removes everything, and a shutdown hook does the same on an interrupt.
+ * process's pid, so concurrent runs' names never collide and {@link #removeStale} can tell a dead
+ * run's leftovers (their /24s can: runs whose pids differ by a multiple of 250 share one, so run
+ * one testbed at a time). {@link #close} removes everything, and a shutdown hook does the same on
+ * an interrupt.
  */
 public final class Network implements AutoCloseable {
   private static final String PREFIX = "cftb";

@@ -92,6 +92,7 @@ public final class TestbedRun {
   private final class Collector {
     final long[] start = new long[workload.coflows().size()];
     final long[] end = new long[workload.coflows().size()];
+    final boolean[] failed = new boolean[workload.coflows().size()];
     final int[] left = new int[workload.coflows().size()];
     final List<String> failures = Collections.synchronizedList(new ArrayList<>());
     final List<List<long[]>> samples = new ArrayList<>();
@@ -102,6 +103,14 @@ public final class TestbedRun {
     CountDownLatch warm;
 
     synchronized void line(int host, String line) {
+      try {
+        parse(host, line);
+      } catch (RuntimeException e) {
+        failures.add("host " + host + " printed a line the coordinator cannot read: " + line);
+      }
+    }
+
+    private void parse(int host, String line) {
       String[] f = line.split(" ", 4);
       if (f.length > 1
           && (f[0].equals("done") || f[0].equals("fail"))
@@ -154,7 +163,7 @@ public final class TestbedRun {
                   + ": "
                   + (f.length > 3 ? f[3] : ""));
           int c = Integer.parseInt(f[1]);
-          end[c] = -1;
+          failed[c] = true;
           reducerDone(c);
         }
         default -> failures.add("host " + host + " said: " + line);
@@ -388,18 +397,24 @@ public final class TestbedRun {
     }
     double[] cct = new double[workload.coflows().size()];
     for (int c = 0; c < cct.length; c++) {
-      cct[c] = col.end[c] < 0 || col.left[c] > 0 ? Double.NaN : (col.end[c] - col.start[c]) / 1e9;
+      cct[c] = col.failed[c] || col.left[c] > 0 ? Double.NaN : (col.end[c] - col.start[c]) / 1e9;
+    }
+    List<List<long[]>> samples = new ArrayList<>();
+    synchronized (col) {
+      for (List<long[]> s : col.samples) {
+        samples.add(new ArrayList<>(s));
+      }
     }
     List<double[]> conns = new ArrayList<>();
     int len = Integer.MAX_VALUE;
-    for (List<long[]> s : col.samples) {
+    for (List<long[]> s : samples) {
       len = Math.min(len, s.size());
     }
     for (int i = 0; i < len; i++) {
       double[] row = new double[n + 1];
-      row[0] = (col.samples.get(0).get(i)[0] - t0) / 1e9;
+      row[0] = (samples.get(0).get(i)[0] - t0) / 1e9;
       for (int h = 0; h < n; h++) {
-        row[h + 1] = col.samples.get(h).get(i)[1];
+        row[h + 1] = samples.get(h).get(i)[1];
       }
       if (row[0] >= 0) {
         conns.add(row);

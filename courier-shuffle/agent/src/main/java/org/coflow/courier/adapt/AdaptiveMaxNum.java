@@ -94,7 +94,8 @@ public final class AdaptiveMaxNum {
       increased = false;
       return budget;
     }
-    if (hold > 0) {
+    boolean holding = hold > 0;
+    if (holding) {
       hold--;
     }
     boolean lossKnown = !Double.isNaN(s.loss());
@@ -111,7 +112,7 @@ public final class AdaptiveMaxNum {
       return budget;
     }
     increased = false;
-    if (hold == 0 && s.binds() && budget < max && (!lossKnown || s.loss() < lossHigh / 10)) {
+    if (!holding && s.binds() && budget < max && (!lossKnown || s.loss() < lossHigh / 10)) {
       goodputBeforeIncrease = s.goodput();
       budget++;
       increased = true;

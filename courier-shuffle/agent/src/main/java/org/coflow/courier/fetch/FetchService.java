@@ -77,6 +77,12 @@ public final class FetchService implements AutoCloseable {
   private int open;
   private int highWater;
 
+  /**
+   * The next peer's stable number (never reused: without merging, peers come and go, and two with
+   * one number would be merged into one unified flow by the plan).
+   */
+  private int nextPeerIndex;
+
   /** Connections closed by the plan whose sockets have not closed yet. Guarded by this. */
   private final Set<Conn> closing = new java.util.HashSet<>();
 
@@ -246,7 +252,7 @@ public final class FetchService implements AutoCloseable {
       Peer p =
           peers.computeIfAbsent(
               unit(coflowId, block.getHostId()),
-              k -> new Peer(block.getHostId(), address, peers.size()));
+              k -> new Peer(block.getHostId(), address, nextPeerIndex++));
       if (!p.address.equals(address) && p.conns.isEmpty() && p.opening == 0) {
         p.address = address;
       }
@@ -597,16 +603,15 @@ public final class FetchService implements AutoCloseable {
 
   /** Whether blocks wait for a connection that the budget does not allow (the budget binds). */
   public synchronized boolean budgetBinds() {
-    int active = 0;
+    if (open < maxNum) {
+      return false;
+    }
     for (Peer p : peers.values()) {
       if (!p.waiting.isEmpty() && usable(p) == 0) {
         return true;
       }
-      if (!p.waiting.isEmpty() || !p.conns.isEmpty()) {
-        active++;
-      }
     }
-    return open >= maxNum && active > 0;
+    return false;
   }
 
   /** Data connections open (or opening) now. */

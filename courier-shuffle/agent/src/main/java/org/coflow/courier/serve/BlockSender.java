@@ -79,6 +79,9 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
   /** A pump is queued on the event loop (after a write completed). */
   private boolean pumpQueued;
 
+  /** The connection closed: late timers and wake-ups do nothing. */
+  private boolean removed;
+
   /** A pump is scheduled for when the first paced-out coflow's pace allows a chunk. */
   private boolean paceTimer;
 
@@ -273,6 +276,8 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
 
   @Override
   public void handlerRemoved(ChannelHandlerContext ctx) {
+    removed = true;
+    ready.clear();
     order.remove(dstHost, this);
     for (OutStream s : streams.values()) {
       s.closeFile();
@@ -338,6 +343,15 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
    * stream first, streams of equal priority in turn.
    */
   private void pump() {
+    if (removed) {
+      // A timer or another connection's wake-up after this one closed: nothing to send, and
+      // publishing a priority now would hold the host's other connections back for good.
+      if (prepaid) {
+        prepaid = false;
+        link.giveBack(chunkSize);
+      }
+      return;
+    }
     long[] paced = new long[1];
     boolean pacedOut = false;
     while (ctx.channel().isWritable()
@@ -436,7 +450,9 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
       enqueue(s);
     }
     ctx.flush();
-    int best = ready.isEmpty() ? Integer.MAX_VALUE : ready.firstPriority();
+    // A connection whose ready coflows are all paced out has nothing to send now: it holds no
+    // other connection back until its pace lets it.
+    int best = ready.isEmpty() || pacedOut ? Integer.MAX_VALUE : ready.firstPriority();
     order.update(dstHost, this, best, wake);
     if (best < Integer.MAX_VALUE
         && !pacedOut

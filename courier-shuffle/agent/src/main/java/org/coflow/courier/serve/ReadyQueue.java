@@ -29,6 +29,11 @@ final class ReadyQueue<S> {
     this.coflow = coflow;
   }
 
+  /** Forgets every stream (the connection closed). */
+  void clear() {
+    byPriority.clear();
+  }
+
   boolean isEmpty() {
     return byPriority.isEmpty();
   }

@@ -21,6 +21,7 @@ class AdaptiveMaxNumTest {
     assertEquals(1, a.next(s(1e6, 0.5, true)), "never below 1");
     // Two quiet intervals of hold after the last halving, then growth resumes.
     assertEquals(1, a.next(s(1e6, 0, true)));
+    assertEquals(1, a.next(s(1e6, 0, true)));
     assertEquals(2, a.next(s(1e6, 0, true)));
   }
 
@@ -42,7 +43,7 @@ class AdaptiveMaxNumTest {
     AdaptiveMaxNum a = new AdaptiveMaxNum(4, 32, 0.01);
     assertEquals(5, a.next(s(10e6, 0, true)));
     assertEquals(4, a.next(s(7e6, 0, true)), "goodput fell 30% after the increase");
-    for (int i = 0; i < AdaptiveMaxNum.HOLD_AFTER_REVERT - 1; i++) {
+    for (int i = 0; i < AdaptiveMaxNum.HOLD_AFTER_REVERT; i++) {
       assertEquals(4, a.next(s(10e6, 0, true)), "held after the revert");
     }
     assertEquals(5, a.next(s(10e6, 0, true)));
