@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import org.coflow.bench.report.Bin;
+import org.coflow.bench.report.Json;
 import org.coflow.bench.report.Reports;
 import org.coflow.bench.report.RunSummary;
 import org.coflow.bench.report.Stats;
@@ -21,7 +22,7 @@ final class BenchCommand {
   static final String HELP =
       """
       Usage: coflow bench sim [--trace FILE] [--policy LIST] [--courier] [--coflows N]
-                              [--bandwidth RATE] [--json] [--coalesce W]
+                              [--slice N] [--bandwidth RATE] [--json] [--coalesce W]
                               [--config FILE] [--conf KEY=VALUE ...]
              coflow bench master [--flows N] [--agents LIST] [--policy NAME] [--interval MS]
                                  [--seconds S] [--bandwidth RATE] [--http-port N] [--json]
@@ -142,7 +143,22 @@ final class BenchCommand {
       time against the goal of 10 s per policy on a 2-core machine.
         --courier   also run every policy wrapped with Courier merging (many more events:
                     flows beyond MaxNum peers wait; slow on the whole trace)
+        --slice N   then run every policy again on the first N coflows only (default 200,
+                    0 = no slice), the slice the public reference simulator coflowsim was
+                    timed on (FAIR 218 s, DARK 132 s, SEBF 247 s on a 2-core machine like
+                    this one): fair, aalo and varys print their speed against those times.
+      With --json, one object per run and line, "run" being "trace" or "slice", each with
+      wall_s and events.
       """;
+
+  /**
+   * coflowsim's wall times on the first 200 coflows of the Facebook trace (issue 23), by policy.
+   */
+  static final java.util.Map<String, Double> REFERENCE_WALL_200 =
+      java.util.Map.of("fair", 218.0, "aalo", 132.0, "varys", 247.0);
+
+  static final int REFERENCE_SLICE = 200;
+
   static final double WALL_GOAL_SECONDS = 10;
 
   private BenchCommand() {}
@@ -195,13 +211,15 @@ final class BenchCommand {
         Args.parse(
             "coflow bench sim",
             rest,
-            Set.of("trace", "policy", "bandwidth", "config", "conf", "coalesce", "coflows"),
+            Set.of(
+                "trace", "policy", "bandwidth", "config", "conf", "coalesce", "coflows", "slice"),
             Set.of("json", "help", "courier"));
     if (a.has("help")) {
       out.print(HELP);
       return 0;
     }
     SimCommand.Options o = SimCommand.Options.from(a, home);
+    int slice = sliceOption(a);
     PrintStream table = o.json ? null : out;
     boolean withCourier = o.courier;
     o.courier = false;
@@ -216,9 +234,29 @@ final class BenchCommand {
     for (SimResult r : wrapped.isEmpty() ? wrapped : wrapped.subList(1, wrapped.size())) {
       all.add(RunSummary.of(r, fair));
     }
+    List<RunSummary> sliced = new ArrayList<>();
+    if (slice > 0 && slice < o.trace.coflows().size()) {
+      o.courier = false;
+      o.trace = o.trace.first(slice);
+      if (table != null) {
+        table.printf(Locale.ROOT, "%nThe same policies on the first %d coflows:%n", slice);
+      }
+      List<SimResult> slicedRuns = SimCommand.simulate(o, err, table);
+      for (SimResult r : slicedRuns) {
+        sliced.add(RunSummary.of(r, slicedRuns.get(0)));
+      }
+    }
     if (o.json) {
       for (RunSummary s : all) {
-        out.println(Reports.json(s, o.bandwidthText));
+        out.println(Reports.json(s, o.bandwidthText).put("run", "trace"));
+      }
+      for (RunSummary s : sliced) {
+        Json j = Reports.json(s, o.bandwidthText).put("run", "slice");
+        Double ref = referenceWall(s, slice);
+        if (ref != null) {
+          j.put("reference_wall_s", ref).put("speed_vs_reference", ref / s.run().wallSeconds());
+        }
+        out.println(j);
       }
       return 0;
     }
@@ -256,6 +294,54 @@ final class BenchCommand {
           wall,
           wall <= WALL_GOAL_SECONDS ? "ok" : "over 10s");
     }
+    if (!sliced.isEmpty()) {
+      out.printf(
+          Locale.ROOT,
+          "%nFirst %d coflows: wall time against the reference simulator coflowsim%n",
+          slice);
+      out.printf(
+          Locale.ROOT,
+          "  %-12s %9s %9s %12s %10s%n",
+          "run",
+          "events",
+          "wall_s",
+          "coflowsim_s",
+          "speed");
+      for (RunSummary s : sliced) {
+        Double ref = referenceWall(s, slice);
+        out.printf(
+            Locale.ROOT,
+            "  %-12s %9d %9.2f %12s %10s%n",
+            s.run().label(),
+            s.run().events(),
+            s.run().wallSeconds(),
+            ref == null ? "-" : String.format(Locale.ROOT, "%.0f", ref),
+            ref == null ? "-" : String.format(Locale.ROOT, "%.0fx", ref / s.run().wallSeconds()));
+      }
+    }
     return 0;
+  }
+
+  /** coflowsim's time for the same policy on the same slice, or null if none was measured. */
+  private static Double referenceWall(RunSummary s, int slice) {
+    return slice == REFERENCE_SLICE && !s.run().courier()
+        ? REFERENCE_WALL_200.get(s.run().policy())
+        : null;
+  }
+
+  private static int sliceOption(Args a) throws UsageException {
+    String v = a.get("slice", String.valueOf(REFERENCE_SLICE));
+    try {
+      int n = Integer.parseInt(v);
+      if (n < 0) {
+        throw new NumberFormatException();
+      }
+      return n;
+    } catch (NumberFormatException e) {
+      throw new UsageException(
+          "coflow bench sim: --slice must be a whole number of coflows (0 = none), got '"
+              + v
+              + "'");
+    }
   }
 }

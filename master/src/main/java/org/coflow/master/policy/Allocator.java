@@ -20,7 +20,12 @@ public final class Allocator {
   private final boolean[] isTouched;
   private int[] list = new int[1024];
   private boolean[] frozen = new boolean[1024];
-  private Flow[] live = new Flow[1024];
+
+  /** Per group member: uplink resource, downlink resource (ports + dst), flow index. */
+  private int[] liveUp = new int[1024];
+
+  private int[] liveDown = new int[1024];
+  private int[] liveIndex = new int[1024];
   private int groupSize;
 
   public Allocator(int ports) {
@@ -109,10 +114,35 @@ public final class Allocator {
   }
 
   public void addToGroup(Flow f) {
-    if (groupSize == live.length) {
-      live = java.util.Arrays.copyOf(live, 2 * groupSize);
+    if (groupSize == liveUp.length) {
+      liveUp = java.util.Arrays.copyOf(liveUp, 2 * groupSize);
+      liveDown = java.util.Arrays.copyOf(liveDown, 2 * groupSize);
+      liveIndex = java.util.Arrays.copyOf(liveIndex, 2 * groupSize);
     }
-    live[groupSize++] = f;
+    liveUp[groupSize] = f.src();
+    liveDown[groupSize] = ports + f.dst();
+    liveIndex[groupSize] = f.index();
+    groupSize++;
+  }
+
+  /**
+   * Adds to the group the active flows of {@code c} that can get capacity (both ports have some
+   * left), at the cost of the coflow's ports when none can.
+   */
+  public void offer(Coflow c, PortBudget budget) {
+    if (mayTake(c, budget)) {
+      List<Flow> active = c.activeFlows();
+      for (int i = 0, n = active.size(); i < n; i++) {
+        offer(active.get(i), budget);
+      }
+    }
+  }
+
+  /** Adds {@code f} to the group if both its ports have capacity left. */
+  public void offer(Flow f, PortBudget budget) {
+    if (budget.available(f.src(), f.dst()) > PortBudget.EPS) {
+      addToGroup(f);
+    }
   }
 
   /** {@link #maxMinFair} of the flows added since {@link #clearGroup}. */
@@ -125,14 +155,18 @@ public final class Allocator {
       list = new int[2 * n];
       frozen = new boolean[n];
     }
-    Flow[] flowsLive = live;
+    // The members' ends and indices are copied into int arrays as they are added: the passes
+    // below stay on those arrays instead of dereferencing flows scattered over the heap.
+    int[] up = liveUp;
+    int[] down = liveDown;
     int t = 0;
     for (int i = 0; i < n; i++) {
-      Flow f = flowsLive[i];
-      t = touch(f.src(), t);
-      t = touch(ports + f.dst(), t);
-      count[f.src()]++;
-      count[ports + f.dst()]++;
+      int u = up[i];
+      int d = down[i];
+      t = touch(u, t);
+      t = touch(d, t);
+      count[u]++;
+      count[d]++;
       frozen[i] = false;
     }
     // Counting sort of flow positions by resource: list[start[r] .. start[r+1]) are r's flows.
@@ -144,9 +178,8 @@ public final class Allocator {
       pos += count[r];
     }
     for (int i = 0; i < n; i++) {
-      Flow f = flowsLive[i];
-      list[members[f.src()]++] = i;
-      list[members[ports + f.dst()]++] = i;
+      list[members[up[i]]++] = i;
+      list[members[down[i]]++] = i;
     }
     double[] residual = budget.residual;
     double level = 0;
@@ -182,10 +215,9 @@ public final class Allocator {
             int i = list[j];
             if (!frozen[i]) {
               frozen[i] = true;
-              Flow f = flowsLive[i];
-              schedule.addRate(f.index(), level);
-              count[f.src()]--;
-              count[ports + f.dst()]--;
+              schedule.addRate(liveIndex[i], level);
+              count[up[i]]--;
+              count[down[i]]--;
             }
           }
         }

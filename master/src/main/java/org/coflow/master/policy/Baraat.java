@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 import org.coflow.api.model.ClusterState;
 import org.coflow.api.model.Coflow;
-import org.coflow.api.model.Flow;
 import org.coflow.api.model.PolicyType;
 
 /**
@@ -79,13 +78,7 @@ public final class Baraat extends AbstractPolicy {
       do {
         c = coflows.get(i++);
         appendCoflow(c, rank, schedule);
-        if (Allocator.mayTake(c, budget)) {
-          for (Flow f : c.activeFlows()) {
-            if (budget.available(f.src(), f.dst()) > PortBudget.EPS) {
-              allocator().addToGroup(f);
-            }
-          }
-        }
+        allocator().offer(c, budget);
       } while (isHeavy(c) && i < coflows.size());
       allocator().fillGroup(budget, schedule);
       rank++;

@@ -40,7 +40,10 @@ public final class Creek extends AbstractPolicy {
   private final double starvation;
   private final Map<Coflow, SubCoflows> subs = new IdentityHashMap<>();
   private long period = Long.MIN_VALUE;
-  private final List<List<Flow>> byLevel = new ArrayList<>();
+
+  /** Per level, in arrival order: whole coflows, or single flows of coflows split over levels. */
+  private final List<List<Object>> byLevel = new ArrayList<>();
+
   private Schedule ratesOf;
 
   /** The store's snapshot of one coflow and, per receiver port, service and boost state. */
@@ -109,7 +112,7 @@ public final class Creek extends AbstractPolicy {
     boolean sync = delta <= 0 || p != period;
     period = p;
     subs.keySet().removeIf(c -> c.unfinishedFlows() == 0);
-    for (List<Flow> level : byLevel) {
+    for (List<Object> level : byLevel) {
       level.clear();
     }
     int[] levelAt = new int[ports];
@@ -143,15 +146,40 @@ public final class Creek extends AbstractPolicy {
         }
         levelAt[r] = level - s.boost[r];
       }
-      for (Flow f : c.activeFlows()) {
-        byLevel.get(levelAt[f.dst()]).add(f);
+      int uniform = -1;
+      for (int r : c.receivers()) {
+        if (c.activeFlowsTo(r) > 0) {
+          if (uniform == -1) {
+            uniform = levelAt[r];
+          } else if (uniform != levelAt[r]) {
+            uniform = -2;
+            break;
+          }
+        }
+      }
+      if (uniform >= 0) {
+        byLevel.get(uniform).add(c); // every receiver at one level: the coflow goes whole
+      } else {
+        for (Flow f : c.activeFlows()) {
+          byLevel.get(levelAt[f.dst()]).add(f);
+        }
       }
     }
+    // Same flows in the same order as one list per level, but a whole coflow that cannot move
+    // costs its ports, not its flows.
     for (int k = 0; k < levels; k++) {
-      for (Flow f : byLevel.get(k)) {
-        schedule.append(f.index(), k);
+      allocator().clearGroup();
+      for (Object member : byLevel.get(k)) {
+        if (member instanceof Coflow c) {
+          appendCoflow(c, k, schedule);
+          allocator().offer(c, budget);
+        } else {
+          Flow f = (Flow) member;
+          schedule.append(f.index(), k);
+          allocator().offer(f, budget);
+        }
       }
-      allocator().maxMinFair(byLevel.get(k), budget, schedule);
+      allocator().fillGroup(budget, schedule);
     }
   }
 

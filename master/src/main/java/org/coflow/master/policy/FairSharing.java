@@ -1,6 +1,7 @@
 package org.coflow.master.policy;
 
 import org.coflow.api.model.ClusterState;
+import org.coflow.api.model.Coflow;
 import org.coflow.api.model.PolicyType;
 
 /**
@@ -25,9 +26,13 @@ public final class FairSharing extends AbstractPolicy {
 
   @Override
   protected void allocate(ClusterState state, double now, PortBudget budget, Schedule schedule) {
-    for (int i = 0, n = state.flows().size(); i < n; i++) {
-      schedule.append(i, 0);
+    // Whole coflows, one class: a coflow none of whose flows can move costs its ports, not its
+    // flows, and the water-filling is the same as over every flow at once.
+    allocator().clearGroup();
+    for (Coflow c : state.coflows()) {
+      appendCoflow(c, 0, schedule);
+      allocator().offer(c, budget);
     }
-    allocator().maxMinFair(state.flows(), budget, schedule);
+    allocator().fillGroup(budget, schedule);
   }
 }
