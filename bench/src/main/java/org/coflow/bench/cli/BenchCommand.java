@@ -212,7 +212,15 @@ final class BenchCommand {
             "coflow bench sim",
             rest,
             Set.of(
-                "trace", "policy", "bandwidth", "config", "conf", "coalesce", "coflows", "slice"),
+                "trace",
+                "policy",
+                "bandwidth",
+                "config",
+                "conf",
+                "coalesce",
+                "coflows",
+                "slice",
+                "model"),
             Set.of("json", "help", "courier"));
     if (a.has("help")) {
       out.print(HELP);

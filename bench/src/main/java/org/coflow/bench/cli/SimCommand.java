@@ -19,8 +19,11 @@ import org.coflow.api.config.Units;
 import org.coflow.bench.report.CdfPlot;
 import org.coflow.bench.report.Reports;
 import org.coflow.bench.report.RunSummary;
+import org.coflow.bench.sim.CoflowsimDark;
+import org.coflow.bench.sim.CoflowsimFair;
 import org.coflow.bench.sim.CourierPolicy;
 import org.coflow.bench.sim.InvariantChecker;
+import org.coflow.bench.sim.Model;
 import org.coflow.bench.sim.ProgressListener;
 import org.coflow.bench.sim.SimResult;
 import org.coflow.bench.sim.Simulator;
@@ -43,7 +46,7 @@ final class SimCommand {
       """
       Usage: coflow sim [--trace FILE] [--policy LIST] [--courier] [--bandwidth RATE]
                         [--out DIR] [--json] [--coflows N] [--check]
-                        [--coalesce W]
+                        [--coalesce W] [--model M]
                         [--config FILE] [--conf KEY=VALUE ...]
 
       Replays a coflow trace (coflow-benchmark format) on a big-switch fabric, once per
@@ -71,6 +74,17 @@ final class SimCommand {
                            within dt*(1+W) of the next completion finish together at
                            its end; CCTs can only grow, by at most W of the gaps
                            between events. 0 = exact, one event per completion time
+        --model M          default (ours), coflowsim (every modelling choice of the
+                           public reference simulator coflowsim), or a comma-separated
+                           list of its choices: batch (admission on a 10.24 s grid, CCT
+                           from it), units (131,072,000 B/s ports; excludes
+                           --bandwidth), fair (min(C/n_src, C/n_dst) per flow, not
+                           water-filled), dclas (its D-CLAS: FIFO by queue entry, one
+                           equal split per coflow, no backfill), events (coordinated
+                           policies decide only on coflow admissions and departures),
+                           quanta (CCTs rounded up to 8 ms). See docs/results.md
+                           ("The reference simulator's model").
+                           Not with --courier or --check.
         --config FILE      a properties file of coflow.policy.* / coflow.courier.* keys
         --conf KEY=VALUE   one such key (repeatable; see docs/configuration.md)
         --help             this text
@@ -118,6 +132,7 @@ final class SimCommand {
                 "config",
                 "conf",
                 "coalesce",
+                "model",
                 "identify",
                 "framework",
                 "batch-interval",
@@ -135,6 +150,12 @@ final class SimCommand {
     if (a.has("identify")) {
       return SimIdentifyCommand.run(a, o, out, err);
     }
+    if (!o.model.isDefault() && !o.json) {
+      out.println(
+          "model: "
+              + o.model.label()
+              + " (the reference simulator coflowsim's choices; see docs/results.md)");
+    }
     List<SimResult> results = simulate(o, err, o.json ? null : out);
     List<RunSummary> summaries = new ArrayList<>();
     for (SimResult r : results) {
@@ -142,7 +163,7 @@ final class SimCommand {
     }
     for (RunSummary s : summaries) {
       if (o.json) {
-        out.println(Reports.json(s, o.bandwidthText));
+        out.println(Reports.json(s, o.bandwidthText).put("model", o.model.label()));
       }
     }
     if (o.out != null) {
@@ -167,7 +188,7 @@ final class SimCommand {
    * its run ends when {@code table} is not null.
    */
   static List<SimResult> simulate(Options o, PrintStream err, PrintStream table) {
-    Simulator sim = new Simulator(o.trace, o.bandwidth, o.coalesce);
+    Simulator sim = new Simulator(o.trace, o.bandwidth, o.coalesce, o.model);
     List<SimResult> results = new ArrayList<>();
     List<String> runs = new ArrayList<>();
     runs.add("fair");
@@ -179,7 +200,7 @@ final class SimCommand {
     for (int i = 0; i < runs.size(); i++) {
       String name = runs.get(i);
       boolean wrap = i > 0 && o.courier;
-      SchedulingPolicy policy = Policies.create(name, o.config);
+      SchedulingPolicy policy = policy(name, o);
       if (wrap) {
         policy =
             new CourierPolicy(
@@ -200,6 +221,17 @@ final class SimCommand {
     return results;
   }
 
+  /** The policy to run: ours, or the reference simulator's allocation where the model says so. */
+  static SchedulingPolicy policy(String name, Options o) {
+    if (name.equals("fair") && o.model.has(Model.Choice.FAIR)) {
+      return new CoflowsimFair();
+    }
+    if (name.equals("aalo") && o.model.has(Model.Choice.DCLAS)) {
+      return new CoflowsimDark();
+    }
+    return Policies.create(name, o.config);
+  }
+
   /** Validated options of a simulation run. */
   static final class Options {
     Trace trace;
@@ -211,6 +243,7 @@ final class SimCommand {
     boolean json;
     boolean check;
     double coalesce;
+    Model model = Model.DEFAULT;
     Config config;
 
     static Options from(Args a, Path home) throws UsageException, IOException {
@@ -274,6 +307,35 @@ final class SimCommand {
             "coflow sim: --coalesce must be a number in [0, 1), got '" + w + "'");
       }
       o.config = config(a);
+      if (a.has("model")) {
+        try {
+          o.model = Model.parse(a.get("model", "default"));
+        } catch (IllegalArgumentException e) {
+          throw new UsageException("coflow sim: " + e.getMessage());
+        }
+      }
+      if (!o.model.isDefault()) {
+        if (o.courier || o.check) {
+          throw new UsageException(
+              "coflow sim: --model "
+                  + o.model.label()
+                  + " cannot be combined with "
+                  + (o.courier ? "--courier" : "--check")
+                  + " (the reference model is neither Courier-aware nor work-conserving);"
+                  + " drop one of them");
+        }
+        if (o.model.has(Model.Choice.UNITS)) {
+          if (a.has("bandwidth")) {
+            throw new UsageException(
+                "coflow sim: --model "
+                    + o.model.label()
+                    + " sets the ports to coflowsim's 131,072,000 B/s (its 'units' choice);"
+                    + " drop --bandwidth or leave 'units' out of --model");
+          }
+          o.bandwidth = Model.COFLOWSIM_BYTES_PER_SECOND;
+          o.bandwidthText = Units.formatBitRate(o.bandwidth);
+        }
+      }
       return o;
     }
 

@@ -1,5 +1,6 @@
 package org.coflow.bench.sim;
 
+import java.util.Comparator;
 import java.util.List;
 import org.coflow.api.model.ClusterState;
 import org.coflow.api.model.Flow;
@@ -45,7 +46,10 @@ final class FluidStep {
     return dt;
   }
 
-  /** Moves every served flow for {@code dt}; the flows that finish within it go to {@code done}. */
+  /**
+   * Moves every served flow for {@code dt}; the flows that finish within it go to {@code done}, by
+   * id.
+   */
   static void advance(
       ClusterState state, List<Flow> active, Schedule schedule, double dt, List<Flow> done) {
     done.clear();
@@ -64,5 +68,11 @@ final class FluidStep {
         state.addSent(f, moved);
       }
     }
+    // Flows finishing together leave in a canonical order (by id): removal reshuffles the
+    // active-flow lists, and policies that walk flows in list order (greedy allocation, Courier's
+    // selection) would otherwise depend on the order the policy happened to set rates in.
+    done.sort(BY_ID);
   }
+
+  private static final Comparator<Flow> BY_ID = Comparator.comparingLong(Flow::id);
 }

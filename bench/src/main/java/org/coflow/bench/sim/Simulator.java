@@ -34,6 +34,12 @@ public final class Simulator {
   private final Trace trace;
   private final double bandwidth;
   private final double coalesce;
+  private final Model model;
+
+  /** A simulator with our default {@link Model}. */
+  public Simulator(Trace trace, double bandwidth, double coalesce) {
+    this(trace, bandwidth, coalesce, Model.DEFAULT);
+  }
 
   /**
    * @param bandwidth bytes/s of every uplink and downlink
@@ -42,14 +48,16 @@ public final class Simulator {
    *     finish earlier in the window idle for at most w * dt, so no port ever exceeds its capacity
    *     and no coflow finishes early; CCTs can only grow, by at most a fraction w of the gaps
    *     between events. 0 is exact (one event per distinct completion time).
+   * @param model our modelling choices or some of the reference simulator's ({@link Model})
    */
-  public Simulator(Trace trace, double bandwidth, double coalesce) {
+  public Simulator(Trace trace, double bandwidth, double coalesce, Model model) {
     if (!(coalesce >= 0)) {
       throw new IllegalArgumentException("completion window must be 0 or more, got " + coalesce);
     }
     this.trace = trace;
     this.bandwidth = bandwidth;
     this.coalesce = coalesce;
+    this.model = model;
   }
 
   public SimResult run(
@@ -73,7 +81,7 @@ public final class Simulator {
     for (int i = 0; i < n; i++) {
       TraceCoflow tc = coflows.get(i);
       ids[i] = tc.id();
-      arrival[i] = tc.arrivalMs() / 1000.0;
+      arrival[i] = model.admission(tc.arrivalMs() / 1000.0);
       lowerBound[i] = isolatedBound(tc, bandwidth);
       bytes[i] = tc.totalBytes();
       flowCount[i] = tc.flowCount();
@@ -88,6 +96,12 @@ public final class Simulator {
     long events = 0;
     List<Flow> done = new ArrayList<>();
     FluidStep step = new FluidStep();
+    // Under the reference model's EVENTS choice a coordinated policy decides only when coflows
+    // are admitted or finish; in between, flows keep the rates of the last decision.
+    boolean gated = model.has(Model.Choice.EVENTS) && !policy.name().equals("fair");
+    HeldRates held = gated ? new HeldRates() : null;
+    boolean coflowEvent = true;
+    boolean forced = false;
     while (next < n || !state.flows().isEmpty()) {
       if (state.flows().isEmpty() && arrival[next] > now) {
         now = arrival[next];
@@ -95,19 +109,37 @@ public final class Simulator {
       while (next < n && arrival[next] <= now) {
         admit(state, coflows.get(next), next, arrival[next]);
         next++;
+        coflowEvent = true;
       }
-      Schedule schedule = policy.schedule(state, now);
+      Schedule schedule;
+      if (held == null || coflowEvent) {
+        schedule = policy.schedule(state, now);
+        if (held != null) {
+          held.keep(state, schedule);
+        }
+      } else {
+        schedule = held.replay(state);
+      }
+      coflowEvent = false;
       events++;
       if (checker != null) {
         checker.check(state, schedule, now, policy.name());
       }
       List<Flow> flows = state.flows();
       double dt = next < n ? arrival[next] - now : Double.POSITIVE_INFINITY;
-      double decision = policy.nextDecisionTime(state, schedule, now);
+      double decision =
+          held == null ? policy.nextDecisionTime(state, schedule, now) : Double.POSITIVE_INFINITY;
       if (decision < now + dt) {
         dt = Math.max(decision - now, FluidStep.SECONDS);
       }
       dt = step.next(flows, schedule, dt, coalesce);
+      if (dt == Double.POSITIVE_INFINITY && held != null && !forced) {
+        // Every flow with a held rate is done and nothing else is pending: decide now.
+        forced = true;
+        coflowEvent = true;
+        continue;
+      }
+      forced = false;
       if (dt == Double.POSITIVE_INFINITY) {
         throw new IllegalStateException(
             policy.name()
@@ -119,6 +151,7 @@ public final class Simulator {
       }
       FluidStep.advance(state, flows, schedule, dt, done);
       now += dt;
+
       for (Flow f : done) {
         if (Math.abs(f.sent() - f.size()) > 1e-6 * f.size()) {
           throw new IllegalStateException(
@@ -133,7 +166,8 @@ public final class Simulator {
         }
         if (state.finishFlow(f, now)) {
           int i = (int) f.coflow().seq();
-          cct[i] = now - arrival[i];
+          cct[i] = model.recorded(now - arrival[i]);
+          coflowEvent = true;
           delivered[i] = f.coflow().bytesSent();
           finished++;
         }
@@ -154,6 +188,37 @@ public final class Simulator {
         longest,
         events,
         wall);
+  }
+
+  /** The rates of the last decision, replayed for the flows still active. */
+  private static final class HeldRates {
+    private Flow[] flows = new Flow[0];
+    private double[] rates = new double[0];
+    private int size;
+
+    void keep(ClusterState state, Schedule schedule) {
+      int n = schedule.servedSize();
+      if (flows.length < n) {
+        flows = new Flow[n];
+        rates = new double[n];
+      }
+      int[] served = schedule.served();
+      for (int k = 0; k < n; k++) {
+        flows[k] = state.flows().get(served[k]);
+        rates[k] = schedule.rate(served[k]);
+      }
+      size = n;
+    }
+
+    Schedule replay(ClusterState state) {
+      Schedule s = Schedule.empty(state);
+      for (int k = 0; k < size; k++) {
+        if (!flows[k].finished()) {
+          s.addRate(flows[k].index(), rates[k]);
+        }
+      }
+      return s;
+    }
   }
 
   private static Coflow admit(ClusterState state, TraceCoflow tc, int seq, double now) {

@@ -107,6 +107,30 @@ class CliTest extends CliHarness {
   }
 
   @Test
+  void referenceModelRunsAndItsMisuseIsNamed() {
+    assertEquals(
+        0,
+        run(
+            "sim",
+            "--trace",
+            TRACE,
+            "--coflows",
+            "20",
+            "--policy",
+            "aalo",
+            "--model",
+            "coflowsim"));
+    assertTrue(out().contains("model: coflowsim"), out());
+    assertTrue(out().contains("bandwidth=1048576k"), "coflowsim's ports: " + out());
+    assertEquals(2, run("sim", "--trace", TRACE, "--model", "batch,warp"));
+    assertTrue(err().contains("unknown model 'warp'"), err());
+    assertEquals(2, run("sim", "--trace", TRACE, "--model", "coflowsim", "--courier"));
+    assertTrue(err().contains("cannot be combined with --courier"), err());
+    assertEquals(2, run("sim", "--trace", TRACE, "--model", "units", "--bandwidth", "10g"));
+    assertTrue(err().contains("drop --bandwidth"), err());
+  }
+
+  @Test
   void everyCommandHasHelp() {
     for (String[] cmd :
         new String[][] {{"--help"}, {"sim", "--help"}, {"bench", "--help"}, {"docs", "--help"}}) {

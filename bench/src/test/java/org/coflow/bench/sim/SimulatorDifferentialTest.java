@@ -1,0 +1,154 @@
+package org.coflow.bench.sim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import org.coflow.api.config.Config;
+import org.coflow.api.model.ClusterState;
+import org.coflow.api.model.PolicyType;
+import org.coflow.bench.trace.Trace;
+import org.coflow.bench.trace.TraceParser;
+import org.coflow.courier.merge.CourierConfig;
+import org.coflow.master.policy.Allocator;
+import org.coflow.master.policy.Backfill;
+import org.coflow.master.policy.Policies;
+import org.coflow.master.policy.PortBudget;
+import org.coflow.master.policy.Schedule;
+import org.coflow.master.policy.SchedulingPolicy;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The simulator against a per-flow reference on the first 60 coflows of the Facebook trace, exact
+ * completion times ({@code --coalesce 0}; with Courier the first 10, see below): every policy, with
+ * and without Courier, gives every coflow the same CCT (relative difference at most 1e-9) in {@link
+ * Simulator} with the invariant checker on and in the plain {@link ReferenceSimulator}; and fair
+ * sharing's coflow-by-coflow water-filling gives the same CCTs as water-filling over the flat list
+ * of every flow.
+ */
+class SimulatorDifferentialTest {
+  static final double GBPS = 125_000_000;
+  static final double TOLERANCE = 1e-9;
+  static final int COURIER_SLICE = 10;
+  static Trace slice;
+
+  @BeforeAll
+  static void load() throws Exception {
+    Trace full = TraceParser.parse(Path.of("data/coflow-benchmark/FB2010-1Hr-150-0.txt"));
+    slice = full.first(60);
+  }
+
+  static Iterable<String> policies() {
+    return Policies.NAMES;
+  }
+
+  @ParameterizedTest
+  @MethodSource("policies")
+  void sameCctsAsThePerFlowReference(String name) {
+    compare(name, false);
+  }
+
+  /**
+   * Courier-wrapped runs cost far more (every decision walks every waiting flow, and flows beyond
+   * MaxNum peers add events: 33 to 220 s per policy on the first 20 coflows), so the default build
+   * checks the first 20 coflows and {@code -Pbench} the first 60.
+   */
+  @ParameterizedTest
+  @MethodSource("policies")
+  void sameCctsAsThePerFlowReferenceWithCourier(String name) {
+    compare(slice.first(COURIER_SLICE), name, true);
+  }
+
+  @Tag("bench")
+  @ParameterizedTest
+  @MethodSource("policies")
+  void sameCctsAsThePerFlowReferenceWithCourierOnSixtyCoflows(String name) {
+    compare(slice, name, true);
+  }
+
+  private static void compare(String name, boolean courier) {
+    compare(slice, name, courier);
+  }
+
+  private static void compare(Trace slice, String name, boolean courier) {
+    SimResult fast =
+        new Simulator(slice, GBPS, 0)
+            .run(
+                policy(name, courier),
+                courier,
+                new InvariantChecker(!courier),
+                ProgressListener.NONE);
+    double[] reference = ReferenceSimulator.run(slice, GBPS, policy(name, courier), null);
+    assertSame(name + (courier ? "+courier" : ""), reference, fast.cct());
+  }
+
+  /** Fair sharing as one water-filling over the flat list of all active flows, flow by flow. */
+  static final class FlatFair implements SchedulingPolicy {
+    private Allocator allocator;
+
+    @Override
+    public String name() {
+      return "fair";
+    }
+
+    @Override
+    public PolicyType type() {
+      return PolicyType.RATE;
+    }
+
+    @Override
+    public Schedule schedule(ClusterState state, double now) {
+      if (allocator == null) {
+        allocator = new Allocator(state.fabric().size());
+      }
+      Schedule s = Schedule.empty(state);
+      PortBudget budget = new PortBudget(state.fabric());
+      for (int i = 0; i < state.flows().size(); i++) {
+        s.append(i, 0);
+      }
+      allocator.maxMinFair(state.flows(), budget, s);
+      Backfill.fill(state, budget, s, null, allocator);
+      return s;
+    }
+  }
+
+  @Test
+  void fairSharingByCoflowEqualsTheFlatWaterFilling() {
+    double[] flat = ReferenceSimulator.run(slice, GBPS, new FlatFair(), new InvariantChecker(true));
+    double[] ours =
+        ReferenceSimulator.run(slice, GBPS, policy("fair", false), new InvariantChecker(true));
+    assertSame("fair", flat, ours);
+  }
+
+  private static SchedulingPolicy policy(String name, boolean courier) {
+    SchedulingPolicy p = Policies.create(name, Config.defaults());
+    return courier
+        ? new CourierPolicy(
+            p, CourierConfig.MAX_NUM.defaultValue(), CourierConfig.MIN_SIZE.defaultValue())
+        : p;
+  }
+
+  private static void assertSame(String what, double[] expected, double[] actual) {
+    assertEquals(expected.length, actual.length, what);
+    for (int i = 0; i < expected.length; i++) {
+      assertTrue(expected[i] > 0, what + ": coflow " + i + " never finished in the reference");
+      double rel = Math.abs(actual[i] - expected[i]) / expected[i];
+      assertTrue(
+          rel <= TOLERANCE,
+          what
+              + ": coflow "
+              + i
+              + " CCT "
+              + actual[i]
+              + " s against the reference's "
+              + expected[i]
+              + " s (relative difference "
+              + rel
+              + ")");
+    }
+  }
+}
