@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import org.coflow.bench.report.Bin;
 import org.coflow.bench.report.Json;
@@ -23,6 +24,7 @@ final class BenchCommand {
       """
       Usage: coflow bench sim [--trace FILE] [--policy LIST] [--courier] [--coflows N]
                               [--slice N] [--bandwidth RATE] [--json] [--coalesce W]
+                              [--model M]
                               [--config FILE] [--conf KEY=VALUE ...]
              coflow bench master [--flows N] [--agents LIST] [--policy NAME] [--interval MS]
                                  [--seconds S] [--bandwidth RATE] [--http-port N] [--json]
@@ -147,6 +149,7 @@ final class BenchCommand {
                     0 = no slice), the slice the public reference simulator coflowsim was
                     timed on (FAIR 218 s, DARK 132 s, SEBF 247 s on a 2-core machine like
                     this one): fair, aalo and varys print their speed against those times.
+        --model M   the reference simulator's modelling choices, as for coflow sim
       With --json, one object per run and line, "run" being "trace" or "slice", each with
       wall_s and events.
       """;
@@ -154,8 +157,8 @@ final class BenchCommand {
   /**
    * coflowsim's wall times on the first 200 coflows of the Facebook trace (issue 23), by policy.
    */
-  static final java.util.Map<String, Double> REFERENCE_WALL_200 =
-      java.util.Map.of("fair", 218.0, "aalo", 132.0, "varys", 247.0);
+  static final Map<String, Double> REFERENCE_WALL_200 =
+      Map.of("fair", 218.0, "aalo", 132.0, "varys", 247.0);
 
   static final int REFERENCE_SLICE = 200;
 
@@ -256,11 +259,12 @@ final class BenchCommand {
     }
     if (o.json) {
       for (RunSummary s : all) {
-        out.println(Reports.json(s, o.bandwidthText).put("run", "trace"));
+        out.println(
+            Reports.json(s, o.bandwidthText).put("run", "trace").put("model", o.model.label()));
       }
       for (RunSummary s : sliced) {
-        Json j = Reports.json(s, o.bandwidthText).put("run", "slice");
-        Double ref = referenceWall(s, slice);
+        Json j = Reports.json(s, o.bandwidthText).put("run", "slice").put("model", o.model.label());
+        Double ref = referenceWall(s, slice, o);
         if (ref != null) {
           j.put("reference_wall_s", ref).put("speed_vs_reference", ref / s.run().wallSeconds());
         }
@@ -316,7 +320,7 @@ final class BenchCommand {
           "coflowsim_s",
           "speed");
       for (RunSummary s : sliced) {
-        Double ref = referenceWall(s, slice);
+        Double ref = referenceWall(s, slice, o);
         out.printf(
             Locale.ROOT,
             "  %-12s %9d %9.2f %12s %10s%n",
@@ -330,9 +334,12 @@ final class BenchCommand {
     return 0;
   }
 
-  /** coflowsim's time for the same policy on the same slice, or null if none was measured. */
-  private static Double referenceWall(RunSummary s, int slice) {
-    return slice == REFERENCE_SLICE && !s.run().courier()
+  /**
+   * coflowsim's time for the same policy on the same slice of the shipped trace, or null if none
+   * was measured (another trace, slice or model).
+   */
+  private static Double referenceWall(RunSummary s, int slice, SimCommand.Options o) {
+    return slice == REFERENCE_SLICE && !s.run().courier() && o.defaultTrace && o.model.isDefault()
         ? REFERENCE_WALL_200.get(s.run().policy())
         : null;
   }

@@ -82,9 +82,10 @@ final class SimCommand {
                            water-filled), dclas (its D-CLAS: FIFO by queue entry, one
                            equal split per coflow, no backfill), events (coordinated
                            policies decide only on coflow admissions and departures),
-                           quanta (CCTs rounded up to 8 ms). See docs/results.md
-                           ("The reference simulator's model").
-                           Not with --courier or --check.
+                           quanta (finish times rounded up to 8 ms). See
+                           docs/results.md ("The reference simulator's model").
+                           Not with --courier or --identify; --check then checks
+                           capacity only.
         --config FILE      a properties file of coflow.policy.* / coflow.courier.* keys
         --conf KEY=VALUE   one such key (repeatable; see docs/configuration.md)
         --help             this text
@@ -206,7 +207,9 @@ final class SimCommand {
             new CourierPolicy(
                 policy, o.config.get(CourierConfig.MAX_NUM), o.config.get(CourierConfig.MIN_SIZE));
       }
-      InvariantChecker checker = o.check ? new InvariantChecker(!wrap) : null;
+      // The reference model is not work-conserving: with --model only capacity is checked.
+      InvariantChecker checker =
+          o.check ? new InvariantChecker(!wrap && o.model.isDefault()) : null;
       ProgressBar bar = ProgressBar.forTerminal(err, (wrap ? name + "+courier" : name));
       SimResult r = sim.run(policy, wrap, checker, bar == null ? ProgressListener.NONE : bar);
       if (bar != null) {
@@ -244,11 +247,13 @@ final class SimCommand {
     boolean check;
     double coalesce;
     Model model = Model.DEFAULT;
+    boolean defaultTrace;
     Config config;
 
     static Options from(Args a, Path home) throws UsageException, IOException {
       Options o = new Options();
       Path tracePath = a.has("trace") ? Path.of(a.get("trace", null)) : home.resolve(DEFAULT_TRACE);
+      o.defaultTrace = !a.has("trace");
       if (!Files.isRegularFile(tracePath)) {
         throw new UsageException(
             "coflow sim: trace file '" + tracePath + "' does not exist or is not a file");
@@ -315,13 +320,13 @@ final class SimCommand {
         }
       }
       if (!o.model.isDefault()) {
-        if (o.courier || o.check) {
+        if (o.courier || a.has("identify")) {
           throw new UsageException(
               "coflow sim: --model "
                   + o.model.label()
                   + " cannot be combined with "
-                  + (o.courier ? "--courier" : "--check")
-                  + " (the reference model is neither Courier-aware nor work-conserving);"
+                  + (o.courier ? "--courier" : "--identify")
+                  + " (the reference model knows neither Courier nor coflow identification);"
                   + " drop one of them");
         }
         if (o.model.has(Model.Choice.UNITS)) {

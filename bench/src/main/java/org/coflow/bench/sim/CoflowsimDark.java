@@ -110,15 +110,16 @@ public final class CoflowsimDark implements SchedulingPolicy {
         }
         for (Flow f : flows) {
           if (upFree[f.src()] > ZERO && downFree[f.dst()] > ZERO) {
-            rate[f.index()] =
+            double r =
                 Math.min(upFree[f.src()] / atSrc[f.src()], downFree[f.dst()] / atDst[f.dst()]);
+            rate[f.index()] = r > ZERO ? r : 0; // coflowsim zeroes a share of ZERO or less
           }
         }
         for (Flow f : flows) {
+          atSrc[f.src()] = 0;
+          atDst[f.dst()] = 0;
           double r = rate[f.index()];
           if (r > 0) {
-            atSrc[f.src()] = 0;
-            atDst[f.dst()] = 0;
             upFree[f.src()] = Math.max(0, upFree[f.src()] - r);
             downFree[f.dst()] = Math.max(0, downFree[f.dst()] - r);
             s.setRate(f.index(), r);

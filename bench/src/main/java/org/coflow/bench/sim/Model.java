@@ -1,5 +1,6 @@
 package org.coflow.bench.sim;
 
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.Locale;
 import java.util.Set;
@@ -25,7 +26,8 @@ import java.util.Set;
  *   <li>{@link Choice#EVENTS}: coordinated policies (everything but fair sharing) decide only when
  *       coflows are admitted or finish; a flow that finishes leaves its capacity idle until then,
  *       and queue thresholds are acted on only then.
- *   <li>{@link Choice#QUANTA}: CCTs are rounded up to coflowsim's 8 ms quantum.
+ *   <li>{@link Choice#QUANTA}: a coflow's finish is rounded up to the end of coflowsim's 8 ms
+ *       quantum.
  * </ul>
  */
 public record Model(Set<Choice> choices) {
@@ -50,8 +52,8 @@ public record Model(Set<Choice> choices) {
   /** Every choice of coflowsim. */
   public static final Model COFLOWSIM = new Model(EnumSet.allOf(Choice.class));
 
-  /** coflowsim's admission grid, seconds. */
-  public static final double EPOCH_SECONDS = 10.24;
+  /** coflowsim's admission grid, milliseconds. */
+  public static final long EPOCH_MS = 10_240;
 
   /** coflowsim's simulation quantum, seconds. */
   public static final double QUANTUM_SECONDS = 0.008;
@@ -60,7 +62,9 @@ public record Model(Set<Choice> choices) {
   public static final double COFLOWSIM_BYTES_PER_SECOND = 131_072_000;
 
   public Model {
-    choices = choices.isEmpty() ? EnumSet.noneOf(Choice.class) : EnumSet.copyOf(choices);
+    choices =
+        Collections.unmodifiableSet(
+            choices.isEmpty() ? EnumSet.noneOf(Choice.class) : EnumSet.copyOf(choices));
   }
 
   /**
@@ -106,21 +110,28 @@ public record Model(Set<Choice> choices) {
     return choices.isEmpty();
   }
 
-  /** When a coflow arriving at {@code arrival} seconds is admitted. */
-  public double admission(double arrival) {
-    if (!has(Choice.BATCH)) {
-      return arrival;
+  /**
+   * When a coflow arriving at {@code arrivalMs} (trace milliseconds) is admitted, in seconds. Under
+   * {@link Choice#BATCH} the grid is computed in whole milliseconds, so an arrival exactly on a
+   * grid line belongs to the epoch it ends, as in coflowsim.
+   */
+  public double admission(long arrivalMs) {
+    if (!has(Choice.BATCH) || arrivalMs <= 0) {
+      return Math.max(0, arrivalMs) / 1000.0;
     }
-    double epochs = Math.ceil(arrival / EPOCH_SECONDS) - 1;
-    return Math.max(0, epochs) * EPOCH_SECONDS;
+    return (arrivalMs - 1) / EPOCH_MS * EPOCH_MS / 1000.0;
   }
 
-  /** A completion time as recorded: rounded up to the quantum under {@link Choice#QUANTA}. */
-  public double recorded(double cct) {
+  /**
+   * The completion time recorded for a coflow admitted at {@code admitted} that finished at {@code
+   * finished} (seconds): under {@link Choice#QUANTA} the finish is rounded up to the end of its 8
+   * ms quantum, as coflowsim's clock does.
+   */
+  public double recorded(double admitted, double finished) {
     if (!has(Choice.QUANTA)) {
-      return cct;
+      return finished - admitted;
     }
-    return Math.ceil(cct / QUANTUM_SECONDS - 1e-9) * QUANTUM_SECONDS;
+    return Math.ceil(finished / QUANTUM_SECONDS - 1e-9) * QUANTUM_SECONDS - admitted;
   }
 
   /** How the model is named on the command line. */

@@ -81,7 +81,7 @@ public final class Simulator {
     for (int i = 0; i < n; i++) {
       TraceCoflow tc = coflows.get(i);
       ids[i] = tc.id();
-      arrival[i] = model.admission(tc.arrivalMs() / 1000.0);
+      arrival[i] = model.admission(tc.arrivalMs());
       lowerBound[i] = isolatedBound(tc, bandwidth);
       bytes[i] = tc.totalBytes();
       flowCount[i] = tc.flowCount();
@@ -98,6 +98,7 @@ public final class Simulator {
     FluidStep step = new FluidStep();
     // Under the reference model's EVENTS choice a coordinated policy decides only when coflows
     // are admitted or finish; in between, flows keep the rates of the last decision.
+    // Fair sharing is not coordinated (coflowsim re-shares it every 8 ms quantum): never gated.
     boolean gated = model.has(Model.Choice.EVENTS) && !policy.name().equals("fair");
     HeldRates held = gated ? new HeldRates() : null;
     boolean coflowEvent = true;
@@ -166,7 +167,7 @@ public final class Simulator {
         }
         if (state.finishFlow(f, now)) {
           int i = (int) f.coflow().seq();
-          cct[i] = model.recorded(now - arrival[i]);
+          cct[i] = model.recorded(arrival[i], now);
           coflowEvent = true;
           delivered[i] = f.coflow().bytesSent();
           finished++;

@@ -126,6 +126,8 @@ class CliTest extends CliHarness {
     assertTrue(err().contains("unknown model 'warp'"), err());
     assertEquals(2, run("sim", "--trace", TRACE, "--model", "coflowsim", "--courier"));
     assertTrue(err().contains("cannot be combined with --courier"), err());
+    assertEquals(2, run("sim", "--trace", TRACE, "--model", "batch", "--identify", "normal"));
+    assertTrue(err().contains("cannot be combined with --identify"), err());
     assertEquals(2, run("sim", "--trace", TRACE, "--model", "units", "--bandwidth", "10g"));
     assertTrue(err().contains("drop --bandwidth"), err());
   }

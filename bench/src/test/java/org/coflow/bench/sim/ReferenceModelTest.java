@@ -38,29 +38,32 @@ class ReferenceModelTest {
             .cct();
     double[] reference =
         new Simulator(t, MBPS, 0, Model.parse("fair"))
-            .run(new CoflowsimFair(), false, null, ProgressListener.NONE)
+            .run(new CoflowsimFair(), false, new InvariantChecker(false), ProgressListener.NONE)
             .cct();
     assertArrayEquals(new double[] {1.5, 3, 3}, ours, 1e-9);
     assertArrayEquals(new double[] {2, 3, 3}, reference, 1e-9);
   }
 
   @Test
-  void batchAdmitsOnTheGridAndCountsFromIt() {
+  void batchAdmitsOnTheGridInWholeMilliseconds() {
     Model batch = Model.parse("batch");
     assertEquals(0, batch.admission(0));
-    assertEquals(0, batch.admission(10.24));
-    assertEquals(10.24, batch.admission(10.25), 1e-12);
-    assertEquals(10.24, batch.admission(20.48), 1e-12);
-    assertEquals(7.5, Model.DEFAULT.admission(7.5));
+    assertEquals(0, batch.admission(10_240));
+    assertEquals(10.24, batch.admission(10_241), 1e-12);
+    assertEquals(10.24, batch.admission(20_480), 1e-12);
+    assertEquals(71.68, batch.admission(71_680 + 1), 1e-12);
+    assertEquals(61.44, batch.admission(71_680), 1e-12, "on a grid line: the epoch it ends");
+    assertEquals(7.5, Model.DEFAULT.admission(7_500));
   }
 
   @Test
-  void quantaRoundCompletionTimesUp() {
+  void quantaRoundTheFinishUp() {
     Model q = Model.parse("quanta");
-    assertEquals(0.008, q.recorded(0.001), 1e-12);
-    assertEquals(0.008, q.recorded(0.008), 1e-12);
-    assertEquals(0.016, q.recorded(0.0081), 1e-12);
-    assertEquals(0.0081, Model.DEFAULT.recorded(0.0081));
+    assertEquals(0.008, q.recorded(0, 0.001), 1e-12);
+    assertEquals(0.008, q.recorded(0, 0.008), 1e-12);
+    assertEquals(0.016, q.recorded(0, 0.0081), 1e-12);
+    assertEquals(0.005, q.recorded(0.003, 0.0061), 1e-12, "the finish, not the CCT, is rounded");
+    assertEquals(0.0081, Model.DEFAULT.recorded(0, 0.0081));
   }
 
   @Test
@@ -110,8 +113,9 @@ class ReferenceModelTest {
         model.has(Model.Choice.FAIR) ? new CoflowsimFair() : Policies.create("fair", cfg());
     SchedulingPolicy aalo =
         model.has(Model.Choice.DCLAS) ? new CoflowsimDark() : Policies.create("aalo", cfg());
-    return avg(sim.run(aalo, false, null, ProgressListener.NONE))
-        / avg(sim.run(fair, false, null, ProgressListener.NONE));
+    // Not work-conserving, but never over a port's capacity: checked at every event.
+    return avg(sim.run(aalo, false, new InvariantChecker(false), ProgressListener.NONE))
+        / avg(sim.run(fair, false, new InvariantChecker(false), ProgressListener.NONE));
   }
 
   private static Config cfg() {

@@ -26,8 +26,8 @@ public final class FairSharing extends AbstractPolicy {
 
   @Override
   protected void allocate(ClusterState state, double now, PortBudget budget, Schedule schedule) {
-    // Whole coflows, one class: a coflow none of whose flows can move costs its ports, not its
-    // flows, and the water-filling is the same as over every flow at once.
+    // One class, listed coflow by coflow (one segment each, not one per flow): the water-filling
+    // is the same as over every flow at once, and the order is the coflows' arrival order.
     allocator().clearGroup();
     for (Coflow c : state.coflows()) {
       appendCoflow(c, 0, schedule);
