@@ -54,8 +54,9 @@ class SimulatorDifferentialTest {
 
   /**
    * Courier-wrapped runs cost far more (every decision walks every waiting flow, and flows beyond
-   * MaxNum peers add events: 33 to 220 s per policy on the first 20 coflows), so the default build
-   * checks the first 10 coflows (as {@link InvariantsTest} does) and {@code -Pbench} the first 60.
+   * MaxNum peers add events: 29 to 206 s per policy on 60 coflows, 11 minutes for all eight), so
+   * the default build checks the first 10 coflows (as {@link InvariantsTest} does) and {@code
+   * -Pbench} the first 60.
    */
   @ParameterizedTest
   @MethodSource("policies")
