@@ -21,7 +21,7 @@ final class FluidStep {
    * completion if sooner, extended to the last completion within {@code (1 + coalesce)} of it but
    * never past {@code dt}. Infinite when nothing is pending and no flow moves.
    */
-  double next(List<Flow> active, Schedule schedule, double dt, double coalesce) {
+  double next(ClusterState state, Schedule schedule, double dt, double coalesce) {
     int[] served = schedule.served();
     int n = schedule.servedSize();
     if (untilDone.length < n) {
@@ -30,7 +30,7 @@ final class FluidStep {
     double firstDone = Double.POSITIVE_INFINITY;
     for (int k = 0; k < n; k++) {
       int i = served[k];
-      untilDone[k] = active.get(i).remaining() / schedule.rate(i);
+      untilDone[k] = state.remainingAt(i) / schedule.rate(i);
       firstDone = Math.min(firstDone, untilDone[k]);
     }
     if (firstDone <= dt) {
@@ -50,22 +50,21 @@ final class FluidStep {
    * Moves every served flow for {@code dt}; the flows that finish within it go to {@code done}, by
    * id.
    */
-  static void advance(
-      ClusterState state, List<Flow> active, Schedule schedule, double dt, List<Flow> done) {
+  static void advance(ClusterState state, Schedule schedule, double dt, List<Flow> done) {
     done.clear();
     int[] served = schedule.served();
+    List<Flow> active = state.flows();
     for (int k = 0, n = schedule.servedSize(); k < n; k++) {
       int i = served[k];
       double r = schedule.rate(i);
-      Flow f = active.get(i);
-      double rem = f.remaining();
+      double rem = state.remainingAt(i);
       double moved = r * dt;
-      if (rem - moved <= r * SECONDS || rem - moved <= 1e-9 * f.size()) {
+      if (rem - moved <= r * SECONDS || rem - moved <= 1e-9 * state.sizeAt(i)) {
         // Finishes within this event (possibly before its end: it then idles).
-        state.addSent(f, rem);
-        done.add(f);
+        state.addSentAt(i, rem);
+        done.add(active.get(i));
       } else {
-        state.addSent(f, moved);
+        state.addSentAt(i, moved);
       }
     }
     // Flows finishing together leave in a canonical order (by id): removal reshuffles the

@@ -194,7 +194,7 @@ public final class IdentifiedSimulator {
       if (decision < now + dt) {
         dt = Math.max(decision - now, EPS_TIME);
       }
-      dt = step.next(active, schedule, dt, Simulator.DEFAULT_COALESCE);
+      dt = step.next(state, schedule, dt, Simulator.DEFAULT_COALESCE);
       if (dt == Double.POSITIVE_INFINITY) {
         throw new IllegalStateException(
             label
@@ -204,7 +204,7 @@ public final class IdentifiedSimulator {
                 + active.size()
                 + " flows are active but none has a rate and no event is pending");
       }
-      FluidStep.advance(state, active, schedule, dt, done);
+      FluidStep.advance(state, schedule, dt, done);
       now += dt;
       for (Flow f : done) {
         int w = workloadOf[(int) f.id()];

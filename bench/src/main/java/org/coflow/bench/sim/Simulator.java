@@ -133,7 +133,7 @@ public final class Simulator {
       if (decision < now + dt) {
         dt = Math.max(decision - now, FluidStep.SECONDS);
       }
-      dt = step.next(flows, schedule, dt, coalesce);
+      dt = step.next(state, schedule, dt, coalesce);
       if (dt == Double.POSITIVE_INFINITY && held != null && !forced) {
         // Every flow with a held rate is done and nothing else is pending: decide now.
         forced = true;
@@ -150,7 +150,7 @@ public final class Simulator {
                 + flows.size()
                 + " flows are active but none has a rate and no event is pending");
       }
-      FluidStep.advance(state, flows, schedule, dt, done);
+      FluidStep.advance(state, schedule, dt, done);
       now += dt;
 
       for (Flow f : done) {

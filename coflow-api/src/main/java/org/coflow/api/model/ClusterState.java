@@ -21,6 +21,15 @@ public final class ClusterState {
   private final List<Flow> flows = new ArrayList<>();
   private final List<Flow> flowsView = Collections.unmodifiableList(flows);
   private int[] pairCount;
+
+  // The active flows' numbers, by dense index (structure of arrays): the per-event loops of
+  // policies and the simulator read and update these instead of chasing flow objects over the
+  // heap. A flow's bytes sent live here while it is active and move into the flow when it ends.
+  private int[] srcAt = new int[1024];
+  private int[] dstAt = new int[1024];
+  private double[] sizeAt = new double[1024];
+  private double[] sentAt = new double[1024];
+  private Coflow[] coflowAt = new Coflow[1024];
   private long nextFlowId;
   private long membershipVersion;
 
@@ -88,6 +97,7 @@ public final class ClusterState {
             "coflow " + c.id() + " arrives before the last admitted coflow " + last.id());
       }
     }
+    c.attach(this);
     c.index = coflows.size();
     coflows.add(c);
     membershipVersion++;
@@ -114,10 +124,24 @@ public final class ClusterState {
               + " must have a positive size, got "
               + size);
     }
-    Flow f = new Flow(nextFlowId++, c, src, dst, size, now);
-    c.addFlow(f);
-    f.index = flows.size();
+    Flow f = new Flow(nextFlowId++, this, c, src, dst, size, now);
+    int i = flows.size();
+    if (i == srcAt.length) {
+      int len = 2 * i;
+      srcAt = java.util.Arrays.copyOf(srcAt, len);
+      dstAt = java.util.Arrays.copyOf(dstAt, len);
+      sizeAt = java.util.Arrays.copyOf(sizeAt, len);
+      sentAt = java.util.Arrays.copyOf(sentAt, len);
+      coflowAt = java.util.Arrays.copyOf(coflowAt, len);
+    }
+    srcAt[i] = src;
+    dstAt[i] = dst;
+    sizeAt[i] = size;
+    sentAt[i] = 0;
+    coflowAt[i] = c;
+    f.index = i;
     flows.add(f);
+    c.addFlow(f);
     pairCount[src * fabric.size() + dst]++;
     membershipVersion++;
     return f;
@@ -146,14 +170,59 @@ public final class ClusterState {
     if (f.sizeKnown() && size > f.size()) {
       double more = size - f.size();
       f.grow(size);
+      sizeAt[f.index] = size;
       f.coflow().grow(f, more);
     }
   }
 
-  /** Records {@code bytes} more sent by an active flow. */
+  /** Records {@code bytes} more sent by a flow (normally an active one). */
   public void addSent(Flow f, double bytes) {
-    f.addSent(bytes);
-    f.coflow().addSent(f, bytes);
+    if (f.finished()) {
+      f.addSentAfterEnd(bytes);
+      f.coflow().addSent(f.src(), f.dst(), f.sizeKnown(), bytes);
+    } else {
+      addSentAt(f.index, bytes);
+    }
+  }
+
+  /** {@link #addSent} of the active flow at dense index {@code i} (no flow object touched). */
+  public void addSentAt(int i, double bytes) {
+    sentAt[i] += bytes;
+    coflowAt[i].addSent(srcAt[i], dstAt[i], sizeAt[i] >= 0, bytes);
+  }
+
+  /** Source port of the active flow at dense index {@code i}. */
+  public int srcAt(int i) {
+    return srcAt[i];
+  }
+
+  /** Destination port of the active flow at dense index {@code i}. */
+  public int dstAt(int i) {
+    return dstAt[i];
+  }
+
+  /** Size in bytes of the active flow at dense index {@code i}, or {@link Flow#UNKNOWN}. */
+  public double sizeAt(int i) {
+    return sizeAt[i];
+  }
+
+  /** Bytes sent by the active flow at dense index {@code i}. */
+  public double sentAt(int i) {
+    return sentAt[i];
+  }
+
+  /**
+   * Bytes the active flow at dense index {@code i} still has to send, or {@link Flow#UNKNOWN}: the
+   * same as {@link Flow#remaining()}.
+   */
+  public double remainingAt(int i) {
+    double size = sizeAt[i];
+    return size >= 0 ? Math.max(0, size - sentAt[i]) : Flow.UNKNOWN;
+  }
+
+  /** Coflow of the active flow at dense index {@code i}. */
+  public Coflow coflowAt(int i) {
+    return coflowAt[i];
   }
 
   /**
@@ -166,13 +235,21 @@ public final class ClusterState {
     if (i < 0 || flows.get(i) != f) {
       throw new IllegalStateException(f + " is not active");
     }
-    Flow last = flows.remove(flows.size() - 1);
+    f.finishWith(sentAt[i]);
+    int n = flows.size() - 1;
+    Flow last = flows.remove(n);
     if (last != f) {
       flows.set(i, last);
       last.index = i;
+      srcAt[i] = srcAt[n];
+      dstAt[i] = dstAt[n];
+      sizeAt[i] = sizeAt[n];
+      sentAt[i] = sentAt[n];
+      coflowAt[i] = coflowAt[n];
+      last.coflow().moved(last);
     }
+    coflowAt[n] = null;
     f.index = -1;
-    f.markFinished();
     pairCount[f.src() * fabric.size() + f.dst()]--;
     Coflow c = f.coflow();
     c.flowFinished(f, now);

@@ -20,6 +20,16 @@ public final class Coflow {
   private final List<Flow> flowsView = Collections.unmodifiableList(flows);
   private final List<Flow> active = new ArrayList<>();
   private final List<Flow> activeView = Collections.unmodifiableList(active);
+
+  /**
+   * Per active flow, parallel to {@link #activeFlows()}: its dense index in the state, source and
+   * destination ports. Loops over a coflow's flows read these instead of the flow objects.
+   */
+  private int[] activeIndex = new int[8];
+
+  private int[] activeSrc = new int[8];
+  private int[] activeDst = new int[8];
+  private ClusterState state;
   private double bytesSent;
   private int unfinished;
   private double finishTime = Double.NaN;
@@ -147,9 +157,62 @@ public final class Coflow {
     activeTo[dst]++;
     activeFrom[src]++;
     flows.add(f);
-    f.coflowIndex = active.size();
+    int k = active.size();
+    if (k == activeIndex.length) {
+      activeIndex = java.util.Arrays.copyOf(activeIndex, 2 * k);
+      activeSrc = java.util.Arrays.copyOf(activeSrc, 2 * k);
+      activeDst = java.util.Arrays.copyOf(activeDst, 2 * k);
+    }
+    activeIndex[k] = f.index;
+    activeSrc[k] = src;
+    activeDst[k] = dst;
+    f.coflowIndex = k;
     active.add(f);
     unfinished++;
+  }
+
+  /** The state moved one of this coflow's active flows to another dense index. */
+  void moved(Flow f) {
+    activeIndex[f.coflowIndex] = f.index;
+  }
+
+  void attach(ClusterState owner) {
+    if (state != null && state != owner) {
+      throw new IllegalStateException("coflow " + id + " already belongs to another state");
+    }
+    state = owner;
+  }
+
+  /** Number of active flows (the size of {@link #activeFlows()}). */
+  public int activeCount() {
+    return active.size();
+  }
+
+  /**
+   * Dense index in the state of the {@code k}-th active flow: {@code activeFlows().get(k).index()}.
+   */
+  public int activeIndex(int k) {
+    return activeIndex[k];
+  }
+
+  /** Source port of the {@code k}-th active flow. */
+  public int activeSrc(int k) {
+    return activeSrc[k];
+  }
+
+  /** Destination port of the {@code k}-th active flow. */
+  public int activeDst(int k) {
+    return activeDst[k];
+  }
+
+  /** {@link Flow#remaining()} of the {@code k}-th active flow, without touching the flow object. */
+  public double activeRemaining(int k) {
+    return state.remainingAt(activeIndex[k]);
+  }
+
+  /** {@link Flow#sent()} of the {@code k}-th active flow, without touching the flow object. */
+  public double activeSent(int k) {
+    return state.sentAt(activeIndex[k]);
   }
 
   void grow(Flow f, double bytes) {
@@ -157,13 +220,13 @@ public final class Coflow {
     sizeFrom[f.src()] += bytes;
   }
 
-  void addSent(Flow f, double bytes) {
+  void addSent(int src, int dst, boolean sizeKnown, double bytes) {
     bytesSent += bytes;
-    received[f.dst()] += bytes;
-    sentFrom[f.src()] += bytes;
-    if (!f.sizeKnown()) {
-      sizeTo[f.dst()] += bytes;
-      sizeFrom[f.src()] += bytes;
+    received[dst] += bytes;
+    sentFrom[src] += bytes;
+    if (!sizeKnown) {
+      sizeTo[dst] += bytes;
+      sizeFrom[src] += bytes;
     }
   }
 
@@ -208,10 +271,15 @@ public final class Coflow {
   void flowFinished(Flow f, double now) {
     activeTo[f.dst()]--;
     activeFrom[f.src()]--;
-    Flow last = active.remove(active.size() - 1);
+    int n = active.size() - 1;
+    Flow last = active.remove(n);
     if (last != f) {
-      active.set(f.coflowIndex, last);
-      last.coflowIndex = f.coflowIndex;
+      int k = f.coflowIndex;
+      active.set(k, last);
+      last.coflowIndex = k;
+      activeIndex[k] = activeIndex[n];
+      activeSrc[k] = activeSrc[n];
+      activeDst[k] = activeDst[n];
     }
     f.coflowIndex = -1;
     unfinished--;

@@ -13,6 +13,7 @@ public final class Flow {
   public static final double UNKNOWN = -1;
 
   private final long id;
+  private final ClusterState state;
   private final Coflow coflow;
   private final int src;
   private final int dst;
@@ -27,8 +28,9 @@ public final class Flow {
   /** Position in {@link Coflow#activeFlows()} while active, -1 otherwise. */
   int coflowIndex = -1;
 
-  Flow(long id, Coflow coflow, int src, int dst, double size, double start) {
+  Flow(long id, ClusterState state, Coflow coflow, int src, int dst, double size, double start) {
     this.id = id;
+    this.state = state;
     this.coflow = coflow;
     this.src = src;
     this.dst = dst;
@@ -68,12 +70,12 @@ public final class Flow {
 
   /** Bytes sent so far. */
   public double sent() {
-    return sent;
+    return finished ? sent : state.sentAt(index);
   }
 
   /** Bytes still to send, or {@link #UNKNOWN} when the size is unknown. */
   public double remaining() {
-    return size >= 0 ? Math.max(0, size - sent) : UNKNOWN;
+    return size >= 0 ? Math.max(0, size - sent()) : UNKNOWN;
   }
 
   public boolean finished() {
@@ -85,15 +87,17 @@ public final class Flow {
     return index;
   }
 
-  void addSent(double bytes) {
-    sent += bytes;
-  }
-
   void grow(double newSize) {
     size = newSize;
   }
 
-  void markFinished() {
+  void addSentAfterEnd(double bytes) {
+    sent += bytes;
+  }
+
+  /** Marks the flow finished with its final count of bytes sent (kept by the state until now). */
+  void finishWith(double bytesSent) {
+    sent = bytesSent;
     finished = true;
   }
 
@@ -106,7 +110,7 @@ public final class Flow {
         + "->"
         + dst
         + " sent="
-        + (long) sent
+        + (long) sent()
         + "/"
         + (long) size
         + "]";

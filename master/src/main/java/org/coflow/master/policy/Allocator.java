@@ -66,7 +66,21 @@ public final class Allocator {
    */
   public void maxMinFair(Coflow c, PortBudget budget, Schedule schedule) {
     if (mayTake(c, budget)) {
-      maxMinFair(c.activeFlows(), budget, schedule);
+      groupSize = 0;
+      offerAll(c, budget);
+      fillGroup(budget, schedule);
+    }
+  }
+
+  /** Adds every active flow of {@code c} with capacity left at both ports (arrays, no objects). */
+  private void offerAll(Coflow c, PortBudget budget) {
+    double[] res = budget.residual;
+    for (int k = 0, n = c.activeCount(); k < n; k++) {
+      int src = c.activeSrc(k);
+      int dst = c.activeDst(k);
+      if (res[src] > PortBudget.EPS && res[ports + dst] > PortBudget.EPS) {
+        addToGroup(src, dst, c.activeIndex(k));
+      }
     }
   }
 
@@ -114,14 +128,19 @@ public final class Allocator {
   }
 
   public void addToGroup(Flow f) {
+    addToGroup(f.src(), f.dst(), f.index());
+  }
+
+  /** Adds the active flow at dense index {@code index}, from port {@code src} to {@code dst}. */
+  public void addToGroup(int src, int dst, int index) {
     if (groupSize == liveUp.length) {
       liveUp = java.util.Arrays.copyOf(liveUp, 2 * groupSize);
       liveDown = java.util.Arrays.copyOf(liveDown, 2 * groupSize);
       liveIndex = java.util.Arrays.copyOf(liveIndex, 2 * groupSize);
     }
-    liveUp[groupSize] = f.src();
-    liveDown[groupSize] = ports + f.dst();
-    liveIndex[groupSize] = f.index();
+    liveUp[groupSize] = src;
+    liveDown[groupSize] = ports + dst;
+    liveIndex[groupSize] = index;
     groupSize++;
   }
 
@@ -131,10 +150,14 @@ public final class Allocator {
    */
   public void offer(Coflow c, PortBudget budget) {
     if (mayTake(c, budget)) {
-      List<Flow> active = c.activeFlows();
-      for (int i = 0, n = active.size(); i < n; i++) {
-        offer(active.get(i), budget);
-      }
+      offerAll(c, budget);
+    }
+  }
+
+  /** Adds the active flow at dense index {@code index} if both its ports have capacity left. */
+  public void offer(int index, int src, int dst, PortBudget budget) {
+    if (budget.available(src, dst) > PortBudget.EPS) {
+      addToGroup(src, dst, index);
     }
   }
 
@@ -232,7 +255,15 @@ public final class Allocator {
    */
   public void greedy(Coflow c, PortBudget budget, Schedule schedule) {
     if (mayTake(c, budget)) {
-      greedy(c.activeFlows(), budget, schedule);
+      for (int k = 0, n = c.activeCount(); k < n; k++) {
+        int src = c.activeSrc(k);
+        int dst = c.activeDst(k);
+        double r = budget.available(src, dst);
+        if (r > PortBudget.EPS) {
+          schedule.addRate(c.activeIndex(k), r);
+          budget.take(src, dst, r);
+        }
+      }
     }
   }
 
@@ -259,12 +290,10 @@ public final class Allocator {
     if (gamma == Double.POSITIVE_INFINITY || gamma <= 0) {
       return Double.POSITIVE_INFINITY;
     }
-    List<Flow> activeFlows = c.activeFlows();
-    for (int i = 0, n = activeFlows.size(); i < n; i++) {
-      Flow f = activeFlows.get(i);
-      double r = f.remaining() / gamma;
-      schedule.addRate(f.index(), r);
-      budget.take(f.src(), f.dst(), r);
+    for (int k = 0, n = c.activeCount(); k < n; k++) {
+      double r = c.activeRemaining(k) / gamma;
+      schedule.addRate(c.activeIndex(k), r);
+      budget.take(c.activeSrc(k), c.activeDst(k), r);
     }
     return gamma;
   }

@@ -1,9 +1,7 @@
 package org.coflow.master.policy;
 
-import java.util.List;
 import org.coflow.api.model.ClusterState;
 import org.coflow.api.model.Coflow;
-import org.coflow.api.model.Flow;
 
 /**
  * The work-conserving step every policy ends with: what the policy left unallocated is handed out
@@ -29,7 +27,6 @@ public final class Backfill {
     if (!anyFlowWithSpareAtBothEnds(state, budget)) {
       return;
     }
-    List<Flow> flows = state.flows();
     int segments = schedule.segments();
     for (int k = 0; k < segments; ) {
       int cls = schedule.segmentClass(k);
@@ -37,11 +34,11 @@ public final class Backfill {
       for (; k < segments && schedule.segmentClass(k) == cls; k++) {
         Coflow c = schedule.segmentCoflow(k);
         if (c == null) {
-          offer(flows.get(schedule.segmentFlow(k)), budget, eligible, allocator);
+          int index = schedule.segmentFlow(k);
+          offer(index, state.srcAt(index), state.dstAt(index), budget, eligible, allocator);
         } else if (Allocator.mayTake(c, budget)) {
-          List<Flow> active = c.activeFlows();
-          for (int i = 0, n = active.size(); i < n; i++) {
-            offer(active.get(i), budget, eligible, allocator);
+          for (int i = 0, n = c.activeCount(); i < n; i++) {
+            offer(c.activeIndex(i), c.activeSrc(i), c.activeDst(i), budget, eligible, allocator);
           }
         }
       }
@@ -49,10 +46,10 @@ public final class Backfill {
     }
   }
 
-  private static void offer(Flow f, PortBudget budget, boolean[] eligible, Allocator allocator) {
-    if ((eligible == null || eligible[f.index()])
-        && budget.available(f.src(), f.dst()) > PortBudget.EPS) {
-      allocator.addToGroup(f);
+  private static void offer(
+      int index, int src, int dst, PortBudget budget, boolean[] eligible, Allocator allocator) {
+    if ((eligible == null || eligible[index]) && budget.available(src, dst) > PortBudget.EPS) {
+      allocator.addToGroup(src, dst, index);
     }
   }
 

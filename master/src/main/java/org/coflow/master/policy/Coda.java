@@ -146,10 +146,15 @@ public class Coda extends AbstractPolicy {
         rank += flowLevels.levels();
         continue;
       }
+      Coflow c = cand.coflow();
+      if (!extended) {
+        // No late binding anywhere: the coflow's own flows, read from arrays.
+        rank = allocateOwn(state, c, rank, budget, schedule);
+        continue;
+      }
       for (List<Flow> level : levels) {
         level.clear();
       }
-      Coflow c = cand.coflow();
       for (List<Flow> part :
           List.of(c.activeFlows(), adopted.getOrDefault(c, List.of()), cand.extra())) {
         for (Flow f : part) {
@@ -185,6 +190,42 @@ public class Coda extends AbstractPolicy {
     }
   }
 
+  /**
+   * A coflow without late binding: its active flows by intra-coflow level (in their order), each
+   * level one priority class, max-min fair inside it. Returns the next free class.
+   */
+  private int allocateOwn(
+      ClusterState state, Coflow c, int rank, PortBudget budget, Schedule schedule) {
+    int levels = flowLevels.levels();
+    int n = c.activeCount();
+    if (levelOf.length < n) {
+      levelOf = new int[Math.max(n, 2 * levelOf.length)];
+    }
+    int used = 0;
+    for (int k = 0; k < n; k++) {
+      levelOf[k] = flowLevels.level(c.activeSent(k));
+      used |= 1 << Math.min(levelOf[k], 31);
+    }
+    Allocator allocator = allocator();
+    for (int j = 0; j < levels; j++) {
+      if ((used & (1 << Math.min(j, 31))) != 0) {
+        allocator.clearGroup();
+        for (int k = 0; k < n; k++) {
+          if (levelOf[k] == j) {
+            int index = c.activeIndex(k);
+            schedule.append(index, rank);
+            allocator.offer(index, c.activeSrc(k), c.activeDst(k), budget);
+          }
+        }
+        allocator.fillGroup(budget, schedule);
+      }
+      rank++;
+    }
+    return rank;
+  }
+
+  private int[] levelOf = new int[64];
+
   @Override
   public double nextDecisionTime(ClusterState state, Schedule schedule, double now) {
     double[] rates = schedule.coflowRates(state);
@@ -194,8 +235,8 @@ public class Coda extends AbstractPolicy {
     }
     int[] served = schedule.served();
     for (int k = 0, n = schedule.servedSize(); k < n; k++) {
-      Flow f = state.flows().get(served[k]);
-      next = Math.min(next, flowLevels.crossing(f.sent(), schedule.rate(f.index()), now));
+      int i = served[k];
+      next = Math.min(next, flowLevels.crossing(state.sentAt(i), schedule.rate(i), now));
     }
     return next;
   }

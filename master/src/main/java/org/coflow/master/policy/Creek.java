@@ -1,13 +1,10 @@
 package org.coflow.master.policy;
 
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.IdentityHashMap;
-import java.util.List;
 import java.util.Map;
 import org.coflow.api.model.ClusterState;
 import org.coflow.api.model.Coflow;
-import org.coflow.api.model.Flow;
 import org.coflow.api.model.PolicyType;
 
 /**
@@ -42,7 +39,13 @@ public final class Creek extends AbstractPolicy {
   private long period = Long.MIN_VALUE;
 
   /** Per level, in arrival order: whole coflows, or single flows of coflows split over levels. */
-  private final List<List<Object>> byLevel = new ArrayList<>();
+  /**
+   * Per level, its members in order: a whole coflow as {@code -1 - coflow index}, a single flow as
+   * its dense index (plain ints: the per-event loops never touch flow objects).
+   */
+  private int[][] byLevel;
+
+  private int[] levelSize;
 
   private Schedule ratesOf;
 
@@ -84,9 +87,8 @@ public final class Creek extends AbstractPolicy {
     }
     this.levels = levels;
     this.ladder = new Thresholds(levels, firstThreshold, multiplier);
-    for (int k = 0; k < levels; k++) {
-      byLevel.add(new ArrayList<>());
-    }
+    this.byLevel = new int[levels][64];
+    this.levelSize = new int[levels];
     this.delta = deltaSeconds;
     this.starvation = starvationSeconds;
   }
@@ -101,6 +103,15 @@ public final class Creek extends AbstractPolicy {
     return PolicyType.RATE;
   }
 
+  private void addMember(int level, int member) {
+    int n = levelSize[level];
+    if (n == byLevel[level].length) {
+      byLevel[level] = java.util.Arrays.copyOf(byLevel[level], 2 * n);
+    }
+    byLevel[level][n] = member;
+    levelSize[level] = n + 1;
+  }
+
   private int levelFor(double bytes) {
     return ladder.level(bytes);
   }
@@ -112,9 +123,7 @@ public final class Creek extends AbstractPolicy {
     boolean sync = delta <= 0 || p != period;
     period = p;
     subs.keySet().removeIf(c -> c.unfinishedFlows() == 0);
-    for (List<Object> level : byLevel) {
-      level.clear();
-    }
+    java.util.Arrays.fill(levelSize, 0);
     int[] levelAt = new int[ports];
     for (Coflow c : state.coflows()) {
       SubCoflows s = subs.get(c);
@@ -158,10 +167,10 @@ public final class Creek extends AbstractPolicy {
         }
       }
       if (uniform >= 0) {
-        byLevel.get(uniform).add(c); // every receiver at one level: the coflow goes whole
+        addMember(uniform, -1 - c.index()); // every receiver at one level: the coflow goes whole
       } else {
-        for (Flow f : c.activeFlows()) {
-          byLevel.get(levelAt[f.dst()]).add(f);
+        for (int i = 0, n = c.activeCount(); i < n; i++) {
+          addMember(levelAt[c.activeDst(i)], c.activeIndex(i));
         }
       }
     }
@@ -169,14 +178,20 @@ public final class Creek extends AbstractPolicy {
     // costs its ports, not its flows.
     for (int k = 0; k < levels; k++) {
       allocator().clearGroup();
-      for (Object member : byLevel.get(k)) {
-        if (member instanceof Coflow c) {
+      int[] members = byLevel[k];
+      for (int j = 0, n = levelSize[k]; j < n; j++) {
+        int member = members[j];
+        if (member < 0) {
+          Coflow c = state.coflows().get(-1 - member);
           appendCoflow(c, k, schedule);
           allocator().offer(c, budget);
         } else {
-          Flow f = (Flow) member;
-          schedule.append(f.index(), k);
-          allocator().offer(f, budget);
+          schedule.append(member, k);
+          int src = state.srcAt(member);
+          int dst = state.dstAt(member);
+          if (budget.available(src, dst) > PortBudget.EPS) {
+            allocator().addToGroup(src, dst, member);
+          }
         }
       }
       allocator().fillGroup(budget, schedule);
@@ -201,8 +216,8 @@ public final class Creek extends AbstractPolicy {
     }
     int[] served = schedule.served();
     for (int k = 0, n = schedule.servedSize(); k < n; k++) {
-      Flow f = state.flows().get(served[k]);
-      byIndex[f.coflow().index()].rateTo[f.dst()] += schedule.rate(served[k]);
+      int i = served[k];
+      byIndex[state.coflowAt(i).index()].rateTo[state.dstAt(i)] += schedule.rate(i);
     }
   }
 

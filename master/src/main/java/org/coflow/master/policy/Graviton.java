@@ -115,7 +115,7 @@ public final class Graviton extends AbstractPolicy {
   private void admit(Coflow c, int rank, PortBudget budget, Schedule schedule) {
     appendCoflow(c, rank, schedule);
     if (Allocator.allPortsFree(c, budget)) {
-      allocator().maxMinFair(c.activeFlows(), budget, schedule);
+      allocator().maxMinFair(c, budget, schedule);
     }
   }
 

@@ -1,7 +1,6 @@
 package org.coflow.master.policy;
 
 import java.util.Arrays;
-import java.util.List;
 import java.util.function.IntConsumer;
 import org.coflow.api.model.ClusterState;
 import org.coflow.api.model.Coflow;
@@ -96,7 +95,7 @@ public final class Schedule {
     double[] sums = new double[state.coflows().size()];
     for (int k = 0; k < servedSize; k++) {
       int i = served[k];
-      sums[state.flows().get(i).coflow().index()] += rate[i];
+      sums[state.coflowAt(i).index()] += rate[i];
     }
     return sums;
   }
@@ -107,7 +106,7 @@ public final class Schedule {
     if (c > 0) {
       return c - 1;
     }
-    c = coflowClass[state.flows().get(flow).coflow().index()];
+    c = coflowClass[state.coflowAt(flow).index()];
     if (c == 0) {
       throw new IllegalStateException("flow " + flow + " was never put in the priority order");
     }
@@ -168,9 +167,8 @@ public final class Schedule {
       if (c == null) {
         action.accept(segFlow[k]);
       } else {
-        List<Flow> active = c.activeFlows();
-        for (int i = 0, n = active.size(); i < n; i++) {
-          action.accept(active.get(i).index());
+        for (int i = 0, n = c.activeCount(); i < n; i++) {
+          action.accept(c.activeIndex(i));
         }
       }
     }

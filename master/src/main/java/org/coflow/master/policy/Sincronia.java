@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.coflow.api.model.ClusterState;
 import org.coflow.api.model.Coflow;
-import org.coflow.api.model.Flow;
 import org.coflow.api.model.PolicyType;
 
 /**
@@ -73,10 +72,10 @@ public final class Sincronia extends AbstractPolicy {
     for (int j = 0; j < n; j++) {
       Coflow c = known.get(j);
       weight[j] = c.weight();
-      for (Flow f : c.activeFlows()) {
-        double rem = f.remaining();
-        load[j][f.src()] += rem;
-        load[j][ports + f.dst()] += rem;
+      for (int i = 0, m = c.activeCount(); i < m; i++) {
+        double rem = c.activeRemaining(i);
+        load[j][c.activeSrc(i)] += rem;
+        load[j][ports + c.activeDst(i)] += rem;
       }
       for (int r = 0; r < 2 * ports; r++) {
         total[r] += load[j][r];
