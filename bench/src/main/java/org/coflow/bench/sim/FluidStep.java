@@ -22,21 +22,26 @@ final class FluidStep {
    * never past {@code dt}. Infinite when nothing is pending and no flow moves.
    */
   double next(ClusterState state, Schedule schedule, double dt, double coalesce) {
-    int[] served = schedule.served();
-    int n = schedule.servedSize();
+    int n = state.flows().size();
     if (untilDone.length < n) {
       untilDone = new double[Math.max(n, 2 * untilDone.length)];
     }
+    // Flows in dense-index order (sequential over the state's arrays), not in the order the policy
+    // set rates: the served flows are a large, scattered part of the active ones.
     double firstDone = Double.POSITIVE_INFINITY;
-    for (int k = 0; k < n; k++) {
-      int i = served[k];
-      untilDone[k] = state.remainingAt(i) / schedule.rate(i);
-      firstDone = Math.min(firstDone, untilDone[k]);
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+      double r = schedule.rate(i);
+      if (r > 0) {
+        double t = state.remainingAt(i) / r;
+        untilDone[m++] = t;
+        firstDone = Math.min(firstDone, t);
+      }
     }
     if (firstDone <= dt) {
       double limit = Math.min(dt, firstDone * (1 + coalesce));
       dt = firstDone;
-      for (int k = 0; k < n; k++) {
+      for (int k = 0; k < m; k++) {
         double t = untilDone[k];
         if (t > dt && t <= limit) {
           dt = t;
@@ -52,11 +57,12 @@ final class FluidStep {
    */
   static void advance(ClusterState state, Schedule schedule, double dt, List<Flow> done) {
     done.clear();
-    int[] served = schedule.served();
     List<Flow> active = state.flows();
-    for (int k = 0, n = schedule.servedSize(); k < n; k++) {
-      int i = served[k];
+    for (int i = 0, n = active.size(); i < n; i++) {
       double r = schedule.rate(i);
+      if (r <= 0) {
+        continue;
+      }
       double rem = state.remainingAt(i);
       double moved = r * dt;
       if (rem - moved <= r * SECONDS || rem - moved <= 1e-9 * state.sizeAt(i)) {
