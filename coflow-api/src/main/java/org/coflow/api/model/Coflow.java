@@ -30,6 +30,7 @@ public final class Coflow {
   private int[] activeSrc = new int[8];
   private int[] activeDst = new int[8];
   private ClusterState state;
+  private long activeChanges;
   private double bytesSent;
   private int unfinished;
   private double finishTime = Double.NaN;
@@ -166,6 +167,7 @@ public final class Coflow {
     activeIndex[k] = f.index;
     activeSrc[k] = src;
     activeDst[k] = dst;
+    activeChanges++;
     f.coflowIndex = k;
     active.add(f);
     unfinished++;
@@ -181,6 +183,15 @@ public final class Coflow {
       throw new IllegalStateException("coflow " + id + " already belongs to another state");
     }
     state = owner;
+  }
+
+  /**
+   * A counter that changes whenever the coflow's active flows change: one is added or finishes (and
+   * with it their order in {@link #activeFlows()}). Between two changes, position {@code k} is the
+   * same flow (its dense {@link #activeIndex} may still move).
+   */
+  public long activeChanges() {
+    return activeChanges;
   }
 
   /** Number of active flows (the size of {@link #activeFlows()}). */
@@ -271,6 +282,7 @@ public final class Coflow {
   void flowFinished(Flow f, double now) {
     activeTo[f.dst()]--;
     activeFrom[f.src()]--;
+    activeChanges++;
     int n = active.size() - 1;
     Flow last = active.remove(n);
     if (last != f) {

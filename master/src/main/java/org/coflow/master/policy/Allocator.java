@@ -65,11 +65,124 @@ public final class Allocator {
    * of its ports (not its flows) when none of them can get anything.
    */
   public void maxMinFair(Coflow c, PortBudget budget, Schedule schedule) {
-    if (mayTake(c, budget)) {
+    if (mayTake(c, budget) && !replayed(c, MAX_MIN, budget, schedule)) {
+      Memo memo = start(c, MAX_MIN, budget);
       groupSize = 0;
       offerAll(c, budget);
       fillGroup(budget, schedule);
+      record(c, memo, budget, schedule);
     }
+  }
+
+  // Memoised per-coflow steps. A step of one coflow (max-min fair sharing or greedy allocation of
+  // its active flows on the residual capacity) depends only on the coflow's active flows, in
+  // their order, and on the residual capacity at the ports they use. When neither changed since
+  // the coflow's last step of the same kind, the step's outcome is replayed instead of recomputed:
+  // the same rates (bit for bit) and the same residuals left, at the cost of the coflow's ports
+  // and its moving flows. Between two events of a fluid replay most coflows are in that case.
+  private static final int MAX_MIN = 1;
+  private static final int GREEDY = 2;
+  private final java.util.IdentityHashMap<Coflow, Memo> memos = new java.util.IdentityHashMap<>();
+
+  private static final class Memo {
+    int kind;
+    long changes = -1;
+    int[] resources = new int[0];
+    int size;
+    double[] before = new double[0];
+    double[] after = new double[0];
+    int[] moving = new int[0];
+    double[] rates = new double[0];
+    int moved;
+  }
+
+  /** True if the coflow's last step of this kind had the same inputs: its outcome is replayed. */
+  private boolean replayed(Coflow c, int kind, PortBudget budget, Schedule schedule) {
+    Memo m = memos.get(c);
+    if (m == null || m.kind != kind || m.changes != c.activeChanges()) {
+      return false;
+    }
+    double[] res = budget.residual;
+    for (int j = 0; j < m.size; j++) {
+      if (res[m.resources[j]] != m.before[j]) {
+        return false;
+      }
+    }
+    for (int j = 0; j < m.size; j++) {
+      res[m.resources[j]] = m.after[j];
+    }
+    for (int j = 0; j < m.moved; j++) {
+      schedule.addRate(c.activeIndex(m.moving[j]), m.rates[j]);
+    }
+    return true;
+  }
+
+  /** Notes the inputs of a step about to be computed. */
+  private Memo start(Coflow c, int kind, PortBudget budget) {
+    if (memos.size() > 64 && memos.size() > 2 * budget.ports()) {
+      memos.keySet().removeIf(x -> x.index() < 0);
+    }
+    Memo m = memos.computeIfAbsent(c, x -> new Memo());
+    m.kind = kind;
+    m.changes = c.activeChanges();
+    int size = 0;
+    for (int p : c.senders()) {
+      if (c.activeFlowsFrom(p) > 0) {
+        size++;
+      }
+    }
+    for (int p : c.receivers()) {
+      if (c.activeFlowsTo(p) > 0) {
+        size++;
+      }
+    }
+    if (m.resources.length < size) {
+      m.resources = new int[size];
+      m.before = new double[size];
+      m.after = new double[size];
+    }
+    int j = 0;
+    for (int p : c.senders()) {
+      if (c.activeFlowsFrom(p) > 0) {
+        m.resources[j++] = p;
+      }
+    }
+    for (int p : c.receivers()) {
+      if (c.activeFlowsTo(p) > 0) {
+        m.resources[j++] = ports + p;
+      }
+    }
+    m.size = size;
+    double[] res = budget.residual;
+    for (j = 0; j < size; j++) {
+      m.before[j] = res[m.resources[j]];
+    }
+    return m;
+  }
+
+  /**
+   * Notes the outcome of the step just computed: the residuals it left and the rates it gave (its
+   * flows had none before it in this schedule).
+   */
+  private static void record(Coflow c, Memo m, PortBudget budget, Schedule schedule) {
+    double[] res = budget.residual;
+    for (int j = 0; j < m.size; j++) {
+      m.after[j] = res[m.resources[j]];
+    }
+    int n = c.activeCount();
+    if (m.moving.length < n) {
+      m.moving = new int[n];
+      m.rates = new double[n];
+    }
+    int moved = 0;
+    for (int k = 0; k < n; k++) {
+      double r = schedule.rate(c.activeIndex(k));
+      if (r > 0) {
+        m.moving[moved] = k;
+        m.rates[moved++] = r;
+      }
+    }
+    m.moved = moved;
   }
 
   /** Adds every active flow of {@code c} with capacity left at both ports (arrays, no objects). */
@@ -254,7 +367,8 @@ public final class Allocator {
    * still have (Sincronia's greedy allocation; also the shape of the shared backfill).
    */
   public void greedy(Coflow c, PortBudget budget, Schedule schedule) {
-    if (mayTake(c, budget)) {
+    if (mayTake(c, budget) && !replayed(c, GREEDY, budget, schedule)) {
+      Memo memo = start(c, GREEDY, budget);
       for (int k = 0, n = c.activeCount(); k < n; k++) {
         int src = c.activeSrc(k);
         int dst = c.activeDst(k);
@@ -264,6 +378,7 @@ public final class Allocator {
           budget.take(src, dst, r);
         }
       }
+      record(c, memo, budget, schedule);
     }
   }
 
