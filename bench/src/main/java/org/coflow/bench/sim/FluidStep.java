@@ -22,21 +22,19 @@ final class FluidStep {
    * never past {@code dt}. Infinite when nothing is pending and no flow moves.
    */
   double next(ClusterState state, Schedule schedule, double dt, double coalesce) {
-    int n = state.flows().size();
-    if (untilDone.length < n) {
-      untilDone = new double[Math.max(n, 2 * untilDone.length)];
+    int m = schedule.servedSize();
+    if (untilDone.length < m) {
+      untilDone = new double[Math.max(m, 2 * untilDone.length)];
     }
-    // Flows in dense-index order (sequential over the state's arrays), not in the order the policy
-    // set rates: the served flows are a large, scattered part of the active ones.
+    // Flows in index order (forwards over the state's arrays), not in the order the policy set
+    // rates in: the served flows are many and scattered.
+    int[] order = schedule.servedInOrder();
     double firstDone = Double.POSITIVE_INFINITY;
-    int m = 0;
-    for (int i = 0; i < n; i++) {
-      double r = schedule.rate(i);
-      if (r > 0) {
-        double t = state.remainingAt(i) / r;
-        untilDone[m++] = t;
-        firstDone = Math.min(firstDone, t);
-      }
+    for (int k = 0; k < m; k++) {
+      int i = order[k];
+      double t = state.remainingAt(i) / schedule.rate(i);
+      untilDone[k] = t;
+      firstDone = Math.min(firstDone, t);
     }
     if (firstDone <= dt) {
       double limit = Math.min(dt, firstDone * (1 + coalesce));
@@ -58,11 +56,10 @@ final class FluidStep {
   static void advance(ClusterState state, Schedule schedule, double dt, List<Flow> done) {
     done.clear();
     List<Flow> active = state.flows();
-    for (int i = 0, n = active.size(); i < n; i++) {
+    int[] order = schedule.servedInOrder();
+    for (int k = 0, n = schedule.servedSize(); k < n; k++) {
+      int i = order[k];
       double r = schedule.rate(i);
-      if (r <= 0) {
-        continue;
-      }
       double rem = state.remainingAt(i);
       double moved = r * dt;
       if (rem - moved <= r * SECONDS || rem - moved <= 1e-9 * state.sizeAt(i)) {

@@ -40,8 +40,9 @@ public final class Creek extends AbstractPolicy {
 
   /** Per level, in arrival order: whole coflows, or single flows of coflows split over levels. */
   /**
-   * Per level, its members in order: a whole coflow as {@code -1 - coflow index}, a single flow as
-   * its dense index (plain ints: the per-event loops never touch flow objects).
+   * Per level, its members in order, three ints each: a whole coflow as {@code -1 - coflow index}
+   * (then two unused), a single flow as its dense index, source and destination port (plain ints:
+   * the per-event loops never touch flow objects).
    */
   private int[][] byLevel;
 
@@ -103,13 +104,16 @@ public final class Creek extends AbstractPolicy {
     return PolicyType.RATE;
   }
 
-  private void addMember(int level, int member) {
+  private void addFlow(int level, int member, int src, int dst) {
     int n = levelSize[level];
-    if (n == byLevel[level].length) {
-      byLevel[level] = java.util.Arrays.copyOf(byLevel[level], 2 * n);
+    if (n + 3 > byLevel[level].length) {
+      byLevel[level] = java.util.Arrays.copyOf(byLevel[level], 2 * byLevel[level].length);
     }
-    byLevel[level][n] = member;
-    levelSize[level] = n + 1;
+    int[] members = byLevel[level];
+    members[n] = member;
+    members[n + 1] = src;
+    members[n + 2] = dst;
+    levelSize[level] = n + 3;
   }
 
   private int levelFor(double bytes) {
@@ -167,10 +171,11 @@ public final class Creek extends AbstractPolicy {
         }
       }
       if (uniform >= 0) {
-        addMember(uniform, -1 - c.index()); // every receiver at one level: the coflow goes whole
+        addFlow(
+            uniform, -1 - c.index(), -1, -1); // every receiver at one level: the coflow goes whole
       } else {
         for (int i = 0, n = c.activeCount(); i < n; i++) {
-          addMember(levelAt[c.activeDst(i)], c.activeIndex(i));
+          addFlow(levelAt[c.activeDst(i)], c.activeIndex(i), c.activeSrc(i), c.activeDst(i));
         }
       }
     }
@@ -179,7 +184,7 @@ public final class Creek extends AbstractPolicy {
     for (int k = 0; k < levels; k++) {
       allocator().clearGroup();
       int[] members = byLevel[k];
-      for (int j = 0, n = levelSize[k]; j < n; j++) {
+      for (int j = 0, n = levelSize[k]; j < n; j += 3) {
         int member = members[j];
         if (member < 0) {
           Coflow c = state.coflows().get(-1 - member);
@@ -187,11 +192,7 @@ public final class Creek extends AbstractPolicy {
           allocator().offer(c, budget);
         } else {
           schedule.append(member, k);
-          int src = state.srcAt(member);
-          int dst = state.dstAt(member);
-          if (budget.available(src, dst) > PortBudget.EPS) {
-            allocator().addToGroup(src, dst, member);
-          }
+          allocator().offer(member, members[j + 1], members[j + 2], budget);
         }
       }
       allocator().fillGroup(budget, schedule);
@@ -214,9 +215,9 @@ public final class Creek extends AbstractPolicy {
       Arrays.fill(s.rateTo, 0);
       byIndex[c.index()] = s;
     }
-    int[] served = schedule.served();
+    int[] order = schedule.servedInOrder();
     for (int k = 0, n = schedule.servedSize(); k < n; k++) {
-      int i = served[k];
+      int i = order[k];
       byIndex[state.coflowAt(i).index()].rateTo[state.dstAt(i)] += schedule.rate(i);
     }
   }

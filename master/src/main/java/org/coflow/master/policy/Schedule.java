@@ -26,6 +26,7 @@ public final class Schedule {
   private final double[] rate;
   private final int[] served;
   private int servedSize;
+  private int[] inOrder;
 
   /** Class + 1 of flows appended on their own; 0 when the flow came with its coflow. */
   private final int[] flowClass;
@@ -76,6 +77,7 @@ public final class Schedule {
     if (bytesPerSecond > 0) {
       if (rate[flow] == 0) {
         served[servedSize++] = flow;
+        inOrder = null;
       }
       rate[flow] += bytesPerSecond;
     }
@@ -90,11 +92,35 @@ public final class Schedule {
     return servedSize;
   }
 
+  /**
+   * The flows with a positive rate in ascending index order (length {@link #servedSize()}; do not
+   * modify): loops that accumulate over them get sums that do not depend on the order rates were
+   * set in, and walk the state's arrays forwards.
+   */
+  public int[] servedInOrder() {
+    if (inOrder == null) {
+      int[] sorted = new int[servedSize];
+      if (servedSize * 16L < rate.length) {
+        System.arraycopy(served, 0, sorted, 0, servedSize);
+        Arrays.sort(sorted);
+      } else {
+        for (int i = 0, k = 0; k < servedSize; i++) {
+          if (rate[i] > 0) {
+            sorted[k++] = i;
+          }
+        }
+      }
+      inOrder = sorted;
+    }
+    return inOrder;
+  }
+
   /** Sum of the rates per coflow, indexed by {@link Coflow#index()}. */
   public double[] coflowRates(ClusterState state) {
     double[] sums = new double[state.coflows().size()];
+    int[] order = servedInOrder();
     for (int k = 0; k < servedSize; k++) {
-      int i = served[k];
+      int i = order[k];
       sums[state.coflowAt(i).index()] += rate[i];
     }
     return sums;
