@@ -55,12 +55,12 @@ final class ReferenceSimulator {
       if (decision < now + dt) {
         dt = Math.max(decision - now, 1e-9);
       }
-      // The flows with a rate, in the order the schedule lists them: bytes are added to a
-      // coflow's counters in the simulator's order, so that its floating-point sums (which
-      // Varys' bottlenecks and Courier's rate ties read) are the same to the last bit.
+      // The flows with a rate, in index order: bytes are added to a coflow's counters in the
+      // simulator's order, so that its floating-point sums (which Varys' bottlenecks and
+      // Courier's rate ties read) are the same to the last bit.
       List<Flow> flows = new ArrayList<>();
       for (int k = 0; k < schedule.servedSize(); k++) {
-        flows.add(state.flows().get(schedule.served()[k]));
+        flows.add(state.flows().get(schedule.servedInOrder()[k]));
       }
       for (Flow f : flows) {
         double rate = schedule.rate(f.index());

@@ -36,6 +36,76 @@ class ClusterStateTest {
   }
 
   @Test
+  void theArraysAgreeWithTheFlowsThroughRandomFinishes() {
+    java.util.Random random = new java.util.Random(7);
+    ClusterState s = new ClusterState(Fabric.uniform(6, 100));
+    java.util.List<Flow> all = new java.util.ArrayList<>();
+    for (int c = 0; c < 5; c++) {
+      Coflow coflow = new Coflow("c" + c, c, 0, 1);
+      s.addCoflow(coflow);
+      for (int k = 0; k < 12; k++) {
+        all.add(s.addFlow(coflow, random.nextInt(6), random.nextInt(6), 10 + k, 0));
+      }
+    }
+    java.util.Map<Flow, Double> sent = new java.util.IdentityHashMap<>();
+    while (!s.flows().isEmpty()) {
+      // Some bytes through the array path, some through the flow, then one flow finishes.
+      int i = random.nextInt(s.flows().size());
+      Flow f = s.flows().get(i);
+      s.addSentAt(i, 1.5);
+      s.addSent(f, 0.25);
+      sent.merge(f, 1.75, Double::sum);
+      s.finishFlow(s.flows().get(random.nextInt(s.flows().size())), 1);
+      for (int j = 0; j < s.flows().size(); j++) {
+        Flow g = s.flows().get(j);
+        assertEquals(g.src(), s.srcAt(j));
+        assertEquals(g.dst(), s.dstAt(j));
+        assertEquals(g.size(), s.sizeAt(j));
+        assertEquals(sent.getOrDefault(g, 0.0), s.sentAt(j));
+        assertEquals(g.remaining(), s.remainingAt(j));
+        assertSame(g.coflow(), s.coflowAt(j));
+      }
+      for (Coflow c : s.coflows()) {
+        assertEquals(c.activeFlows().size(), c.activeCount());
+        for (int k = 0; k < c.activeCount(); k++) {
+          Flow g = c.activeFlows().get(k);
+          assertEquals(g.index(), c.activeIndex(k));
+          assertEquals(g.src(), c.activeSrc(k));
+          assertEquals(g.dst(), c.activeDst(k));
+          assertEquals(g.sent(), c.activeSent(k));
+          assertEquals(g.remaining(), c.activeRemaining(k));
+        }
+      }
+    }
+    // Finished flows keep what they sent.
+    for (Flow f : all) {
+      assertTrue(f.finished());
+      assertEquals(sent.getOrDefault(f, 0.0), f.sent());
+    }
+    double total = 0;
+    for (double v : sent.values()) {
+      total += v;
+    }
+    assertEquals(total, all.stream().mapToDouble(Flow::sent).sum(), 1e-9);
+  }
+
+  @Test
+  void aCoflowCountsChangesToItsActiveFlows() {
+    ClusterState s = new ClusterState(Fabric.uniform(4, 100));
+    Coflow a = new Coflow("a", 0, 0, 1);
+    s.addCoflow(a);
+    Flow f0 = s.addFlow(a, 0, 1, 10, 0);
+    long afterAdd = a.activeChanges();
+    s.addFlow(a, 1, 2, 20, 0);
+    assertTrue(a.activeChanges() > afterAdd);
+    long beforeSend = a.activeChanges();
+    s.addSent(f0, 5);
+    assertEquals(beforeSend, a.activeChanges(), "bytes sent are not a change of the active flows");
+    s.finishFlow(f0, 1);
+    assertTrue(a.activeChanges() > beforeSend);
+  }
+
+  @Test
   void rejectsBadFlowsWithTheValue() {
     ClusterState s = new ClusterState(Fabric.uniform(2, 100));
     Coflow a = new Coflow("a", 0, 0, 1);

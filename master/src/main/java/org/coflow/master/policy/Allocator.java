@@ -84,6 +84,13 @@ public final class Allocator {
   private static final int GREEDY = 2;
   private final java.util.IdentityHashMap<Coflow, Memo> memos = new java.util.IdentityHashMap<>();
 
+  private long replays;
+
+  /** How many coflow steps were replayed rather than computed (for tests and profiling). */
+  long replays() {
+    return replays;
+  }
+
   private static final class Memo {
     int kind;
     long changes = -1;
@@ -111,6 +118,7 @@ public final class Allocator {
     for (int j = 0; j < m.size; j++) {
       res[m.resources[j]] = m.after[j];
     }
+    replays++;
     for (int j = 0; j < m.moved; j++) {
       schedule.addRate(c.activeIndex(m.moving[j]), m.rates[j]);
     }
