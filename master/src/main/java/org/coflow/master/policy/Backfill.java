@@ -37,8 +37,11 @@ public final class Backfill {
           int index = schedule.segmentFlow(k);
           offer(index, state.srcAt(index), state.dstAt(index), budget, eligible, allocator);
         } else if (Allocator.mayTake(c, budget)) {
+          int[] byReceiver = schedule.segmentReceivers(k);
           for (int i = 0, n = c.activeCount(); i < n; i++) {
-            offer(c.activeIndex(i), c.activeSrc(i), c.activeDst(i), budget, eligible, allocator);
+            if (byReceiver == null || byReceiver[c.activeDst(i)] == cls + 1) {
+              offer(c.activeIndex(i), c.activeSrc(i), c.activeDst(i), budget, eligible, allocator);
+            }
           }
         }
       }

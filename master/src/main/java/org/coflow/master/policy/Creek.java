@@ -38,11 +38,10 @@ public final class Creek extends AbstractPolicy {
   private final Map<Coflow, SubCoflows> subs = new IdentityHashMap<>();
   private long period = Long.MIN_VALUE;
 
-  /** Per level, in arrival order: whole coflows, or single flows of coflows split over levels. */
   /**
-   * Per level, its members in order, three ints each: a whole coflow as {@code -1 - coflow index}
-   * (then two unused), a single flow as its dense index, source and destination port (plain ints:
-   * the per-event loops never touch flow objects).
+   * Per level, its members in arrival order: {@code 2 * coflow index} for a whole coflow, {@code 2
+   * * coflow index + 1} for the flows of a coflow split over levels whose receivers are at this
+   * level (plain ints: the per-event loops never touch flow objects).
    */
   private int[][] byLevel;
 
@@ -104,16 +103,13 @@ public final class Creek extends AbstractPolicy {
     return PolicyType.RATE;
   }
 
-  private void addFlow(int level, int member, int src, int dst) {
+  private void addMember(int level, int member) {
     int n = levelSize[level];
-    if (n + 3 > byLevel[level].length) {
-      byLevel[level] = java.util.Arrays.copyOf(byLevel[level], 2 * byLevel[level].length);
+    if (n == byLevel[level].length) {
+      byLevel[level] = java.util.Arrays.copyOf(byLevel[level], 2 * n);
     }
-    int[] members = byLevel[level];
-    members[n] = member;
-    members[n + 1] = src;
-    members[n + 2] = dst;
-    levelSize[level] = n + 3;
+    byLevel[level][n] = member;
+    levelSize[level] = n + 1;
   }
 
   private int levelFor(double bytes) {
@@ -129,6 +125,7 @@ public final class Creek extends AbstractPolicy {
     subs.keySet().removeIf(c -> c.unfinishedFlows() == 0);
     java.util.Arrays.fill(levelSize, 0);
     int[] levelAt = new int[ports];
+    int[][] split = new int[state.coflows().size()][];
     for (Coflow c : state.coflows()) {
       SubCoflows s = subs.get(c);
       if (s == null) {
@@ -171,11 +168,21 @@ public final class Creek extends AbstractPolicy {
         }
       }
       if (uniform >= 0) {
-        addFlow(
-            uniform, -1 - c.index(), -1, -1); // every receiver at one level: the coflow goes whole
+        addMember(uniform, 2 * c.index()); // every receiver at one level: the coflow goes whole
       } else {
-        for (int i = 0, n = c.activeCount(); i < n; i++) {
-          addFlow(levelAt[c.activeDst(i)], c.activeIndex(i), c.activeSrc(i), c.activeDst(i));
+        // Split: its flows take their receiver's level, one member per level it uses.
+        schedule.classByReceiver(c, levelAt);
+        split[c.index()] = levelAt.clone();
+        int used = 0;
+        for (int r : c.receivers()) {
+          if (c.activeFlowsTo(r) > 0) {
+            used |= 1 << levelAt[r];
+          }
+        }
+        for (int k = 0; k < levels; k++) {
+          if ((used & (1 << k)) != 0) {
+            addMember(k, 2 * c.index() + 1);
+          }
         }
       }
     }
@@ -184,15 +191,19 @@ public final class Creek extends AbstractPolicy {
     for (int k = 0; k < levels; k++) {
       allocator().clearGroup();
       int[] members = byLevel[k];
-      for (int j = 0, n = levelSize[k]; j < n; j += 3) {
-        int member = members[j];
-        if (member < 0) {
-          Coflow c = state.coflows().get(-1 - member);
+      for (int j = 0, n = levelSize[k]; j < n; j++) {
+        Coflow c = state.coflows().get(members[j] >> 1);
+        if ((members[j] & 1) == 0) {
           appendCoflow(c, k, schedule);
           allocator().offer(c, budget);
         } else {
-          schedule.append(member, k);
-          allocator().offer(member, members[j + 1], members[j + 2], budget);
+          schedule.appendReceivers(c, k);
+          int[] levelOf = split[c.index()];
+          for (int i = 0, m = c.activeCount(); i < m; i++) {
+            if (levelOf[c.activeDst(i)] == k) {
+              allocator().offer(c.activeIndex(i), c.activeSrc(i), c.activeDst(i), budget);
+            }
+          }
         }
       }
       allocator().fillGroup(budget, schedule);

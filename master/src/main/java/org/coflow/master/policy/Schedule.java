@@ -34,6 +34,12 @@ public final class Schedule {
   /** Class + 1 of coflows appended whole, by coflow index. */
   private final int[] coflowClass;
 
+  /**
+   * By coflow index, for a coflow whose flows have their receiver's class: class + 1 per receiving
+   * port; null for the others.
+   */
+  private final int[][] receiverClass;
+
   private Coflow[] segCoflow;
   private int[] segFlow;
   private int[] segClass;
@@ -47,6 +53,7 @@ public final class Schedule {
     this.served = new int[flows];
     this.flowClass = new int[flows];
     this.coflowClass = new int[state.coflows().size()];
+    this.receiverClass = new int[state.coflows().size()][];
     int segs = state.coflows().size() + 16;
     this.segCoflow = new Coflow[segs];
     this.segFlow = new int[segs];
@@ -132,7 +139,9 @@ public final class Schedule {
     if (c > 0) {
       return c - 1;
     }
-    c = coflowClass[state.coflowAt(flow).index()];
+    int coflow = state.coflowAt(flow).index();
+    int[] byReceiver = receiverClass[coflow];
+    c = byReceiver == null ? coflowClass[coflow] : byReceiver[state.dstAt(flow)];
     if (c == 0) {
       throw new IllegalStateException("flow " + flow + " was never put in the priority order");
     }
@@ -151,6 +160,47 @@ public final class Schedule {
     coflowClass[c.index()] = priorityClass + 1;
     segment(c, -1, priorityClass);
     ordered += c.activeFlows().size();
+  }
+
+  /**
+   * Gives each flow of {@code c} the class of its receiver: {@code classOf[r]} for receiving port
+   * {@code r} (copied). The flows enter the order with {@link #appendReceivers}, once per class.
+   */
+  public void classByReceiver(Coflow c, int[] classOf) {
+    int[] plusOne = new int[classOf.length];
+    for (int r = 0; r < classOf.length; r++) {
+      plusOne[r] = classOf[r] + 1;
+    }
+    receiverClass[c.index()] = plusOne;
+  }
+
+  /**
+   * Appends the active flows of {@code c} whose receiver has class {@code priorityClass} (see
+   * {@link #classByReceiver}) to the priority order, in the coflow's order.
+   */
+  public void appendReceivers(Coflow c, int priorityClass) {
+    int[] byReceiver = receiverClass[c.index()];
+    if (byReceiver == null) {
+      throw new IllegalStateException("coflow " + c.id() + " has no classes by receiver");
+    }
+    segment(c, RECEIVERS, priorityClass);
+    for (int r : c.receivers()) {
+      if (byReceiver[r] == priorityClass + 1) {
+        ordered += c.activeFlowsTo(r);
+      }
+    }
+  }
+
+  /** Marks a segment of a coflow's flows into the receivers of the segment's class. */
+  private static final int RECEIVERS = -2;
+
+  /**
+   * For a segment of a coflow's flows into the receivers of one class: class + 1 per receiving port
+   * (a flow belongs to the segment if its receiver's entry is the segment's class + 1); null for
+   * other segments.
+   */
+  int[] segmentReceivers(int k) {
+    return segFlow[k] == RECEIVERS ? receiverClass[segCoflow[k].index()] : null;
   }
 
   private void segment(Coflow c, int flow, int priorityClass) {
@@ -190,11 +240,19 @@ public final class Schedule {
   public void forEachInOrder(IntConsumer action) {
     for (int k = 0; k < segments; k++) {
       Coflow c = segCoflow[k];
+      int[] byReceiver = segmentReceivers(k);
       if (c == null) {
         action.accept(segFlow[k]);
-      } else {
+      } else if (byReceiver == null) {
         for (int i = 0, n = c.activeCount(); i < n; i++) {
           action.accept(c.activeIndex(i));
+        }
+      } else {
+        int cls = segClass[k] + 1;
+        for (int i = 0, n = c.activeCount(); i < n; i++) {
+          if (byReceiver[c.activeDst(i)] == cls) {
+            action.accept(c.activeIndex(i));
+          }
         }
       }
     }

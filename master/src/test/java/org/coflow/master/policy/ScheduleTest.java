@@ -1,0 +1,58 @@
+package org.coflow.master.policy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.coflow.api.model.ClusterState;
+import org.coflow.api.model.Coflow;
+import org.coflow.api.model.Fabric;
+import org.coflow.api.model.Flow;
+import org.junit.jupiter.api.Test;
+
+class ScheduleTest {
+  @Test
+  void aCoflowSplitByReceiverEntersTheOrderOncePerClass() {
+    // Coflow A whole in class 0; coflow B's flows into port 2 in class 1, into port 3 in class 0,
+    // appended after A; a single flow of C in class 1.
+    ClusterState s = new ClusterState(Fabric.uniform(4, 10));
+    Coflow a = new Coflow("a", 0, 0, 1);
+    Coflow b = new Coflow("b", 1, 0, 1);
+    Coflow c = new Coflow("c", 2, 0, 1);
+    s.addCoflow(a);
+    s.addCoflow(b);
+    s.addCoflow(c);
+    Flow a0 = s.addFlow(a, 0, 1, 5, 0);
+    Flow b0 = s.addFlow(b, 0, 2, 5, 0);
+    Flow b1 = s.addFlow(b, 1, 3, 5, 0);
+    Flow b2 = s.addFlow(b, 0, 3, 5, 0);
+    Flow c0 = s.addFlow(c, 1, 2, 5, 0);
+    Schedule order = Schedule.empty(s);
+    order.classByReceiver(b, new int[] {9, 9, 1, 0});
+    order.appendCoflow(a, 0);
+    order.appendReceivers(b, 0);
+    order.appendReceivers(b, 1);
+    order.append(c0.index(), 1);
+    assertEquals(s.flows().size(), order.orderSize());
+    List<Integer> listed = new ArrayList<>();
+    order.forEachInOrder(listed::add);
+    assertEquals(List.of(a0.index(), b1.index(), b2.index(), b0.index(), c0.index()), listed);
+    assertEquals(0, order.priority(a0.index()));
+    assertEquals(1, order.priority(b0.index()));
+    assertEquals(0, order.priority(b1.index()));
+    assertEquals(0, order.priority(b2.index()));
+    assertEquals(1, order.priority(c0.index()));
+    // Backfill hands capacity out by these classes: class 0 (A, B into 3) fills port 0's uplink and
+    // port 3's downlink at 5 each; B's flow into 2 waits in class 1 (in class 0 it would have
+    // taken a third of port 0), and C's gets what port 1 has left.
+    PortBudget budget = new PortBudget(s.fabric());
+    Backfill.fill(s, budget, order, null, new Allocator(4));
+    assertEquals(5, order.rate(a0.index()), 1e-9);
+    assertEquals(5, order.rate(b1.index()), 1e-9);
+    assertEquals(5, order.rate(b2.index()), 1e-9);
+    assertEquals(0, order.rate(b0.index()), 1e-9);
+    assertEquals(5, order.rate(c0.index()), 1e-9);
+    assertThrows(IllegalStateException.class, () -> order.appendReceivers(c, 0));
+  }
+}
