@@ -207,6 +207,13 @@ public class Coda extends AbstractPolicy {
       used |= 1 << Math.min(levelOf[k], 31);
     }
     Allocator allocator = allocator();
+    if (Integer.bitCount(used) == 1 && levelOf[0] < 31) {
+      // Every flow at one level (the usual case: a coflow's flows into a reducer are alike): the
+      // coflow goes whole, in its order, and its max-min step can be replayed.
+      appendCoflow(c, rank + levelOf[0], schedule);
+      allocator.maxMinFair(c, budget, schedule);
+      return rank + levels;
+    }
     for (int j = 0; j < levels; j++) {
       if ((used & (1 << Math.min(j, 31))) != 0) {
         allocator.clearGroup();
