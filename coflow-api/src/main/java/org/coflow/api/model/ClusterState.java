@@ -170,7 +170,9 @@ public final class ClusterState {
     if (f.sizeKnown() && size > f.size()) {
       double more = size - f.size();
       f.grow(size);
-      sizeAt[f.index] = size;
+      if (!f.finished()) {
+        sizeAt[f.index] = size;
+      }
       f.coflow().grow(f, more);
     }
   }

@@ -103,6 +103,10 @@ class ClusterStateTest {
     assertEquals(beforeSend, a.activeChanges(), "bytes sent are not a change of the active flows");
     s.finishFlow(f0, 1);
     assertTrue(a.activeChanges() > beforeSend);
+    // A finished flow can still grow (a late report), without touching the active arrays.
+    s.growFlow(f0, 50);
+    assertEquals(50, f0.size());
+    assertEquals(5, f0.sent());
   }
 
   @Test

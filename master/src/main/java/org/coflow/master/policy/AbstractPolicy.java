@@ -28,6 +28,7 @@ public abstract class AbstractPolicy implements SchedulingPolicy {
       allocator = new Allocator(fabric.size());
     } else {
       budget.reset(fabric);
+      allocator.forgetFinished();
     }
     Schedule schedule = Schedule.empty(state);
     allocate(state, now, budget, schedule);

@@ -86,6 +86,11 @@ public final class Allocator {
 
   private long replays;
 
+  /** How many coflows have a remembered step (for tests). */
+  int remembered() {
+    return memos.size();
+  }
+
   /** How many coflow steps were replayed rather than computed (for tests and profiling). */
   long replays() {
     return replays;
@@ -125,11 +130,18 @@ public final class Allocator {
     return true;
   }
 
+  /**
+   * Forgets the steps of coflows that have finished (a policy calls it once per decision), so that
+   * a finished coflow and its flows are not kept reachable.
+   */
+  public void forgetFinished() {
+    if (!memos.isEmpty()) {
+      memos.keySet().removeIf(c -> c.index() < 0);
+    }
+  }
+
   /** Notes the inputs of a step about to be computed. */
   private Memo start(Coflow c, int kind, PortBudget budget) {
-    if (memos.size() > 64 && memos.size() > 2 * budget.ports()) {
-      memos.keySet().removeIf(x -> x.index() < 0);
-    }
     Memo m = memos.computeIfAbsent(c, x -> new Memo());
     m.kind = kind;
     m.changes = c.activeChanges();

@@ -89,6 +89,26 @@ class AllocatorTest {
   }
 
   @Test
+  void finishedCoflowsAreForgotten() {
+    ClusterState s = new ClusterState(Fabric.uniform(3, 10));
+    Coflow a = new Coflow("a", 0, 0, 1);
+    Coflow b = new Coflow("b", 1, 0, 1);
+    s.addCoflow(a);
+    s.addCoflow(b);
+    Flow fa = s.addFlow(a, 0, 1, 5, 0);
+    s.addFlow(b, 1, 2, 5, 0);
+    Allocator allocator = new Allocator(3);
+    PortBudget budget = new PortBudget(s.fabric());
+    Schedule schedule = Schedule.empty(s);
+    allocator.maxMinFair(a, budget, schedule);
+    allocator.maxMinFair(b, budget, schedule);
+    assertEquals(2, allocator.remembered());
+    s.finishFlow(fa, 1);
+    allocator.forgetFinished();
+    assertEquals(1, allocator.remembered());
+  }
+
+  @Test
   void maddFinishesAllFlowsOfACoflowTogether() {
     ClusterState s = new ClusterState(Fabric.uniform(3, 10));
     Coflow c = new Coflow("c", 0, 0, 1);
