@@ -294,13 +294,6 @@ public final class Allocator {
     }
   }
 
-  /** Adds {@code f} to the group if both its ports have capacity left. */
-  public void offer(Flow f, PortBudget budget) {
-    if (budget.available(f.src(), f.dst()) > PortBudget.EPS) {
-      addToGroup(f);
-    }
-  }
-
   /** {@link #maxMinFair} of the flows added since {@link #clearGroup}. */
   public void fillGroup(PortBudget budget, Schedule schedule) {
     int n = groupSize;
