@@ -48,4 +48,73 @@ final class ProgressBar implements ProgressListener {
     err.print("\r" + " ".repeat(100) + "\r");
     err.flush();
   }
+
+  /**
+   * One line on a terminal for runs that may go side by side: how many runs have ended and, per run
+   * in progress, its coflows done.
+   */
+  static final class Board {
+    private final PrintStream err;
+    private final int runs;
+    private final java.util.Map<ProgressListener, String> running = new java.util.LinkedHashMap<>();
+    private final java.util.Map<ProgressListener, Integer> done = new java.util.HashMap<>();
+    private int ended;
+    private int total;
+    private long lastDraw;
+
+    private Board(PrintStream err, int runs) {
+      this.err = err;
+      this.runs = runs;
+    }
+
+    /** A board if stderr is an interactive terminal, else null. */
+    static Board forTerminal(PrintStream err, int runs) {
+      return System.console() != null ? new Board(err, runs) : null;
+    }
+
+    /** The listener of a run that starts now. */
+    synchronized ProgressListener slot(String label) {
+      ProgressListener[] self = new ProgressListener[1];
+      self[0] = (now, lastArrival, finished, coflows) -> update(self[0], finished, coflows);
+      running.put(self[0], label);
+      done.put(self[0], 0);
+      return self[0];
+    }
+
+    private synchronized void update(ProgressListener run, int finished, int coflows) {
+      done.put(run, finished);
+      total = coflows;
+      long t = System.nanoTime();
+      if (t - lastDraw >= REDRAW_NANOS) {
+        lastDraw = t;
+        draw();
+      }
+    }
+
+    synchronized void finished(ProgressListener run) {
+      running.remove(run);
+      done.remove(run);
+      ended++;
+      draw();
+    }
+
+    private void draw() {
+      StringBuilder line = new StringBuilder();
+      line.append(String.format(Locale.ROOT, "%d/%d runs done", ended, runs));
+      for (java.util.Map.Entry<ProgressListener, String> e : running.entrySet()) {
+        line.append(
+            String.format(
+                Locale.ROOT, "; %s %d/%d coflows", e.getValue(), done.get(e.getKey()), total));
+      }
+      String text = line.length() > 99 ? line.substring(0, 99) : line.toString();
+      err.print("\r" + text + " ".repeat(100 - text.length()));
+      err.flush();
+    }
+
+    /** Erases the line (before a table is printed). */
+    synchronized void clear() {
+      err.print("\r" + " ".repeat(100) + "\r");
+      err.flush();
+    }
+  }
 }

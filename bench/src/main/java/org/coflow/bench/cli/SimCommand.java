@@ -13,6 +13,11 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadFactory;
 import org.coflow.api.config.Config;
 import org.coflow.api.config.ConfigType;
 import org.coflow.api.config.Units;
@@ -46,7 +51,7 @@ final class SimCommand {
       """
       Usage: coflow sim [--trace FILE] [--policy LIST] [--courier] [--bandwidth RATE]
                         [--out DIR] [--json] [--coflows N] [--check]
-                        [--coalesce W] [--model M]
+                        [--coalesce W] [--model M] [--threads N]
                         [--config FILE] [--conf KEY=VALUE ...]
 
       Replays a coflow trace (coflow-benchmark format) on a big-switch fabric, once per
@@ -86,6 +91,9 @@ final class SimCommand {
                            docs/results.md ("The reference simulator's model").
                            Not with --courier or --identify; --check then checks
                            capacity only.
+        --threads N        policies replayed at once (default: one per core, here
+                           %d). Results do not depend on it; each run's wall_s does
+                           (runs side by side share the machine)
         --config FILE      a properties file of coflow.policy.* / coflow.courier.* keys
         --conf KEY=VALUE   one such key (repeatable; see docs/configuration.md)
         --help             this text
@@ -114,7 +122,13 @@ final class SimCommand {
         coflow sim --policy fair,aalo,varys --out /tmp/sim
         coflow sim --identify stretched --framework hadoop --coflows 200
       """
-          .formatted(String.join(",", Policies.NAMES), Simulator.DEFAULT_COALESCE);
+          .formatted(
+              String.join(",", Policies.NAMES), Simulator.DEFAULT_COALESCE, defaultThreads());
+
+  /** One policy per core. */
+  static int defaultThreads() {
+    return Runtime.getRuntime().availableProcessors();
+  }
 
   private SimCommand() {}
 
@@ -141,7 +155,8 @@ final class SimCommand {
                 "eps",
                 "tau",
                 "metric",
-                "runs"),
+                "runs",
+                "threads"),
             Set.of("courier", "json", "check", "help"));
     if (a.has("help")) {
       out.print(HELP);
@@ -185,12 +200,13 @@ final class SimCommand {
   }
 
   /**
-   * Runs the baseline (fair) first and then every requested policy, printing each table as soon as
-   * its run ends when {@code table} is not null.
+   * Runs the baseline (fair) first and then every requested policy, {@link Options#threads} at a
+   * time, printing each table as soon as its run and every run before it have ended when {@code
+   * table} is not null. The results are in run order and do not depend on the number of threads:
+   * every run has its own state and policy, and shares only the (immutable) trace.
    */
   static List<SimResult> simulate(Options o, PrintStream err, PrintStream table) {
     Simulator sim = new Simulator(o.trace, o.bandwidth, o.coalesce, o.model);
-    List<SimResult> results = new ArrayList<>();
     List<String> runs = new ArrayList<>();
     runs.add("fair");
     for (String p : o.policies) {
@@ -198,30 +214,85 @@ final class SimCommand {
         runs.add(p);
       }
     }
-    for (int i = 0; i < runs.size(); i++) {
-      String name = runs.get(i);
-      boolean wrap = i > 0 && o.courier;
-      SchedulingPolicy policy = policy(name, o);
-      if (wrap) {
-        policy =
-            new CourierPolicy(
-                policy, o.config.get(CourierConfig.MAX_NUM), o.config.get(CourierConfig.MIN_SIZE));
+    int threads = Math.max(1, Math.min(o.threads, runs.size()));
+    ProgressBar.Board board = ProgressBar.Board.forTerminal(err, runs.size());
+    List<SimResult> results = new ArrayList<>();
+    ExecutorService pool = threads > 1 ? Executors.newFixedThreadPool(threads, SIM_THREADS) : null;
+    try {
+      List<Future<SimResult>> futures = new ArrayList<>();
+      for (int i = 0; pool != null && i < runs.size(); i++) {
+        String name = runs.get(i);
+        boolean wrap = i > 0 && o.courier;
+        futures.add(pool.submit(() -> run(sim, name, wrap, o, board)));
       }
-      // The reference model is not work-conserving: with --model only capacity is checked.
-      InvariantChecker checker =
-          o.check ? new InvariantChecker(!wrap && o.model.isDefault()) : null;
-      ProgressBar bar = ProgressBar.forTerminal(err, (wrap ? name + "+courier" : name));
-      SimResult r = sim.run(policy, wrap, checker, bar == null ? ProgressListener.NONE : bar);
-      if (bar != null) {
-        bar.done();
+      for (int i = 0; i < runs.size(); i++) {
+        SimResult r =
+            pool == null ? run(sim, runs.get(i), i > 0 && o.courier, o, board) : result(futures, i);
+        results.add(r);
+        if (table != null) {
+          if (board != null) {
+            board.clear();
+          }
+          Reports.printTable(table, RunSummary.of(r, results.get(0)), o.bandwidthText);
+          table.flush();
+        }
       }
-      results.add(r);
-      if (table != null) {
-        Reports.printTable(table, RunSummary.of(r, results.get(0)), o.bandwidthText);
-        table.flush();
+    } finally {
+      if (pool != null) {
+        pool.shutdownNow();
+      }
+      if (board != null) {
+        board.clear();
       }
     }
     return results;
+  }
+
+  /** The i-th run's result, waiting for it; its failure is thrown as it was raised. */
+  private static SimResult result(List<Future<SimResult>> futures, int i) {
+    try {
+      return futures.get(i).get();
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException re) {
+        throw re;
+      }
+      if (e.getCause() instanceof Error error) {
+        throw error;
+      }
+      throw new IllegalStateException(e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while replaying the trace", e);
+    }
+  }
+
+  /** Simulation threads: daemons, so that a failed run does not keep the JVM alive. */
+  private static final ThreadFactory SIM_THREADS =
+      r -> {
+        Thread t = new Thread(r, "coflow-sim");
+        t.setDaemon(true);
+        return t;
+      };
+
+  private static SimResult run(
+      Simulator sim, String name, boolean wrap, Options o, ProgressBar.Board board) {
+    SchedulingPolicy policy = policy(name, o);
+    if (wrap) {
+      policy =
+          new CourierPolicy(
+              policy, o.config.get(CourierConfig.MAX_NUM), o.config.get(CourierConfig.MIN_SIZE));
+    }
+    // The reference model is not work-conserving: with --model only capacity is checked.
+    InvariantChecker checker = o.check ? new InvariantChecker(!wrap && o.model.isDefault()) : null;
+    ProgressListener progress =
+        board == null ? ProgressListener.NONE : board.slot(wrap ? name + "+courier" : name);
+    try {
+      return sim.run(policy, wrap, checker, progress);
+    } finally {
+      if (board != null) {
+        board.finished(progress);
+      }
+    }
   }
 
   /** The policy to run: ours, or the reference simulator's allocation where the model says so. */
@@ -249,6 +320,7 @@ final class SimCommand {
     Model model = Model.DEFAULT;
     boolean defaultTrace;
     Config config;
+    int threads = defaultThreads();
 
     static Options from(Args a, Path home) throws UsageException, IOException {
       Options o = new Options();
@@ -312,6 +384,18 @@ final class SimCommand {
             "coflow sim: --coalesce must be a number in [0, 1), got '" + w + "'");
       }
       o.config = config(a);
+      if (a.has("threads")) {
+        String t = a.get("threads", null);
+        try {
+          o.threads = Integer.parseInt(t);
+          if (o.threads < 1) {
+            throw new NumberFormatException();
+          }
+        } catch (NumberFormatException e) {
+          throw new UsageException(
+              "coflow sim: --threads must be a positive whole number, got '" + t + "'");
+        }
+      }
       if (a.has("model")) {
         try {
           o.model = Model.parse(a.get("model", "default"));

@@ -58,6 +58,30 @@ class CliTest extends CliHarness {
   }
 
   @Test
+  void policiesSideBySideGiveTheResultsOfOneAtATimeInTheSameOrder() {
+    String[] sim = {"sim", "--trace", TRACE, "--coflows", "40", "--json", "--threads", ""};
+    List<List<String>> outputs = new java.util.ArrayList<>();
+    for (String threads : List.of("1", "3")) {
+      sim[sim.length - 1] = threads;
+      assertEquals(0, run(sim), err());
+      // (out() holds every run's output so far: take this run's lines, then drop wall_s, the one
+      // field that may differ between runs)
+      outputs.add(
+          out()
+              .lines()
+              .skip(8L * outputs.size())
+              .map(l -> l.replaceAll("\"wall_s\":[0-9.eE-]+", ""))
+              .toList());
+    }
+    assertEquals(8, outputs.get(0).size(), out());
+    assertTrue(outputs.get(0).get(0).contains("\"policy\":\"fair\""), outputs.get(0).get(0));
+    assertTrue(outputs.get(0).get(7).contains("\"policy\":\"coda\""), outputs.get(0).get(7));
+    assertEquals(outputs.get(0), outputs.get(1));
+    assertEquals(2, run("sim", "--trace", TRACE, "--threads", "0"));
+    assertTrue(err().contains("--threads must be a positive whole number, got '0'"), err());
+  }
+
+  @Test
   void tablePrintsEveryBinNormalised() {
     assertEquals(
         0, run("sim", "--trace", TRACE, "--coflows", "10", "--policy", "varys", "--courier"));
