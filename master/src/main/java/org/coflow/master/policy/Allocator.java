@@ -16,6 +16,7 @@ public final class Allocator {
   private final int[] count;
   private final int[] start;
   private final int[] members;
+  private final int[] entries;
   private final int[] touched;
   private final boolean[] isTouched;
   private int[] list = new int[1024];
@@ -33,6 +34,7 @@ public final class Allocator {
     this.count = new int[2 * ports];
     this.start = new int[2 * ports + 1];
     this.members = new int[2 * ports];
+    this.entries = new int[2 * ports];
     this.touched = new int[2 * ports];
     this.isTouched = new boolean[2 * ports];
   }
@@ -300,38 +302,102 @@ public final class Allocator {
     if (n == 0) {
       return;
     }
+    if (ones.length < n) {
+      ones = new int[Math.max(n, 2 * ones.length)];
+      java.util.Arrays.fill(ones, 1);
+    }
+    if (levels.length < n) {
+      levels = new double[Math.max(n, 2 * levels.length)];
+    }
+    // The members' ends and indices are copied into int arrays as they are added: the passes
+    // stay on those arrays instead of dereferencing flows scattered over the heap.
+    waterFill(liveUp, liveDown, ones, n, budget.residual, levels);
+    for (int i = 0; i < n; i++) {
+      schedule.addRate(liveIndex[i], levels[i]);
+    }
+  }
+
+  private int[] ones = new int[0];
+  private double[] levels = new double[0];
+  private int[] pairUp = new int[0];
+  private int[] pairDown = new int[0];
+  private int[] pairMult = new int[0];
+  private int[] pairAt = new int[0];
+
+  /**
+   * Max-min fair sharing of the budget among groups of flows given by (sender, receiver) pair and
+   * multiplicity: pair {@code k} stands for {@code count[k]} flows from port {@code src[k]} to port
+   * {@code dst[k]} (distinct pairs). Water-filling gives every flow of a pair the same rate (its
+   * resources are the same), so this is {@link #maxMinFair} of all those flows, with the same
+   * arithmetic (a resource's count is the same integer), at the cost of the pairs. Writes each
+   * pair's per-flow rate to {@code rate[k]}: 0 for a pair without capacity left at both ends.
+   */
+  public void fillPairs(
+      int[] src, int[] dst, int[] count, int n, PortBudget budget, double[] rate) {
+    if (pairUp.length < n) {
+      int len = Math.max(n, 2 * pairUp.length);
+      pairUp = new int[len];
+      pairDown = new int[len];
+      pairMult = new int[len];
+      pairAt = new int[len];
+      levels = new double[Math.max(len, levels.length)];
+    }
+    int m = 0;
+    for (int k = 0; k < n; k++) {
+      rate[k] = 0;
+      if (count[k] > 0 && budget.available(src[k], dst[k]) > PortBudget.EPS) {
+        pairUp[m] = src[k];
+        pairDown[m] = ports + dst[k];
+        pairMult[m] = count[k];
+        pairAt[m++] = k;
+      }
+    }
+    waterFill(pairUp, pairDown, pairMult, m, budget.residual, levels);
+    for (int j = 0; j < m; j++) {
+      rate[pairAt[j]] = levels[j];
+    }
+  }
+
+  /**
+   * True water-filling: entry {@code i} stands for {@code mult[i]} flows on resources {@code up[i]}
+   * and {@code down[i]}. All rise together; when a resource saturates, its entries freeze at the
+   * level reached and the others keep rising. Writes each entry's level to {@code level} and takes
+   * it from {@code residual}.
+   */
+  private void waterFill(
+      int[] up, int[] down, int[] mult, int n, double[] residual, double[] level) {
+    if (n == 0) {
+      return;
+    }
     if (list.length < 2 * n) {
       list = new int[2 * n];
       frozen = new boolean[n];
     }
-    // The members' ends and indices are copied into int arrays as they are added: the passes
-    // below stay on those arrays instead of dereferencing flows scattered over the heap.
-    int[] up = liveUp;
-    int[] down = liveDown;
     int t = 0;
     for (int i = 0; i < n; i++) {
       int u = up[i];
       int d = down[i];
       t = touch(u, t);
       t = touch(d, t);
-      count[u]++;
-      count[d]++;
+      count[u] += mult[i];
+      count[d] += mult[i];
+      entries[u]++;
+      entries[d]++;
       frozen[i] = false;
     }
-    // Counting sort of flow positions by resource: list[start[r] .. start[r+1]) are r's flows.
+    // Counting sort of entries by resource: list[start[r] .. start[r+1]) are r's entries.
     int pos = 0;
     for (int k = 0; k < t; k++) {
       int r = touched[k];
       start[r] = pos;
       members[r] = pos;
-      pos += count[r];
+      pos += entries[r];
     }
     for (int i = 0; i < n; i++) {
       list[members[up[i]]++] = i;
       list[members[down[i]]++] = i;
     }
-    double[] residual = budget.residual;
-    double level = 0;
+    double at = 0;
     while (true) {
       double step = Double.POSITIVE_INFINITY;
       int argmin = -1;
@@ -348,7 +414,7 @@ public final class Allocator {
       if (argmin < 0) {
         break;
       }
-      level += step;
+      at += step;
       for (int k = 0; k < t; k++) {
         int r = touched[k];
         if (count[r] > 0) {
@@ -364,9 +430,9 @@ public final class Allocator {
             int i = list[j];
             if (!frozen[i]) {
               frozen[i] = true;
-              schedule.addRate(liveIndex[i], level);
-              count[up[i]]--;
-              count[down[i]]--;
+              level[i] = at;
+              count[up[i]] -= mult[i];
+              count[down[i]] -= mult[i];
             }
           }
         }
@@ -465,6 +531,7 @@ public final class Allocator {
       int r = touched[k];
       isTouched[r] = false;
       count[r] = 0;
+      entries[r] = 0;
     }
   }
 }

@@ -34,11 +34,11 @@ class AllocatorTest {
   }
 
   @Test
-  void waterFillingByPairIsFlowByFlowWaterFillingBitForBit() {
-    // The allocator fills a group pair by pair (flows on one sender-receiver pair together). Here
-    // against a plain flow-by-flow water-filling on random groups where many coflows share pairs,
-    // some ports start saturated and some flows already have a rate (as in a backfill): the same
-    // rates and residuals to the last bit.
+  void waterFillingOfFlowsAndOfPairsIsTextbookWaterFillingBitForBit() {
+    // The allocator's group filling, and its filling of (pair, number of flows) listed in another
+    // order, against a plain flow-by-flow water-filling on random groups where many coflows share
+    // pairs, some ports start saturated and some flows already have a rate (as in a backfill): the
+    // same rates and residuals to the last bit.
     java.util.Random random = new java.util.Random(5);
     for (int round = 0; round < 200; round++) {
       int ports = 2 + random.nextInt(9);
@@ -78,14 +78,35 @@ class AllocatorTest {
           }
         }
       }
+      // The same group as (pair, number of flows), in another order: fillPairs.
+      PortBudget pairsBudget = new PortBudget(s.fabric());
+      pairsBudget.setResiduals(start);
+      int[] src = new int[ports * ports];
+      int[] dst = new int[ports * ports];
+      int[] count = new int[ports * ports];
+      for (int i : group) {
+        int key = (ports * ports - 1) - (s.srcAt(i) * ports + s.dstAt(i));
+        src[key] = s.srcAt(i);
+        dst[key] = s.dstAt(i);
+        count[key]++;
+      }
+      double[] pairRate = new double[ports * ports];
       allocator.fillGroup(pairBudget, byPair);
+      allocator.fillPairs(src, dst, count, ports * ports, pairsBudget, pairRate);
       flowByFlow(s, group, flowBudget, byFlow);
       for (int i = 0; i < given.length; i++) {
         assertEquals(byFlow.rate(i), byPair.rate(i), 0, "round " + round + ", flow " + i);
       }
+      for (int i : group) {
+        int key = (ports * ports - 1) - (s.srcAt(i) * ports + s.dstAt(i));
+        assertEquals(
+            byFlow.rate(i), given[i] + pairRate[key], 0, "round " + round + ", pair of " + i);
+      }
       for (int p = 0; p < ports; p++) {
         assertEquals(flowBudget.up(p), pairBudget.up(p), 0, "round " + round + ", uplink " + p);
         assertEquals(flowBudget.down(p), pairBudget.down(p), 0, "round " + round + ", down " + p);
+        assertEquals(flowBudget.up(p), pairsBudget.up(p), 0, "round " + round + ", up " + p);
+        assertEquals(flowBudget.down(p), pairsBudget.down(p), 0, "round " + round + ", dn " + p);
       }
     }
   }
