@@ -39,6 +39,46 @@ public final class InvariantChecker {
       up[f.src()] += r;
       down[f.dst()] += r;
     }
+    checkPorts(fabric, up, down, state::activeFlows, now, policy);
+  }
+
+  /**
+   * The same checks for a run simulated by pair: {@code count[k]} active flows from {@code src[k]}
+   * to {@code dst[k]} at {@code rate[k]} each, for the first {@code n} pairs.
+   */
+  public void checkPairs(
+      Fabric fabric,
+      int[] src,
+      int[] dst,
+      int[] count,
+      double[] rate,
+      int n,
+      double now,
+      String policy) {
+    int ports = fabric.size();
+    double[] up = new double[ports];
+    double[] down = new double[ports];
+    int[] flows = new int[ports * ports];
+    for (int k = 0; k < n; k++) {
+      if (!(rate[k] >= 0) || Double.isInfinite(rate[k])) {
+        throw new AssertionError(
+            policy + " at t=" + now + ": rate " + rate[k] + " for " + src[k] + "->" + dst[k]);
+      }
+      up[src[k]] += rate[k] * count[k];
+      down[dst[k]] += rate[k] * count[k];
+      flows[src[k] * ports + dst[k]] += count[k];
+    }
+    checkPorts(fabric, up, down, (u, d) -> flows[u * ports + d], now, policy);
+  }
+
+  private void checkPorts(
+      Fabric fabric,
+      double[] up,
+      double[] down,
+      java.util.function.IntBinaryOperator flows,
+      double now,
+      String policy) {
+    int ports = fabric.size();
     for (int p = 0; p < ports; p++) {
       if (up[p] > fabric.uplink(p) * (1 + 1e-9) + 1e-3) {
         throw new AssertionError(
@@ -75,13 +115,13 @@ public final class InvariantChecker {
       }
       for (int d = 0; d < ports; d++) {
         double spareDown = fabric.downlink(d) - down[d];
-        if (spareDown > 1e-6 * fabric.downlink(d) && state.activeFlows(u, d) > 0) {
+        if (spareDown > 1e-6 * fabric.downlink(d) && flows.applyAsInt(u, d) > 0) {
           throw new AssertionError(
               policy
                   + " at t="
                   + now
                   + ": not work-conserving: "
-                  + state.activeFlows(u, d)
+                  + flows.applyAsInt(u, d)
                   + " flow(s) from port "
                   + u
                   + " to port "

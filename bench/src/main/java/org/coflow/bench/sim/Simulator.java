@@ -8,6 +8,7 @@ import org.coflow.api.model.Fabric;
 import org.coflow.api.model.Flow;
 import org.coflow.bench.trace.Trace;
 import org.coflow.bench.trace.TraceCoflow;
+import org.coflow.master.policy.FairSharing;
 import org.coflow.master.policy.Schedule;
 import org.coflow.master.policy.SchedulingPolicy;
 
@@ -68,27 +69,16 @@ public final class Simulator {
     long wallStart = System.nanoTime();
     List<TraceCoflow> coflows = trace.coflows();
     int n = coflows.size();
+    Coflows meta = Coflows.of(coflows, model, bandwidth);
+    if (policy instanceof FairSharing fair && !courier) {
+      return new PairSimulator(coflows, trace.ports(), bandwidth, coalesce, model)
+          .run(fair, meta, checker, progress, wallStart);
+    }
     Fabric fabric = Fabric.uniform(trace.ports(), bandwidth);
     ClusterState state = new ClusterState(fabric);
-    int[] ids = new int[n];
-    double[] arrival = new double[n];
+    double[] arrival = meta.arrival();
     double[] cct = new double[n];
-    double[] lowerBound = new double[n];
-    double[] bytes = new double[n];
     double[] delivered = new double[n];
-    int[] flowCount = new int[n];
-    double[] longest = new double[n];
-    for (int i = 0; i < n; i++) {
-      TraceCoflow tc = coflows.get(i);
-      ids[i] = tc.id();
-      arrival[i] = model.admission(tc.arrivalMs());
-      lowerBound[i] = isolatedBound(tc, bandwidth);
-      bytes[i] = tc.totalBytes();
-      flowCount[i] = tc.flowCount();
-      for (int r = 0; r < tc.reducers().length; r++) {
-        longest[i] = Math.max(longest[i], tc.flowBytes(r));
-      }
-    }
     double lastArrival = n == 0 ? 0 : arrival[n - 1];
     double now = 0;
     int next = 0;
@@ -176,19 +166,58 @@ public final class Simulator {
       progress.progress(now, lastArrival, finished, n);
     }
     double wall = (System.nanoTime() - wallStart) / 1e9;
-    return new SimResult(
-        policy.name(),
-        courier,
-        ids,
-        arrival,
-        cct,
-        lowerBound,
-        bytes,
-        delivered,
-        flowCount,
-        longest,
-        events,
-        wall);
+    return meta.result(policy.name(), cct, delivered, events, wall, courier);
+  }
+
+  /** What a run reports per coflow besides its completion time, from the trace. */
+  record Coflows(
+      int[] ids,
+      double[] arrival,
+      double[] lowerBound,
+      double[] bytes,
+      int[] flowCount,
+      double[] longest) {
+
+    static Coflows of(List<TraceCoflow> coflows, Model model, double bandwidth) {
+      int n = coflows.size();
+      Coflows m =
+          new Coflows(
+              new int[n], new double[n], new double[n], new double[n], new int[n], new double[n]);
+      for (int i = 0; i < n; i++) {
+        TraceCoflow tc = coflows.get(i);
+        m.ids[i] = tc.id();
+        m.arrival[i] = model.admission(tc.arrivalMs());
+        m.lowerBound[i] = isolatedBound(tc, bandwidth);
+        m.bytes[i] = tc.totalBytes();
+        m.flowCount[i] = tc.flowCount();
+        for (int r = 0; r < tc.reducers().length; r++) {
+          m.longest[i] = Math.max(m.longest[i], tc.flowBytes(r));
+        }
+      }
+      return m;
+    }
+
+    SimResult result(
+        String policy,
+        double[] cct,
+        double[] delivered,
+        long events,
+        double wallSeconds,
+        boolean courier) {
+      return new SimResult(
+          policy,
+          courier,
+          ids,
+          arrival,
+          cct,
+          lowerBound,
+          bytes,
+          delivered,
+          flowCount,
+          longest,
+          events,
+          wallSeconds);
+    }
   }
 
   /** The rates of the last decision, replayed for the flows still active. */

@@ -50,4 +50,28 @@ class InvariantCheckerTest {
     s.setRate(flow.index(), 10);
     new InvariantChecker(true).check(state, s, 0, "t");
   }
+
+  @Test
+  void pairsOverCapacityOrIdleWithSpareCapacityAreCaught() {
+    // Two flows on pair 0->1 of a two-port fabric of 10 B/s per link.
+    Fabric fabric = Fabric.uniform(2, 10);
+    int[] src = {0};
+    int[] dst = {1};
+    int[] count = {2};
+    AssertionError over =
+        assertThrows(
+            AssertionError.class,
+            () ->
+                new InvariantChecker(true)
+                    .checkPairs(fabric, src, dst, count, new double[] {6}, 1, 0, "t"));
+    assertTrue(over.getMessage().contains("uplink of port 0 at 12.0"), over.getMessage());
+    AssertionError idle =
+        assertThrows(
+            AssertionError.class,
+            () ->
+                new InvariantChecker(true)
+                    .checkPairs(fabric, src, dst, count, new double[] {4}, 1, 0, "t"));
+    assertTrue(idle.getMessage().contains("2 flow(s) from port 0 to port 1"), idle.getMessage());
+    new InvariantChecker(true).checkPairs(fabric, src, dst, count, new double[] {5}, 1, 0, "t");
+  }
 }

@@ -17,6 +17,7 @@ public final class Allocator {
   private final int[] start;
   private final int[] members;
   private final int[] entries;
+  private final int[] live;
   private final int[] touched;
   private final boolean[] isTouched;
   private int[] list = new int[1024];
@@ -35,6 +36,7 @@ public final class Allocator {
     this.start = new int[2 * ports + 1];
     this.members = new int[2 * ports];
     this.entries = new int[2 * ports];
+    this.live = new int[2 * ports];
     this.touched = new int[2 * ports];
     this.isTouched = new boolean[2 * ports];
   }
@@ -374,16 +376,36 @@ public final class Allocator {
       frozen = new boolean[n];
     }
     int t = 0;
-    for (int i = 0; i < n; i++) {
-      int u = up[i];
-      int d = down[i];
-      t = touch(u, t);
-      t = touch(d, t);
-      count[u] += mult[i];
-      count[d] += mult[i];
-      entries[u]++;
-      entries[d]++;
-      frozen[i] = false;
+    if (n < 2 * ports) {
+      for (int i = 0; i < n; i++) {
+        int u = up[i];
+        int d = down[i];
+        t = touch(u, t);
+        t = touch(d, t);
+        count[u] += mult[i];
+        count[d] += mult[i];
+        entries[u]++;
+        entries[d]++;
+        frozen[i] = false;
+      }
+    } else {
+      // Many entries: count first, then list the resources in index order (a scan of the ports
+      // costs less than a check per entry).
+      for (int i = 0; i < n; i++) {
+        int u = up[i];
+        int d = down[i];
+        count[u] += mult[i];
+        count[d] += mult[i];
+        entries[u]++;
+        entries[d]++;
+        frozen[i] = false;
+      }
+      for (int r = 0; r < 2 * ports; r++) {
+        if (entries[r] > 0) {
+          isTouched[r] = true;
+          touched[t++] = r;
+        }
+      }
     }
     // Counting sort of entries by resource: list[start[r] .. start[r+1]) are r's entries.
     int pos = 0;
@@ -397,13 +419,20 @@ public final class Allocator {
       list[members[up[i]]++] = i;
       list[members[down[i]]++] = i;
     }
+    // The resources still rising, in touch order: those whose entries have all frozen drop out
+    // (in place, keeping the order, so ties go to the same resource as in a full scan).
+    int[] live = this.live;
+    System.arraycopy(touched, 0, live, 0, t);
+    int alive = t;
     double at = 0;
     while (true) {
       double step = Double.POSITIVE_INFINITY;
       int argmin = -1;
-      for (int k = 0; k < t; k++) {
-        int r = touched[k];
+      int kept = 0;
+      for (int k = 0; k < alive; k++) {
+        int r = live[k];
         if (count[r] > 0) {
+          live[kept++] = r;
           double s = Math.max(0, residual[r]) / count[r];
           if (s < step) {
             step = s;
@@ -411,19 +440,18 @@ public final class Allocator {
           }
         }
       }
+      alive = kept;
       if (argmin < 0) {
         break;
       }
       at += step;
-      for (int k = 0; k < t; k++) {
-        int r = touched[k];
-        if (count[r] > 0) {
-          residual[r] -= step * count[r];
-        }
+      for (int k = 0; k < alive; k++) {
+        int r = live[k];
+        residual[r] -= step * count[r];
       }
       residual[argmin] = 0;
-      for (int k = 0; k < t; k++) {
-        int r = touched[k];
+      for (int k = 0; k < alive; k++) {
+        int r = live[k];
         if (count[r] > 0 && residual[r] <= PortBudget.EPS) {
           residual[r] = Math.max(0, residual[r]);
           for (int j = start[r], end = members[r]; j < end; j++) {

@@ -2,6 +2,7 @@ package org.coflow.master.policy;
 
 import org.coflow.api.model.ClusterState;
 import org.coflow.api.model.Coflow;
+import org.coflow.api.model.Fabric;
 import org.coflow.api.model.PolicyType;
 
 /**
@@ -59,12 +60,46 @@ public final class FairSharing extends AbstractPolicy {
         }
       }
     }
-    allocator().fillPairs(src, dst, count, pairs, budget, rate);
+    fill(allocator(), budget, src, dst, count, pairs, rate);
     for (int k = 0; k < pairs; k++) {
       rateOfPair[src[k] * ports + dst[k]] = rate[k];
     }
     for (int i = 0, n = state.flows().size(); i < n; i++) {
       schedule.addRate(i, rateOfPair[state.srcAt(i) * ports + state.dstAt(i)]);
     }
+  }
+
+  private Fabric pairFabric;
+  private PortBudget pairBudget;
+  private Allocator pairAllocator;
+
+  /**
+   * Fair sharing of the whole fabric among flows given only by (sender, receiver) pair and number:
+   * pair {@code k} has {@code count[k]} active flows from port {@code src[k]} to port {@code
+   * dst[k]} (distinct pairs, in any order). Writes each pair's per-flow rate to {@code rate[k]}:
+   * the rate {@link #schedule} gives each of those flows (the same water-filling, and nothing is
+   * left for the backfill). A simulator of pairs calls this instead of building flows.
+   */
+  public void pairRates(Fabric fabric, int[] src, int[] dst, int[] count, int n, double[] rate) {
+    if (pairFabric != fabric) {
+      pairFabric = fabric;
+      pairBudget = new PortBudget(fabric);
+      pairAllocator = new Allocator(fabric.size());
+    } else {
+      pairBudget.reset(fabric);
+    }
+    fill(pairAllocator, pairBudget, src, dst, count, n, rate);
+  }
+
+  /** The water-filling of both entry points, on a full budget. */
+  private static void fill(
+      Allocator allocator,
+      PortBudget budget,
+      int[] src,
+      int[] dst,
+      int[] count,
+      int n,
+      double[] rate) {
+    allocator.fillPairs(src, dst, count, n, budget, rate);
   }
 }

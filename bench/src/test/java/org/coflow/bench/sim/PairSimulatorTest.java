@@ -1,0 +1,67 @@
+package org.coflow.bench.sim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import org.coflow.api.model.ClusterState;
+import org.coflow.api.model.PolicyType;
+import org.coflow.bench.trace.Trace;
+import org.coflow.bench.trace.TraceParser;
+import org.coflow.master.policy.FairSharing;
+import org.coflow.master.policy.Schedule;
+import org.coflow.master.policy.SchedulingPolicy;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Fair sharing simulated on (sender, receiver) pairs ({@link PairSimulator}, which {@link
+ * Simulator} runs for {@link FairSharing}) against the per-flow loop running the same policy's
+ * per-flow schedule, at the default completion window: the same events and the same CCT for every
+ * coflow.
+ */
+class PairSimulatorTest {
+  static final double GBPS = 125_000_000;
+
+  /** Fair sharing behind another class, so that {@link Simulator} takes its per-flow loop. */
+  static final class PerFlow implements SchedulingPolicy {
+    private final FairSharing fair = new FairSharing();
+
+    @Override
+    public String name() {
+      return fair.name();
+    }
+
+    @Override
+    public PolicyType type() {
+      return fair.type();
+    }
+
+    @Override
+    public Schedule schedule(ClusterState state, double now) {
+      return fair.schedule(state, now);
+    }
+  }
+
+  @Test
+  void pairsGiveThePerFlowLoopsCompletionTimesOnTwoHundredCoflows() throws Exception {
+    Trace trace =
+        TraceParser.parse(Path.of("data/coflow-benchmark/FB2010-1Hr-150-0.txt")).first(200);
+    Simulator simulator = new Simulator(trace, GBPS, Simulator.DEFAULT_COALESCE);
+    SimResult flows = simulator.run(new PerFlow(), false, null, ProgressListener.NONE);
+    SimResult pairs =
+        new PairSimulator(
+                trace.coflows(), trace.ports(), GBPS, Simulator.DEFAULT_COALESCE, Model.DEFAULT)
+            .run(
+                new FairSharing(),
+                Simulator.Coflows.of(trace.coflows(), Model.DEFAULT, GBPS),
+                new InvariantChecker(true),
+                ProgressListener.NONE,
+                System.nanoTime());
+    assertEquals(flows.events(), pairs.events());
+    for (int i = 0; i < trace.coflows().size(); i++) {
+      double rel = Math.abs(pairs.cct()[i] - flows.cct()[i]) / flows.cct()[i];
+      assertTrue(rel <= 1e-9, "coflow " + i + ": " + pairs.cct()[i] + " vs " + flows.cct()[i]);
+      assertEquals(flows.bytes()[i], pairs.delivered()[i], 1e-6 * flows.bytes()[i]);
+    }
+  }
+}
