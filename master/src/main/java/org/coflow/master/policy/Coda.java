@@ -201,28 +201,45 @@ public class Coda extends AbstractPolicy {
     if (levelOf.length < n) {
       levelOf = new int[Math.max(n, 2 * levelOf.length)];
     }
-    int used = 0;
+    if (levelStart.length < levels + 1) {
+      levelStart = new int[levels + 1];
+    }
+    java.util.Arrays.fill(levelStart, 0, levels + 1, 0);
     for (int k = 0; k < n; k++) {
-      levelOf[k] = flowLevels.level(c.activeSent(k));
-      used |= 1 << Math.min(levelOf[k], 31);
+      int level = flowLevels.level(c.activeSent(k));
+      levelOf[k] = level;
+      levelStart[level + 1]++;
     }
     Allocator allocator = allocator();
-    if (Integer.bitCount(used) == 1 && levelOf[0] < 31) {
+    if (n > 0 && levelStart[levelOf[0] + 1] == n) {
       // Every flow at one level (the usual case: a coflow's flows into a reducer are alike): the
       // coflow goes whole, in its order, and its max-min step can be replayed.
       appendCoflow(c, rank + levelOf[0], schedule);
       allocator.maxMinFair(c, budget, schedule);
       return rank + levels;
     }
+    // The flows by level, each level in the coflow's order (a counting sort, one pass).
     for (int j = 0; j < levels; j++) {
-      if ((used & (1 << Math.min(j, 31))) != 0) {
+      levelStart[j + 1] += levelStart[j];
+    }
+    if (byLevel.length < n) {
+      byLevel = new int[Math.max(n, 2 * byLevel.length)];
+    }
+    if (cursor.length < levels) {
+      cursor = new int[levels];
+    }
+    System.arraycopy(levelStart, 0, cursor, 0, levels);
+    for (int k = 0; k < n; k++) {
+      byLevel[cursor[levelOf[k]]++] = k;
+    }
+    for (int j = 0; j < levels; j++) {
+      if (levelStart[j + 1] > levelStart[j]) {
         allocator.clearGroup();
-        for (int k = 0; k < n; k++) {
-          if (levelOf[k] == j) {
-            int index = c.activeIndex(k);
-            schedule.append(index, rank);
-            allocator.offer(index, c.activeSrc(k), c.activeDst(k), budget);
-          }
+        for (int p = levelStart[j], end = levelStart[j + 1]; p < end; p++) {
+          int k = byLevel[p];
+          int index = c.activeIndex(k);
+          schedule.append(index, rank);
+          allocator.offer(index, c.activeSrc(k), c.activeDst(k), budget);
         }
         allocator.fillGroup(budget, schedule);
       }
@@ -231,6 +248,9 @@ public class Coda extends AbstractPolicy {
     return rank;
   }
 
+  private int[] levelStart = new int[0];
+  private int[] byLevel = new int[64];
+  private int[] cursor = new int[0];
   private int[] levelOf = new int[64];
 
   @Override
