@@ -26,6 +26,10 @@ import org.coflow.master.policy.SchedulingPolicy;
  *
  * <p>Flows that would finish within a nanosecond of each other finish in the same event, so the
  * many equal flows of a trace coflow cost one event, not thousands.
+ *
+ * <p>Per-flow fair sharing ({@link FairSharing}, not wrapped by Courier) runs the same loop on
+ * (sender, receiver) pairs instead of flows ({@link PairSimulator}): every flow of a pair gets the
+ * same rate, so an event costs the active pairs, not the active flows.
  */
 public final class Simulator {
 
