@@ -97,24 +97,12 @@ public final class IdentifiedSimulator {
     List<TraceCoflow> coflows = trace.coflows();
     int n = coflows.size();
     Map<String, Integer> indexOf = new HashMap<>();
-    int[] ids = new int[n];
-    double[] lowerBound = new double[n];
-    double[] bytes = new double[n];
-    int[] flowCount = new int[n];
-    double[] longest = new double[n];
     for (int i = 0; i < n; i++) {
-      TraceCoflow tc = coflows.get(i);
-      indexOf.put(Integer.toString(tc.id()), i);
-      ids[i] = tc.id();
-      lowerBound[i] = Simulator.isolatedBound(tc, bandwidth);
-      bytes[i] = tc.totalBytes();
-      flowCount[i] = tc.flowCount();
-      for (int r = 0; r < tc.reducers().length; r++) {
-        longest[i] = Math.max(longest[i], tc.flowBytes(r));
-      }
+      indexOf.put(Integer.toString(coflows.get(i).id()), i);
     }
-    double[] arrival = new double[n];
-    Arrays.fill(arrival, Double.NaN);
+    Simulator.Coflows meta = Simulator.Coflows.of(coflows, Model.DEFAULT, bandwidth);
+    double[] arrival = meta.arrival();
+    Arrays.fill(arrival, Double.NaN); // here a coflow arrives with its first flow (below)
     double[] cct = new double[n];
     double[] delivered = new double[n];
     int[] left = new int[n];
@@ -222,18 +210,6 @@ public final class IdentifiedSimulator {
       progress.progress(now, lastArrival, finished, n);
     }
     double wall = (System.nanoTime() - wallStart) / 1e9;
-    return new SimResult(
-        label,
-        false,
-        ids,
-        arrival,
-        cct,
-        lowerBound,
-        bytes,
-        delivered,
-        flowCount,
-        longest,
-        events,
-        wall);
+    return meta.result(label, cct, delivered, events, wall, false);
   }
 }

@@ -129,13 +129,7 @@ final class PairSimulator {
         }
       }
       if (dt == Double.POSITIVE_INFINITY) {
-        throw new IllegalStateException(
-            policy.name()
-                + " stalled at t="
-                + now
-                + "s: "
-                + activeFlows
-                + " flows are active but none has a rate and no event is pending");
+        throw Simulator.stalled(policy.name(), now, activeFlows);
       }
       // Serve every pair for dt; take out the flows that finish within it.
       int done = 0;

@@ -136,13 +136,7 @@ public final class Simulator {
       }
       forced = false;
       if (dt == Double.POSITIVE_INFINITY) {
-        throw new IllegalStateException(
-            policy.name()
-                + " stalled at t="
-                + now
-                + "s: "
-                + flows.size()
-                + " flows are active but none has a rate and no event is pending");
+        throw stalled(policy.name(), now, flows.size());
       }
       FluidStep.advance(state, schedule, dt, done);
       now += dt;
@@ -171,6 +165,17 @@ public final class Simulator {
     }
     double wall = (System.nanoTime() - wallStart) / 1e9;
     return meta.result(policy.name(), cct, delivered, events, wall, courier);
+  }
+
+  /** The error of a run where flows wait but nothing will ever happen. */
+  static IllegalStateException stalled(String policy, double now, int activeFlows) {
+    return new IllegalStateException(
+        policy
+            + " stalled at t="
+            + now
+            + "s: "
+            + activeFlows
+            + " flows are active but none has a rate and no event is pending");
   }
 
   /** What a run reports per coflow besides its completion time, from the trace. */
