@@ -28,7 +28,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * and without Courier, gives every coflow the same CCT (relative difference at most 1e-9) in {@link
  * Simulator} with the invariant checker on and in the plain {@link ReferenceSimulator}; and fair
  * sharing's coflow-by-coflow water-filling gives the same CCTs as water-filling over the flat list
- * of every flow.
+ * of every flow. Fair sharing without Courier runs in {@link PairSimulator} (flows grouped by
+ * sender-receiver pair, invariants checked per pair) against the reference's per-flow schedule, so
+ * its row checks that the two entry points of {@code FairSharing} agree.
  */
 class SimulatorDifferentialTest {
   static final double GBPS = 125_000_000;

@@ -52,26 +52,40 @@ public final class Creek extends AbstractPolicy {
   /** The store's snapshot of one coflow and, per receiver port, service and boost state. */
   private static final class SubCoflows {
     double snapshot;
-    final double[] lastServed;
-    final boolean[] servedLast;
+    private final double arrival;
+    double[] lastServed = new double[0];
+    boolean[] servedLast = new boolean[0];
 
     /** Levels a starving receiver raised the coflow by, the byte level then, and when. */
-    final int[] boost;
+    int[] boost = new int[0];
 
-    final int[] boostBase;
-    final double[] boostedAt;
-    final double[] rateTo;
+    int[] boostBase = new int[0];
+    double[] boostedAt = new double[0];
+    double[] rateTo = new double[0];
 
     SubCoflows(int ports, double arrival, double snapshot) {
       this.snapshot = snapshot;
-      lastServed = new double[ports];
-      servedLast = new boolean[ports];
-      boost = new int[ports];
-      boostBase = new int[ports];
-      boostedAt = new double[ports];
-      rateTo = new double[ports];
-      Arrays.fill(lastServed, arrival);
-      Arrays.fill(boostedAt, Double.NEGATIVE_INFINITY);
+      this.arrival = arrival;
+      cover(ports);
+    }
+
+    /**
+     * Sizes the per-port state to the fabric, which in the live master grows as hosts join: a
+     * coflow may gain receivers on ports that did not exist when it arrived.
+     */
+    void cover(int ports) {
+      int had = lastServed.length;
+      if (ports <= had) {
+        return;
+      }
+      lastServed = Arrays.copyOf(lastServed, ports);
+      servedLast = Arrays.copyOf(servedLast, ports);
+      boost = Arrays.copyOf(boost, ports);
+      boostBase = Arrays.copyOf(boostBase, ports);
+      boostedAt = Arrays.copyOf(boostedAt, ports);
+      rateTo = Arrays.copyOf(rateTo, ports);
+      Arrays.fill(lastServed, had, ports, arrival);
+      Arrays.fill(boostedAt, had, ports, Double.NEGATIVE_INFINITY);
     }
   }
 
@@ -131,8 +145,11 @@ public final class Creek extends AbstractPolicy {
       if (s == null) {
         s = new SubCoflows(ports, c.arrival(), c.bytesSent());
         subs.put(c, s);
-      } else if (sync) {
-        s.snapshot = c.bytesSent();
+      } else {
+        s.cover(ports);
+        if (sync) {
+          s.snapshot = c.bytesSent();
+        }
       }
       for (int r : c.receivers()) {
         if (c.activeFlowsTo(r) == 0) {

@@ -7,6 +7,7 @@ import org.coflow.api.config.Config;
 import org.coflow.api.model.ClusterState;
 import org.coflow.api.model.Coflow;
 import org.coflow.api.model.Fabric;
+import org.coflow.api.model.Flow;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -33,6 +34,25 @@ class PolicyDecisionsTest {
 
   private static Schedule decide(String policy, ClusterState s) {
     return Policies.create(policy, Config.defaults()).schedule(s, 0);
+  }
+
+  @Test
+  void everyPolicyKeepsDecidingWhenTheFabricGrowsUnderACoflow() {
+    // The live master adds ports as hosts join: a coflow seen on a 2-port fabric gains a flow to
+    // port 3 of a 4-port one. Every policy (Creek keeps per-port state per coflow) must schedule
+    // it, and give the new flow its share.
+    for (String policy : Policies.NAMES) {
+      SchedulingPolicy p = Policies.create(policy, Config.defaults());
+      ClusterState s = new ClusterState(Fabric.uniform(2, CAP));
+      Coflow c = new Coflow("c", 0, 0, 1);
+      s.addCoflow(c);
+      s.addFlow(c, 0, 1, 100, 0);
+      p.schedule(s, 0);
+      s.setFabric(Fabric.uniform(4, CAP));
+      Flow late = s.addFlow(c, 2, 3, 100, 0.1);
+      Schedule sch = p.schedule(s, 0.1);
+      assertEquals(CAP, sch.rate(late.index()), 1e-9, policy);
+    }
   }
 
   @Test
