@@ -375,36 +375,27 @@ public final class Allocator {
       list = new int[2 * n];
       frozen = new boolean[n];
     }
+    // Resources are listed in the order entries first touch them or, when entries are many, by a
+    // scan of the ports (cheaper than a check per entry).
+    boolean few = n < 2 * ports;
     int t = 0;
-    if (n < 2 * ports) {
-      for (int i = 0; i < n; i++) {
-        int u = up[i];
-        int d = down[i];
+    for (int i = 0; i < n; i++) {
+      int u = up[i];
+      int d = down[i];
+      if (few) {
         t = touch(u, t);
         t = touch(d, t);
-        count[u] += mult[i];
-        count[d] += mult[i];
-        entries[u]++;
-        entries[d]++;
-        frozen[i] = false;
       }
-    } else {
-      // Many entries: count first, then list the resources in index order (a scan of the ports
-      // costs less than a check per entry).
-      for (int i = 0; i < n; i++) {
-        int u = up[i];
-        int d = down[i];
-        count[u] += mult[i];
-        count[d] += mult[i];
-        entries[u]++;
-        entries[d]++;
-        frozen[i] = false;
-      }
-      for (int r = 0; r < 2 * ports; r++) {
-        if (entries[r] > 0) {
-          isTouched[r] = true;
-          touched[t++] = r;
-        }
+      count[u] += mult[i];
+      count[d] += mult[i];
+      entries[u]++;
+      entries[d]++;
+      frozen[i] = false;
+    }
+    for (int r = 0; !few && r < 2 * ports; r++) {
+      if (entries[r] > 0) {
+        isTouched[r] = true;
+        touched[t++] = r;
       }
     }
     // Counting sort of entries by resource: list[start[r] .. start[r+1]) are r's entries.

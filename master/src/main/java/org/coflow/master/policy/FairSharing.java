@@ -60,7 +60,7 @@ public final class FairSharing extends AbstractPolicy {
         }
       }
     }
-    fill(allocator(), budget, src, dst, count, pairs, rate);
+    allocator().fillPairs(src, dst, count, pairs, budget, rate);
     for (int k = 0; k < pairs; k++) {
       rateOfPair[src[k] * ports + dst[k]] = rate[k];
     }
@@ -88,18 +88,6 @@ public final class FairSharing extends AbstractPolicy {
     } else {
       pairBudget.reset(fabric);
     }
-    fill(pairAllocator, pairBudget, src, dst, count, n, rate);
-  }
-
-  /** The water-filling of both entry points, on a full budget. */
-  private static void fill(
-      Allocator allocator,
-      PortBudget budget,
-      int[] src,
-      int[] dst,
-      int[] count,
-      int n,
-      double[] rate) {
-    allocator.fillPairs(src, dst, count, n, budget, rate);
+    pairAllocator.fillPairs(src, dst, count, n, pairBudget, rate);
   }
 }
