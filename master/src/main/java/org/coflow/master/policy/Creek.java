@@ -49,6 +49,11 @@ public final class Creek extends AbstractPolicy {
 
   private Schedule ratesOf;
 
+  /** Flows of the coflows split over levels, grouped by level: see {@link #bucket}. */
+  private int[] splitFlows = new int[1024];
+
+  private int[] splitFrom = new int[64];
+
   /** The store's snapshot of one coflow and, per receiver port, service and boost state. */
   private static final class SubCoflows {
     double snapshot;
@@ -139,7 +144,11 @@ public final class Creek extends AbstractPolicy {
     subs.keySet().removeIf(c -> c.unfinishedFlows() == 0);
     java.util.Arrays.fill(levelSize, 0);
     int[] levelAt = new int[ports];
-    int[][] split = new int[state.coflows().size()][];
+    int stride = levels + 1;
+    if (splitFrom.length < state.coflows().size() * stride) {
+      splitFrom = new int[Math.max(state.coflows().size() * stride, 2 * splitFrom.length)];
+    }
+    int bucketed = 0;
     for (Coflow c : state.coflows()) {
       SubCoflows s = subs.get(c);
       if (s == null) {
@@ -189,7 +198,7 @@ public final class Creek extends AbstractPolicy {
       } else {
         // Split: its flows take their receiver's level, one member per level it uses.
         schedule.classByReceiver(c, levelAt);
-        split[c.index()] = levelAt.clone();
+        bucketed = bucket(c, levelAt, c.index() * stride, bucketed);
         int used = 0;
         for (int r : c.receivers()) {
           if (c.activeFlowsTo(r) > 0) {
@@ -215,16 +224,42 @@ public final class Creek extends AbstractPolicy {
           allocator().offer(c, budget);
         } else {
           schedule.appendReceivers(c, k);
-          int[] levelOf = split[c.index()];
-          for (int i = 0, m = c.activeCount(); i < m; i++) {
-            if (levelOf[c.activeDst(i)] == k) {
-              allocator().offer(c.activeIndex(i), c.activeSrc(i), c.activeDst(i), budget);
-            }
+          int at = c.index() * stride + k;
+          for (int b = splitFrom[at], end = splitFrom[at + 1]; b < end; b++) {
+            int i = splitFlows[b];
+            allocator().offer(c.activeIndex(i), c.activeSrc(i), c.activeDst(i), budget);
           }
         }
       }
       allocator().fillGroup(budget, schedule);
     }
+  }
+
+  /**
+   * Lists the active flows of a coflow split over levels by level, each level's in the coflow's
+   * active order (the order a pass over all its flows per level would offer them in), so that every
+   * level costs its own flows: {@code splitFlows[splitFrom[at + k] .. splitFrom[at + k + 1])} are
+   * the positions of its flows at level k. Appends from {@code next}; returns the new end.
+   */
+  private int bucket(Coflow c, int[] levelAt, int at, int next) {
+    int n = c.activeCount();
+    if (splitFlows.length < next + n) {
+      splitFlows = Arrays.copyOf(splitFlows, Math.max(next + n, 2 * splitFlows.length));
+    }
+    int[] fill = new int[levels + 1];
+    for (int r : c.receivers()) {
+      fill[levelAt[r] + 1] += c.activeFlowsTo(r);
+    }
+    fill[0] = next;
+    for (int k = 0; k < levels; k++) {
+      fill[k + 1] += fill[k];
+      splitFrom[at + k] = fill[k];
+    }
+    splitFrom[at + levels] = fill[levels];
+    for (int i = 0; i < n; i++) {
+      splitFlows[fill[levelAt[c.activeDst(i)]]++] = i;
+    }
+    return next + n;
   }
 
   /**
