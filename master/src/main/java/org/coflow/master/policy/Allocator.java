@@ -311,11 +311,99 @@ public final class Allocator {
     if (levels.length < n) {
       levels = new double[Math.max(n, 2 * levels.length)];
     }
+    boolean byPorts = n >= 2 * ports;
+    if (byPorts && fillMembersByPair(n, budget, schedule)) {
+      return;
+    }
     // The members' ends and indices are copied into int arrays as they are added: the passes
     // stay on those arrays instead of dereferencing flows scattered over the heap.
-    waterFill(liveUp, liveDown, ones, n, budget.residual, levels);
+    waterFill(liveUp, liveDown, ones, n, budget.residual, levels, byPorts);
     for (int i = 0; i < n; i++) {
       schedule.addRate(liveIndex[i], levels[i]);
+    }
+  }
+
+  private long pairFills;
+
+  /** How many groups were filled as pairs (for tests). */
+  long pairFills() {
+    return pairFills;
+  }
+
+  /** Per (sender, receiver) pair key: its position + 1 among the pairs being gathered, else 0. */
+  private int[] pairSlot = new int[0];
+
+  private int[] pairKey = new int[0];
+  private int[] memberPair = new int[0];
+
+  /**
+   * {@link #fillGroup} of a large group whose members share few (sender, receiver) pairs (Creek's
+   * levels, Baraat's classes): the members are gathered by pair and water-filled as pairs with
+   * multiplicities, which gives every member bit for bit the rate water-filling the members would
+   * (same counts per resource, resources listed by port in both cases) at the cost of the pairs.
+   * Gives up, allocating nothing, as soon as the pairs are more than half the members, or more than
+   * three quarters of the first quarter of them (most members on pairs of their own, as in a single
+   * trace coflow, cost a quarter pass).
+   *
+   * @return true if the group was filled
+   */
+  private boolean fillMembersByPair(int n, PortBudget budget, Schedule schedule) {
+    if (pairSlot.length < ports * ports) {
+      pairSlot = new int[ports * ports];
+    }
+    if (memberPair.length < n) {
+      memberPair = new int[Math.max(n, 2 * memberPair.length)];
+    }
+    int limit = n / 2;
+    ensurePairs(limit + 1);
+    int m = 0;
+    int quarter = n / 4;
+    for (int i = 0; i < n; i++) {
+      if (i == quarter && 4 * m > 3 * quarter) {
+        clearPairSlots(m);
+        return false;
+      }
+      int key = liveUp[i] * ports + liveDown[i] - ports;
+      int slot = pairSlot[key] - 1;
+      if (slot < 0) {
+        if (m == limit) {
+          clearPairSlots(m);
+          return false;
+        }
+        slot = m++;
+        pairSlot[key] = m;
+        pairKey[slot] = key;
+        pairUp[slot] = liveUp[i];
+        pairDown[slot] = liveDown[i];
+        pairMult[slot] = 0;
+      }
+      pairMult[slot]++;
+      memberPair[i] = slot;
+    }
+    clearPairSlots(m);
+    pairFills++;
+    waterFill(pairUp, pairDown, pairMult, m, budget.residual, levels, true);
+    for (int i = 0; i < n; i++) {
+      schedule.addRate(liveIndex[i], levels[memberPair[i]]);
+    }
+    return true;
+  }
+
+  private void clearPairSlots(int m) {
+    for (int j = 0; j < m; j++) {
+      pairSlot[pairKey[j]] = 0;
+    }
+  }
+
+  private void ensurePairs(int n) {
+    if (pairUp.length < n) {
+      int len = Math.max(n, 2 * pairUp.length);
+      pairUp = new int[len];
+      pairDown = new int[len];
+      pairMult = new int[len];
+      pairAt = new int[len];
+      pairKey = new int[len];
+      levels = new double[Math.max(len, levels.length)];
     }
   }
 
@@ -336,14 +424,7 @@ public final class Allocator {
    */
   public void fillPairs(
       int[] src, int[] dst, int[] count, int n, PortBudget budget, double[] rate) {
-    if (pairUp.length < n) {
-      int len = Math.max(n, 2 * pairUp.length);
-      pairUp = new int[len];
-      pairDown = new int[len];
-      pairMult = new int[len];
-      pairAt = new int[len];
-      levels = new double[Math.max(len, levels.length)];
-    }
+    ensurePairs(n);
     int m = 0;
     for (int k = 0; k < n; k++) {
       rate[k] = 0;
@@ -354,7 +435,7 @@ public final class Allocator {
         pairAt[m++] = k;
       }
     }
-    waterFill(pairUp, pairDown, pairMult, m, budget.residual, levels);
+    waterFill(pairUp, pairDown, pairMult, m, budget.residual, levels, m >= 2 * ports);
     for (int j = 0; j < m; j++) {
       rate[pairAt[j]] = levels[j];
     }
@@ -367,7 +448,7 @@ public final class Allocator {
    * it from {@code residual}.
    */
   private void waterFill(
-      int[] up, int[] down, int[] mult, int n, double[] residual, double[] level) {
+      int[] up, int[] down, int[] mult, int n, double[] residual, double[] level, boolean byPorts) {
     if (n == 0) {
       return;
     }
@@ -375,9 +456,10 @@ public final class Allocator {
       list = new int[2 * n];
       frozen = new boolean[n];
     }
-    // Resources are listed in the order entries first touch them or, when entries are many, by a
-    // scan of the ports (cheaper than a check per entry).
-    boolean few = n < 2 * ports;
+    // Resources are listed in the order entries first touch them or, when entries are many
+    // ({@code byPorts}), by a scan of the ports (cheaper than a check per entry). The order only
+    // decides which of two resources saturating at exactly the same level is taken first.
+    boolean few = !byPorts;
     int t = 0;
     for (int i = 0; i < n; i++) {
       int u = up[i];

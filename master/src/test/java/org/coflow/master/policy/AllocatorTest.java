@@ -40,6 +40,7 @@ class AllocatorTest {
     // pairs, some ports start saturated and some flows already have a rate (as in a backfill): the
     // same rates and residuals to the last bit.
     java.util.Random random = new java.util.Random(5);
+    long pairFills = 0;
     for (int round = 0; round < 200; round++) {
       int ports = 2 + random.nextInt(9);
       ClusterState s = new ClusterState(Fabric.uniform(ports, 1000));
@@ -92,6 +93,7 @@ class AllocatorTest {
       }
       double[] pairRate = new double[ports * ports];
       allocator.fillGroup(pairBudget, byPair);
+      pairFills += allocator.pairFills();
       allocator.fillPairs(src, dst, count, ports * ports, pairsBudget, pairRate);
       flowByFlow(s, group, flowBudget, byFlow);
       for (int i = 0; i < given.length; i++) {
@@ -109,6 +111,9 @@ class AllocatorTest {
         assertEquals(flowBudget.down(p), pairsBudget.down(p), 0, "round " + round + ", dn " + p);
       }
     }
+    // Large groups on shared pairs are filled by gathering their members by pair; small ones, or
+    // ones with mostly distinct pairs, member by member: both ways were checked above.
+    assertTrue(pairFills > 20 && pairFills < 180, pairFills + " of 200 groups filled by pair");
   }
 
   /**
