@@ -461,6 +461,14 @@ public final class Allocator {
     // decides which of two resources saturating at exactly the same level is taken first.
     boolean few = !byPorts;
     int t = 0;
+    // Entries come in runs on one resource (a coflow's flows into one receiver, a sender's pairs):
+    // a run's counts are summed in registers and stored once, not read back entry after entry.
+    int runUp = up[0];
+    int runDown = down[0];
+    int upCount = 0;
+    int upEntries = 0;
+    int downCount = 0;
+    int downEntries = 0;
     for (int i = 0; i < n; i++) {
       int u = up[i];
       int d = down[i];
@@ -468,12 +476,30 @@ public final class Allocator {
         t = touch(u, t);
         t = touch(d, t);
       }
-      count[u] += mult[i];
-      count[d] += mult[i];
-      entries[u]++;
-      entries[d]++;
+      if (u != runUp) {
+        count[runUp] += upCount;
+        entries[runUp] += upEntries;
+        runUp = u;
+        upCount = 0;
+        upEntries = 0;
+      }
+      if (d != runDown) {
+        count[runDown] += downCount;
+        entries[runDown] += downEntries;
+        runDown = d;
+        downCount = 0;
+        downEntries = 0;
+      }
+      upCount += mult[i];
+      upEntries++;
+      downCount += mult[i];
+      downEntries++;
       frozen[i] = false;
     }
+    count[runUp] += upCount;
+    entries[runUp] += upEntries;
+    count[runDown] += downCount;
+    entries[runDown] += downEntries;
     for (int r = 0; !few && r < 2 * ports; r++) {
       if (entries[r] > 0) {
         isTouched[r] = true;
