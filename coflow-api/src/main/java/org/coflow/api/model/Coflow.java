@@ -48,6 +48,10 @@ public final class Coflow {
   private int[] activeTo = new int[0];
   private int[] activeFrom = new int[0];
   private final List<Integer> receivers = new ArrayList<>();
+
+  // The same ports as plain ints, for the per-decision loops of policies.
+  private int[] senderPorts = new int[4];
+  private int[] receiverPorts = new int[4];
   private final java.util.BitSet receiverSeen = new java.util.BitSet();
 
   /**
@@ -150,10 +154,12 @@ public final class Coflow {
     if (!senderSeen.get(src)) {
       senderSeen.set(src);
       senders.add(src);
+      senderPorts = append(senderPorts, senders.size(), src);
     }
     if (!receiverSeen.get(dst)) {
       receiverSeen.set(dst);
       receivers.add(dst);
+      receiverPorts = append(receiverPorts, receivers.size(), dst);
     }
     activeTo[dst]++;
     activeFrom[src]++;
@@ -171,6 +177,14 @@ public final class Coflow {
     f.coflowIndex = k;
     active.add(f);
     unfinished++;
+  }
+
+  private static int[] append(int[] ports, int size, int port) {
+    if (size > ports.length) {
+      ports = java.util.Arrays.copyOf(ports, Math.max(size, 2 * ports.length));
+    }
+    ports[size - 1] = port;
+    return ports;
   }
 
   /** The state moved one of this coflow's active flows to another dense index. */
@@ -257,6 +271,26 @@ public final class Coflow {
   /** Every port this coflow has had a flow out of, in first-seen order (its senders). */
   public List<Integer> senders() {
     return Collections.unmodifiableList(senders);
+  }
+
+  /** Number of {@link #senders()}; with {@link #sender(int)}, the same ports without boxing. */
+  public int senderCount() {
+    return senders.size();
+  }
+
+  /** The {@code k}-th of {@link #senders()}. */
+  public int sender(int k) {
+    return senderPorts[k];
+  }
+
+  /** Number of {@link #receivers()}; with {@link #receiver(int)}, the same ports without boxing. */
+  public int receiverCount() {
+    return receivers.size();
+  }
+
+  /** The {@code k}-th of {@link #receivers()}. */
+  public int receiver(int k) {
+    return receiverPorts[k];
   }
 
   /** Bytes this coflow's flows have delivered to {@code port} so far (a receiver's view). */

@@ -117,13 +117,15 @@ public final class Aalo extends AbstractPolicy {
   /** Adds queue q's weight once to every resource a coflow of queue q uses. */
   private static void markPorts(
       Coflow c, int ports, double[] weightAt, double w, int q, int[] marked) {
-    for (int p : c.senders()) {
+    for (int ps = 0, pe = c.senderCount(); ps < pe; ps++) {
+      int p = c.sender(ps);
       if (c.activeFlowsFrom(p) > 0 && marked[p] != q + 1) {
         marked[p] = q + 1;
         weightAt[p] += w;
       }
     }
-    for (int p : c.receivers()) {
+    for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
+      int p = c.receiver(rs);
       if (c.activeFlowsTo(p) > 0 && marked[ports + p] != q + 1) {
         marked[ports + p] = q + 1;
         weightAt[ports + p] += w;

@@ -150,12 +150,14 @@ public final class Allocator {
     m.kind = kind;
     m.changes = c.activeChanges();
     int size = 0;
-    for (int p : c.senders()) {
+    for (int ps = 0, pe = c.senderCount(); ps < pe; ps++) {
+      int p = c.sender(ps);
       if (c.activeFlowsFrom(p) > 0) {
         size++;
       }
     }
-    for (int p : c.receivers()) {
+    for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
+      int p = c.receiver(rs);
       if (c.activeFlowsTo(p) > 0) {
         size++;
       }
@@ -166,12 +168,14 @@ public final class Allocator {
       m.after = new double[size];
     }
     int j = 0;
-    for (int p : c.senders()) {
+    for (int ps = 0, pe = c.senderCount(); ps < pe; ps++) {
+      int p = c.sender(ps);
       if (c.activeFlowsFrom(p) > 0) {
         m.resources[j++] = p;
       }
     }
-    for (int p : c.receivers()) {
+    for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
+      int p = c.receiver(rs);
       if (c.activeFlowsTo(p) > 0) {
         m.resources[j++] = ports + p;
       }
@@ -227,7 +231,8 @@ public final class Allocator {
    */
   public static boolean mayTake(Coflow c, PortBudget budget) {
     boolean up = false;
-    for (int p : c.senders()) {
+    for (int ps = 0, pe = c.senderCount(); ps < pe; ps++) {
+      int p = c.sender(ps);
       if (c.activeFlowsFrom(p) > 0 && budget.up(p) > PortBudget.EPS) {
         up = true;
         break;
@@ -236,7 +241,8 @@ public final class Allocator {
     if (!up) {
       return false;
     }
-    for (int p : c.receivers()) {
+    for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
+      int p = c.receiver(rs);
       if (c.activeFlowsTo(p) > 0 && budget.down(p) > PortBudget.EPS) {
         return true;
       }
@@ -246,12 +252,14 @@ public final class Allocator {
 
   /** True if every port an active flow of the coflow uses still has capacity (all-or-none). */
   public static boolean allPortsFree(Coflow c, PortBudget budget) {
-    for (int p : c.senders()) {
+    for (int ps = 0, pe = c.senderCount(); ps < pe; ps++) {
+      int p = c.sender(ps);
       if (c.activeFlowsFrom(p) > 0 && budget.up(p) <= PortBudget.EPS) {
         return false;
       }
     }
-    for (int p : c.receivers()) {
+    for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
+      int p = c.receiver(rs);
       if (c.activeFlowsTo(p) > 0 && budget.down(p) <= PortBudget.EPS) {
         return false;
       }
@@ -626,7 +634,8 @@ public final class Allocator {
    */
   public double bottleneck(Coflow c, double[] capacity) {
     double gamma = 0;
-    for (int p : c.senders()) {
+    for (int ps = 0, pe = c.senderCount(); ps < pe; ps++) {
+      int p = c.sender(ps);
       double bytes = c.remainingFrom(p);
       if (bytes > 0) {
         gamma =
@@ -635,7 +644,8 @@ public final class Allocator {
                 : Math.max(gamma, bytes / capacity[p]);
       }
     }
-    for (int p : c.receivers()) {
+    for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
+      int p = c.receiver(rs);
       double bytes = c.remainingTo(p);
       if (bytes > 0) {
         double cap = capacity[ports + p];

@@ -160,7 +160,8 @@ public final class Creek extends AbstractPolicy {
           s.snapshot = c.bytesSent();
         }
       }
-      for (int r : c.receivers()) {
+      for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
+        int r = c.receiver(rs);
         if (c.activeFlowsTo(r) == 0) {
           continue;
         }
@@ -183,7 +184,8 @@ public final class Creek extends AbstractPolicy {
         levelAt[r] = level - s.boost[r];
       }
       int uniform = -1;
-      for (int r : c.receivers()) {
+      for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
+        int r = c.receiver(rs);
         if (c.activeFlowsTo(r) > 0) {
           if (uniform == -1) {
             uniform = levelAt[r];
@@ -200,7 +202,8 @@ public final class Creek extends AbstractPolicy {
         schedule.classByReceiver(c, levelAt);
         bucketed = bucket(c, levelAt, c.index() * stride, bucketed);
         int used = 0;
-        for (int r : c.receivers()) {
+        for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
+          int r = c.receiver(rs);
           if (c.activeFlowsTo(r) > 0) {
             used |= 1 << levelAt[r];
           }
@@ -247,7 +250,8 @@ public final class Creek extends AbstractPolicy {
       splitFlows = Arrays.copyOf(splitFlows, Math.max(next + n, 2 * splitFlows.length));
     }
     int[] fill = new int[levels + 1];
-    for (int r : c.receivers()) {
+    for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
+      int r = c.receiver(rs);
       fill[levelAt[r] + 1] += c.activeFlowsTo(r);
     }
     fill[0] = next;
@@ -290,7 +294,8 @@ public final class Creek extends AbstractPolicy {
     ratesTo(state, schedule);
     for (Coflow c : state.coflows()) {
       SubCoflows s = subs.get(c);
-      for (int r : c.receivers()) {
+      for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
+        int r = c.receiver(rs);
         s.servedLast[r] = s.rateTo[r] > 0;
         if (s.servedLast[r]) {
           s.lastServed[r] = now;
@@ -306,7 +311,8 @@ public final class Creek extends AbstractPolicy {
     for (Coflow c : state.coflows()) {
       SubCoflows s = subs.get(c);
       double total = 0;
-      for (int r : c.receivers()) {
+      for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
+        int r = c.receiver(rs);
         total += s.rateTo[r];
       }
       int storeLevel = levelFor(s.snapshot);
@@ -320,7 +326,8 @@ public final class Creek extends AbstractPolicy {
                         Math.ceil(cross / delta) * delta, (Math.floor(now / delta) + 1) * delta)
                     : cross);
       }
-      for (int r : c.receivers()) {
+      for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
+        int r = c.receiver(rs);
         if (c.activeFlowsTo(r) == 0) {
           continue;
         }

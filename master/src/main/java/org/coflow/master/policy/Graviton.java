@@ -121,7 +121,8 @@ public final class Graviton extends AbstractPolicy {
 
   private static int senderWidth(Coflow c) {
     int width = 0;
-    for (int p : c.senders()) {
+    for (int ps = 0, pe = c.senderCount(); ps < pe; ps++) {
+      int p = c.sender(ps);
       if (c.activeFlowsFrom(p) > 0) {
         width++;
       }

@@ -24,12 +24,12 @@ import org.coflow.api.model.Flow;
 public final class Schedule {
   private final ClusterState state;
   private final double[] rate;
-  private final int[] served;
+  private int[] served;
   private int servedSize;
   private int[] inOrder;
 
   /** Class + 1 of flows appended on their own; 0 when the flow came with its coflow. */
-  private final int[] flowClass;
+  private int[] flowClass;
 
   /** Class + 1 of coflows appended whole, by coflow index. */
   private final int[] coflowClass;
@@ -50,8 +50,10 @@ public final class Schedule {
     this.state = state;
     int flows = state.flows().size();
     this.rate = new double[flows];
-    this.served = new int[flows];
-    this.flowClass = new int[flows];
+    // Sized on demand: most decisions serve a fraction of the flows, and only some policies class
+    // single flows (a decision costs what it uses, not three arrays of every active flow).
+    this.served = new int[Math.min(flows, 64)];
+    this.flowClass = null;
     this.coflowClass = new int[state.coflows().size()];
     this.receiverClass = new int[state.coflows().size()][];
     int segs = state.coflows().size() + 16;
@@ -83,6 +85,9 @@ public final class Schedule {
   public void addRate(int flow, double bytesPerSecond) {
     if (bytesPerSecond > 0) {
       if (rate[flow] == 0) {
+        if (servedSize == served.length) {
+          served = Arrays.copyOf(served, Math.min(rate.length, 2 * servedSize));
+        }
         served[servedSize++] = flow;
         inOrder = null;
       }
@@ -135,7 +140,7 @@ public final class Schedule {
 
   /** Priority class of a flow (0 = most important). */
   public int priority(int flow) {
-    int c = flowClass[flow];
+    int c = flowClass == null ? 0 : flowClass[flow];
     if (c > 0) {
       return c - 1;
     }
@@ -150,6 +155,9 @@ public final class Schedule {
 
   /** Appends one flow to the priority order with the given class. */
   public void append(int flow, int priorityClass) {
+    if (flowClass == null) {
+      flowClass = new int[rate.length];
+    }
     flowClass[flow] = priorityClass + 1;
     segment(null, flow, priorityClass);
     ordered++;
@@ -184,7 +192,8 @@ public final class Schedule {
       throw new IllegalStateException("coflow " + c.id() + " has no classes by receiver");
     }
     segment(c, RECEIVERS, priorityClass);
-    for (int r : c.receivers()) {
+    for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
+      int r = c.receiver(rs);
       if (byReceiver[r] == priorityClass + 1) {
         ordered += c.activeFlowsTo(r);
       }
