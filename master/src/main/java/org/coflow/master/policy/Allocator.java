@@ -583,16 +583,52 @@ public final class Allocator {
   public void greedy(Coflow c, PortBudget budget, Schedule schedule) {
     if (mayTake(c, budget) && !replayed(c, GREEDY, budget, schedule)) {
       Memo memo = start(c, GREEDY, budget);
-      for (int k = 0, n = c.activeCount(); k < n; k++) {
+      // Every flow given a rate saturates its sender or its receiver. Once all the coflow's
+      // senders, or all its receivers, are saturated, no later flow can get anything: stop there
+      // instead of checking each (a wide coflow's first flows take its ports).
+      int upFree = 0;
+      for (int ps = 0, pe = c.senderCount(); ps < pe; ps++) {
+        int p = c.sender(ps);
+        if (c.activeFlowsFrom(p) > 0 && budget.up(p) > PortBudget.EPS) {
+          upFree++;
+        }
+      }
+      int downFree = 0;
+      for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
+        int p = c.receiver(rs);
+        if (c.activeFlowsTo(p) > 0 && budget.down(p) > PortBudget.EPS) {
+          downFree++;
+        }
+      }
+      int n = c.activeCount();
+      if (memo.moving.length < n) {
+        memo.moving = new int[n];
+        memo.rates = new double[n];
+      }
+      int moved = 0;
+      for (int k = 0; k < n && upFree > 0 && downFree > 0; k++) {
         int src = c.activeSrc(k);
         int dst = c.activeDst(k);
         double r = budget.available(src, dst);
         if (r > PortBudget.EPS) {
           schedule.addRate(c.activeIndex(k), r);
           budget.take(src, dst, r);
+          if (budget.up(src) <= PortBudget.EPS) {
+            upFree--;
+          }
+          if (budget.down(dst) <= PortBudget.EPS) {
+            downFree--;
+          }
+          // Its flows had no rate before this step: the rate it has now is r.
+          memo.moving[moved] = k;
+          memo.rates[moved++] = r;
         }
       }
-      record(c, memo, budget, schedule);
+      memo.moved = moved;
+      double[] res = budget.residual;
+      for (int j = 0; j < memo.size; j++) {
+        memo.after[j] = res[memo.resources[j]];
+      }
     }
   }
 
