@@ -308,6 +308,20 @@ public final class Allocator {
 
   /** {@link #maxMinFair} of the flows added since {@link #clearGroup}. */
   public void fillGroup(PortBudget budget, Schedule schedule) {
+    fillGroup(budget, schedule, false);
+  }
+
+  /**
+   * {@link #fillGroup} for a group whose members may share (sender, receiver) pairs, as the flows
+   * of many coflows do (Creek's levels): a large group is gathered by pair and water-filled as
+   * pairs with multiplicities when that halves its size, with bit for bit the same rates. Groups of
+   * distinct pairs (one trace coflow's flows) pay one pass more; {@link #fillGroup} does not try.
+   */
+  public void fillGroupByPair(PortBudget budget, Schedule schedule) {
+    fillGroup(budget, schedule, true);
+  }
+
+  private void fillGroup(PortBudget budget, Schedule schedule, boolean tryPairs) {
     int n = groupSize;
     if (n == 0) {
       return;
@@ -320,7 +334,7 @@ public final class Allocator {
       levels = new double[Math.max(n, 2 * levels.length)];
     }
     boolean byPorts = n >= 2 * ports;
-    if (byPorts && fillMembersByPair(n, budget, schedule)) {
+    if (tryPairs && byPorts && fillMembersByPair(n, budget, schedule)) {
       return;
     }
     // The members' ends and indices are copied into int arrays as they are added: the passes
@@ -345,13 +359,11 @@ public final class Allocator {
   private int[] memberPair = new int[0];
 
   /**
-   * {@link #fillGroup} of a large group whose members share few (sender, receiver) pairs (Creek's
-   * levels, Baraat's classes): the members are gathered by pair and water-filled as pairs with
-   * multiplicities, which gives every member bit for bit the rate water-filling the members would
-   * (same counts per resource, resources listed by port in both cases) at the cost of the pairs.
-   * Gives up, allocating nothing, as soon as the pairs are more than half the members, or more than
-   * three quarters of the first quarter of them (most members on pairs of their own, as in a single
-   * trace coflow, cost a quarter pass).
+   * {@link #fillGroup} of a large group whose members share few (sender, receiver) pairs: the
+   * members are gathered by pair and water-filled as pairs with multiplicities, which gives every
+   * member bit for bit the rate water-filling the members would (same counts per resource,
+   * resources listed by port in both cases) at the cost of the pairs. Gives up, allocating nothing,
+   * as soon as the pairs are more than half the members.
    *
    * @return true if the group was filled
    */
@@ -365,12 +377,7 @@ public final class Allocator {
     int limit = n / 2;
     ensurePairs(limit + 1);
     int m = 0;
-    int quarter = n / 4;
     for (int i = 0; i < n; i++) {
-      if (i == quarter && 4 * m > 3 * quarter) {
-        clearPairSlots(m);
-        return false;
-      }
       int key = liveUp[i] * ports + liveDown[i] - ports;
       int slot = pairSlot[key] - 1;
       if (slot < 0) {

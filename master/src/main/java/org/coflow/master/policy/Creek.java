@@ -234,7 +234,7 @@ public final class Creek extends AbstractPolicy {
           }
         }
       }
-      allocator().fillGroup(budget, schedule);
+      allocator().fillGroupByPair(budget, schedule);
     }
   }
 

@@ -92,7 +92,7 @@ class AllocatorTest {
         count[key]++;
       }
       double[] pairRate = new double[ports * ports];
-      allocator.fillGroup(pairBudget, byPair);
+      allocator.fillGroupByPair(pairBudget, byPair);
       pairFills += allocator.pairFills();
       allocator.fillPairs(src, dst, count, ports * ports, pairsBudget, pairRate);
       flowByFlow(s, group, flowBudget, byFlow);
