@@ -140,9 +140,12 @@ class ConnectionBudgetTest {
 
   @Test
   void withoutMergingEachFlowHasItsOwnConnection(@TempDir Path tmp) throws Exception {
-    int[] merged = fetchAll(tmp.resolve("m"), 1, 8, 256 << 10, 64, Long.MAX_VALUE / 2, 2, true);
+    // 16 MiB per coflow, so that the second coflow's fetch starts while the first one's is still
+    // in flight even on a loaded machine (with 1 MiB each, the first could finish before the
+    // second began and the count would be 1 with or without merging).
+    int[] merged = fetchAll(tmp.resolve("m"), 1, 8, 4 << 20, 64, Long.MAX_VALUE / 2, 2, true);
     assertEquals(1, merged[0], "merged: the two coflows from one host share its connection");
-    int[] apart = fetchAll(tmp.resolve("u"), 1, 8, 256 << 10, 64, Long.MAX_VALUE / 2, 2, false);
+    int[] apart = fetchAll(tmp.resolve("u"), 1, 8, 4 << 20, 64, Long.MAX_VALUE / 2, 2, false);
     assertEquals(2, apart[0], "without merging each coflow's flow from the host has its own");
     assertEquals(0, apart[1], "a flow's connection ends with its last block");
   }
