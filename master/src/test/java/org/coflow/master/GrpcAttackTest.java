@@ -96,7 +96,10 @@ class GrpcAttackTest {
 
   @Test
   void expiredFakeSessionsFreeTheirHosts() throws Exception {
-    start(Config.defaults().with(MasterConfig.SESSION_TIMEOUT_MS, 1500L));
+    // Long enough that all 2048 sessions are open before the first expires, even on a loaded
+    // machine (with 1.5 s the first ones once expired while the last were opening, and the one
+    // too many was let in); short enough to expire well within awaitSessions' 10 s.
+    start(Config.defaults().with(MasterConfig.SESSION_TIMEOUT_MS, 4000L));
     int max = MasterConfig.MAX_HOSTS.defaultValue();
     AgentServiceGrpc.AgentServiceFutureStub async = AgentServiceGrpc.newFutureStub(channel);
     for (int round = 0; round < 2; round++) {
