@@ -37,6 +37,7 @@ public final class CourierPolicy implements SchedulingPolicy {
   private final int maxNum;
   private final double minSize;
   private Allocator allocator;
+  private Schedule spare;
   private final List<List<FlowDemand<Flow>>> byReceiver = new ArrayList<>();
 
   public CourierPolicy(SchedulingPolicy inner, int maxNum, double minSize) {
@@ -92,7 +93,8 @@ public final class CourierPolicy implements SchedulingPolicy {
         }
       }
     }
-    Schedule out = Schedule.empty(state);
+    Schedule out = Schedule.recycle(state, spare);
+    spare = null;
     PortBudget budget = new PortBudget(state.fabric());
     for (int i : order) {
       out.append(i, decided.priority(i));
@@ -113,7 +115,13 @@ public final class CourierPolicy implements SchedulingPolicy {
       allocator = new Allocator(ports);
     }
     Backfill.fill(state, budget, out, connected, allocator);
+    inner.recycle(decided);
     return out;
+  }
+
+  @Override
+  public void recycle(Schedule done) {
+    spare = done;
   }
 
   @Override

@@ -107,7 +107,8 @@ public final class Simulator {
         coflowEvent = true;
       }
       Schedule schedule;
-      if (held == null || coflowEvent) {
+      boolean fromPolicy = held == null || coflowEvent;
+      if (fromPolicy) {
         schedule = policy.schedule(state, now);
         if (held != null) {
           held.keep(state, schedule);
@@ -160,6 +161,10 @@ public final class Simulator {
           delivered[i] = f.coflow().bytesSent();
           finished++;
         }
+      }
+      if (fromPolicy) {
+        // Nothing reads this decision again: the next one may reuse its arrays.
+        policy.recycle(schedule);
       }
       progress.progress(now, lastArrival, finished, n);
     }

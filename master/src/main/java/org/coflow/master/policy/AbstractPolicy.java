@@ -12,6 +12,7 @@ public abstract class AbstractPolicy implements SchedulingPolicy {
   private PortBudget budget;
   private Allocator allocator;
   private Fabric fabric;
+  private Schedule spare;
 
   /**
    * Allocates rates from {@code budget} and appends every active flow of {@code state} to {@code
@@ -30,7 +31,8 @@ public abstract class AbstractPolicy implements SchedulingPolicy {
       budget.reset(fabric);
       allocator.forgetFinished();
     }
-    Schedule schedule = Schedule.empty(state);
+    Schedule schedule = Schedule.recycle(state, spare);
+    spare = null;
     allocate(state, now, budget, schedule);
     if (schedule.orderSize() != state.flows().size()) {
       throw new IllegalStateException(
@@ -44,6 +46,11 @@ public abstract class AbstractPolicy implements SchedulingPolicy {
     Backfill.fill(state, budget, schedule, null, allocator);
     observe(state, schedule, now);
     return schedule;
+  }
+
+  @Override
+  public void recycle(Schedule done) {
+    spare = done;
   }
 
   /** Sees the final schedule (after backfill), for policies that track service over time. */

@@ -23,7 +23,11 @@ import org.coflow.api.model.Flow;
  */
 public final class Schedule {
   private final ClusterState state;
+  private final int flows;
+
+  /** By flow index; may be longer than {@link #flows} when its array was recycled. */
   private final double[] rate;
+
   private int[] served;
   private int servedSize;
   private int[] inOrder;
@@ -47,27 +51,69 @@ public final class Schedule {
   private int ordered;
 
   public Schedule(ClusterState state) {
+    this(state, null);
+  }
+
+  /**
+   * A schedule for {@code state} that takes over the arrays of {@code spare}, a schedule its caller
+   * no longer uses (see {@link #recycle}), clearing only the entries {@code spare} had set: a
+   * decision then costs the flows it serves, not an array of every active flow.
+   */
+  private Schedule(ClusterState state, Schedule spare) {
     this.state = state;
-    int flows = state.flows().size();
-    this.rate = new double[flows];
-    // Sized on demand: most decisions serve a fraction of the flows, and only some policies class
-    // single flows (a decision costs what it uses, not three arrays of every active flow).
-    this.served = new int[Math.min(flows, 64)];
-    this.flowClass = null;
+    this.flows = state.flows().size();
+    if (spare != null && spare.rate.length >= flows) {
+      this.rate = spare.rate;
+      this.served = spare.served;
+      for (int k = 0; k < spare.servedSize; k++) {
+        rate[served[k]] = 0;
+      }
+      if (spare.flowClass != null && spare.flowClass.length >= flows) {
+        this.flowClass = spare.flowClass;
+        for (int k = 0; k < spare.segments; k++) {
+          if (spare.segCoflow[k] == null) {
+            flowClass[spare.segFlow[k]] = 0;
+          }
+        }
+      }
+      this.segCoflow = spare.segCoflow;
+      this.segFlow = spare.segFlow;
+      this.segClass = spare.segClass;
+      Arrays.fill(segCoflow, 0, spare.segments, null);
+      spare.servedSize = 0;
+      spare.segments = 0;
+    } else {
+      this.rate = new double[flows];
+      // Sized on demand: most decisions serve a fraction of the flows, and only some policies
+      // class single flows (a decision costs what it uses, not three arrays of every active flow).
+      this.served = new int[Math.min(flows, 64)];
+    }
     this.coflowClass = new int[state.coflows().size()];
     this.receiverClass = new int[state.coflows().size()][];
     int segs = state.coflows().size() + 16;
-    this.segCoflow = new Coflow[segs];
-    this.segFlow = new int[segs];
-    this.segClass = new int[segs];
+    if (segCoflow == null || segCoflow.length < segs) {
+      this.segCoflow = new Coflow[segs];
+      this.segFlow = new int[segs];
+      this.segClass = new int[segs];
+    }
   }
 
   public static Schedule empty(ClusterState state) {
     return new Schedule(state);
   }
 
+  /**
+   * An empty schedule for {@code state} built on the arrays of {@code spare} (or fresh ones when it
+   * is null or too small). The caller promises never to read {@code spare} again: it is cleared.
+   * For event loops that discard each decision before asking for the next (the simulator); the live
+   * master keeps using {@link #empty}.
+   */
+  public static Schedule recycle(ClusterState state, Schedule spare) {
+    return new Schedule(state, spare);
+  }
+
   public int size() {
-    return rate.length;
+    return flows;
   }
 
   public double rate(int flow) {
@@ -86,7 +132,7 @@ public final class Schedule {
     if (bytesPerSecond > 0) {
       if (rate[flow] == 0) {
         if (servedSize == served.length) {
-          served = Arrays.copyOf(served, Math.min(rate.length, 2 * servedSize));
+          served = Arrays.copyOf(served, Math.min(flows, Math.max(64, 2 * servedSize)));
         }
         served[servedSize++] = flow;
         inOrder = null;
@@ -112,7 +158,7 @@ public final class Schedule {
   public int[] servedInOrder() {
     if (inOrder == null) {
       int[] sorted = new int[servedSize];
-      if (servedSize * 16L < rate.length) {
+      if (servedSize * 16L < flows) {
         System.arraycopy(served, 0, sorted, 0, servedSize);
         Arrays.sort(sorted);
       } else {
@@ -156,7 +202,7 @@ public final class Schedule {
   /** Appends one flow to the priority order with the given class. */
   public void append(int flow, int priorityClass) {
     if (flowClass == null) {
-      flowClass = new int[rate.length];
+      flowClass = new int[flows];
     }
     flowClass[flow] = priorityClass + 1;
     segment(null, flow, priorityClass);

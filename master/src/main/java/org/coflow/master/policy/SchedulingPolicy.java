@@ -32,6 +32,13 @@ public interface SchedulingPolicy {
   Schedule schedule(ClusterState state, double now);
 
   /**
+   * Hands back a schedule this policy returned that its caller will never read again, so that the
+   * next decision may reuse its arrays ({@link Schedule#recycle}). Optional: the live master never
+   * calls it; the simulator does after each event.
+   */
+  default void recycle(Schedule done) {}
+
+  /**
    * The earliest time after {@code now} at which this policy would decide differently with no
    * arrival or completion in between, assuming flows keep the rates of {@code schedule}; or {@link
    * Double#POSITIVE_INFINITY}.

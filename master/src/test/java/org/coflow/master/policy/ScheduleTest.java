@@ -55,4 +55,37 @@ class ScheduleTest {
     assertEquals(5, order.rate(c0.index()), 1e-9);
     assertThrows(IllegalStateException.class, () -> order.appendReceivers(c, 0));
   }
+
+  @Test
+  void aRecycledScheduleStartsEmptyAfterAFlowFinished() {
+    ClusterState s = new ClusterState(Fabric.uniform(3, 10));
+    Coflow a = new Coflow("a", 0, 0, 1);
+    s.addCoflow(a);
+    Flow f0 = s.addFlow(a, 0, 1, 5, 0);
+    Flow f1 = s.addFlow(a, 1, 2, 5, 0);
+    Flow f2 = s.addFlow(a, 2, 0, 5, 0);
+    Schedule first = Schedule.empty(s);
+    first.append(f0.index(), 2);
+    first.append(f1.index(), 0);
+    first.append(f2.index(), 1);
+    first.setRate(f0.index(), 4);
+    first.setRate(f2.index(), 6);
+    s.finishFlow(f0, 1);
+    // The state renumbered its flows; the next decision reuses the first's arrays.
+    Schedule next = Schedule.recycle(s, first);
+    assertEquals(2, next.size());
+    assertEquals(0, next.servedSize());
+    assertEquals(0, next.orderSize());
+    for (Flow f : s.flows()) {
+      assertEquals(0, next.rate(f.index()));
+      assertThrows(IllegalStateException.class, () -> next.priority(f.index()));
+    }
+    next.appendCoflow(a, 3);
+    next.setRate(f2.index(), 7);
+    assertEquals(7, next.rate(f2.index()));
+    assertEquals(3, next.priority(f1.index()));
+    assertEquals(3, next.priority(f2.index()));
+    assertEquals(1, next.servedSize());
+    assertEquals(0, first.servedSize());
+  }
 }
