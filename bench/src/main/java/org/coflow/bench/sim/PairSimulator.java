@@ -5,19 +5,20 @@ import java.util.List;
 import org.coflow.api.model.Fabric;
 import org.coflow.bench.trace.TraceCoflow;
 import org.coflow.master.policy.FairSharing;
+import org.coflow.master.policy.PairShares;
 
 /**
  * {@link Simulator}'s event loop for per-flow fair sharing, run on (sender, receiver) pairs instead
  * of flows.
  *
  * <p>Max-min fair sharing gives every active flow on one pair the same rate, whatever its coflow,
- * so a pair is simulated as one object with a number of flows ({@link FairSharing#pairRates}, the
- * same water-filling the policy's per-flow schedule uses). Within a pair, flows finish by the
- * virtual-time trick of fair-queueing simulators: the pair counts the bytes each of its flows has
- * been served since the pair was last idle ({@code service}), a flow admitted when that count was
- * {@code s} finishes when it reaches {@code s} plus the flow's size, and each pair keeps those
- * thresholds in a heap. An event costs the active pairs (at most ports squared) and the flows that
- * finish in it, not the active flows.
+ * so a pair is simulated as one object with a number of flows ({@link FairSharing#pairShares}, the
+ * same water-filling the policy's per-flow schedule uses, kept up to date as flows come and go).
+ * Within a pair, flows finish by the virtual-time trick of fair-queueing simulators: the pair
+ * counts the bytes each of its flows has been served since the pair was last idle ({@code
+ * service}), a flow admitted when that count was {@code s} finishes when it reaches {@code s} plus
+ * the flow's size, and each pair keeps those thresholds in a heap. An event costs the active pairs
+ * (at most ports squared) and the flows that finish in it, not the active flows.
  *
  * <p>It follows the per-flow loop's rules: events at arrivals and completions, flows completing
  * within the completion window of the first one completing together at the last one's time, a flow
@@ -96,6 +97,7 @@ final class PairSimulator {
     int finished = 0;
     long events = 0;
     int activeFlows = 0;
+    shares = policy.pairShares(fabric);
     while (next < n || activeFlows > 0) {
       if (activeFlows == 0 && arrival[next] > now) {
         now = arrival[next];
@@ -104,21 +106,23 @@ final class PairSimulator {
         activeFlows += admit(coflows.get(next), next, unfinished);
         next++;
       }
-      // The policy's water-filling on the active pairs.
+      // The policy's water-filling on the active pairs, and the next completion.
       int pairs = activeSize;
-      policy.pairRates(fabric, src, dst, count, pairs, rate);
+      shares.fill();
       events++;
+      double firstDone = Double.POSITIVE_INFINITY;
+      for (int j = 0; j < pairs; j++) {
+        double r = Math.min(shares.upLevel(src[j]), shares.downLevel(dst[j]));
+        rate[j] = r;
+        if (r > 0) {
+          firstDone = Math.min(firstDone, (first[j] - service[j]) / r);
+        }
+      }
       if (checker != null) {
         checker.checkPairs(fabric, src, dst, count, rate, pairs, now, policy.name());
       }
-      // The next completion, extended over the completion window but not past the next arrival.
+      // Extended over the completion window but not past the next arrival.
       double dt = next < n ? arrival[next] - now : Double.POSITIVE_INFINITY;
-      double firstDone = Double.POSITIVE_INFINITY;
-      for (int j = 0; j < pairs; j++) {
-        if (rate[j] > 0) {
-          firstDone = Math.min(firstDone, (first[j] - service[j]) / rate[j]);
-        }
-      }
       if (firstDone <= dt) {
         double limit = Math.min(dt, firstDone * (1 + coalesce));
         dt = firstDone;
@@ -146,6 +150,7 @@ final class PairSimulator {
           }
           int f = heapFlow[key[j]][0];
           pop(j);
+          shares.add(src[j], dst[j], -1);
           if (done == finishing.length) {
             finishing = Arrays.copyOf(finishing, 2 * done);
           }
@@ -205,6 +210,7 @@ final class PairSimulator {
   }
 
   private int[] stack = new int[64];
+  private PairShares shares;
 
   /** Admits a coflow's flows (M mappers x R reducers) at their pairs; returns how many. */
   private int admit(TraceCoflow tc, int seq, int[] unfinished) {
@@ -225,6 +231,7 @@ final class PairSimulator {
         flowSize[f] = size;
         flowCoflow[f] = seq;
         push(j, service[j] + size, f);
+        shares.add(m, tc.reducers()[r], 1);
         added++;
       }
     }

@@ -69,25 +69,14 @@ public final class FairSharing extends AbstractPolicy {
     }
   }
 
-  private Fabric pairFabric;
-  private PortBudget pairBudget;
-  private Allocator pairAllocator;
-
   /**
-   * Fair sharing of the whole fabric among flows given only by (sender, receiver) pair and number:
-   * pair {@code k} has {@code count[k]} active flows from port {@code src[k]} to port {@code
-   * dst[k]} (distinct pairs, in any order). Writes each pair's per-flow rate to {@code rate[k]}:
-   * the rate {@link #schedule} gives each of those flows (the same water-filling, and nothing is
-   * left for the backfill). A simulator of pairs calls this instead of building flows.
+   * Fair sharing of a fabric among flows given only by (sender, receiver) pair, for an event loop
+   * that adds and removes flows and asks for the shares after each change: every flow of a pair
+   * gets {@link PairShares#rate}, the rate {@link #schedule} gives each of those flows (the same
+   * water-filling, and nothing is left for the backfill). A simulator of pairs uses this instead of
+   * building flows.
    */
-  public void pairRates(Fabric fabric, int[] src, int[] dst, int[] count, int n, double[] rate) {
-    if (pairFabric != fabric) {
-      pairFabric = fabric;
-      pairBudget = new PortBudget(fabric);
-      pairAllocator = new Allocator(fabric.size());
-    } else {
-      pairBudget.reset(fabric);
-    }
-    pairAllocator.fillPairs(src, dst, count, n, pairBudget, rate);
+  public PairShares pairShares(Fabric fabric) {
+    return new PairShares(fabric);
   }
 }
