@@ -32,6 +32,9 @@ public final class Schedule {
   private int servedSize;
   private int[] inOrder;
 
+  /** An array {@link #servedInOrder} may fill instead of allocating one (from a recycled one). */
+  private int[] orderBuffer;
+
   /** Class + 1 of flows appended on their own; 0 when the flow came with its coflow. */
   private int[] flowClass;
 
@@ -76,6 +79,8 @@ public final class Schedule {
           }
         }
       }
+      this.orderBuffer = spare.inOrder != null ? spare.inOrder : spare.orderBuffer;
+      spare.inOrder = null;
       this.segCoflow = spare.segCoflow;
       this.segFlow = spare.segFlow;
       this.segClass = spare.segClass;
@@ -157,10 +162,14 @@ public final class Schedule {
    */
   public int[] servedInOrder() {
     if (inOrder == null) {
-      int[] sorted = new int[servedSize];
+      int[] sorted =
+          orderBuffer != null && orderBuffer.length >= servedSize
+              ? orderBuffer
+              : new int[servedSize];
+      orderBuffer = null;
       if (servedSize * 16L < flows) {
         System.arraycopy(served, 0, sorted, 0, servedSize);
-        Arrays.sort(sorted);
+        Arrays.sort(sorted, 0, servedSize);
       } else {
         for (int i = 0, k = 0; k < servedSize; i++) {
           if (rate[i] > 0) {

@@ -88,4 +88,31 @@ class ScheduleTest {
     assertEquals(1, next.servedSize());
     assertEquals(0, first.servedSize());
   }
+
+  @Test
+  void aRecycledScheduleListsOnlyItsOwnServedFlowsInOrder() {
+    ClusterState s = new ClusterState(Fabric.uniform(4, 10));
+    Coflow a = new Coflow("a", 0, 0, 1);
+    s.addCoflow(a);
+    for (int k = 0; k < 40; k++) {
+      s.addFlow(a, k % 4, (k + 1) % 4, 5, 0);
+    }
+    Schedule first = Schedule.empty(s);
+    first.setRate(2, 1);
+    first.setRate(1, 1);
+    assertEquals(1, first.servedInOrder()[0]);
+    assertEquals(2, first.servedInOrder()[1]);
+    // Fewer served flows than the array the first decision sorted into: its stale entries (1, 2,
+    // smaller than 20) must not be sorted in.
+    Schedule next = Schedule.recycle(s, first);
+    next.setRate(20, 1);
+    assertEquals(1, next.servedSize());
+    assertEquals(20, next.servedInOrder()[0]);
+    Schedule third = Schedule.recycle(s, next);
+    third.setRate(7, 1);
+    third.setRate(3, 1);
+    third.setRate(39, 1);
+    int[] order = third.servedInOrder();
+    assertEquals(List.of(3, 7, 39), List.of(order[0], order[1], order[2]));
+  }
 }
