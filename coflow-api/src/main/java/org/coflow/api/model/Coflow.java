@@ -46,6 +46,16 @@ public final class Coflow {
   private final java.util.BitSet senderSeen = new java.util.BitSet();
   private int unknownSizes;
   private int[] activeTo = new int[0];
+
+  /**
+   * Per receiving port, the positions (in {@link #activeFlows()}) of its active flows, unordered:
+   * the first {@code activeTo[port]} entries. {@code slotInTo[k]} is where position k sits in its
+   * receiver's list. Kept up to date as flows come and go, so a step that only wants the flows into
+   * some receivers skips the others without looking at them.
+   */
+  private int[][] positionsTo = new int[0][];
+
+  private int[] slotInTo = new int[8];
   private int[] activeFrom = new int[0];
   private final List<Integer> receivers = new ArrayList<>();
 
@@ -144,6 +154,7 @@ public final class Coflow {
       sizeFrom = java.util.Arrays.copyOf(sizeFrom, len);
       activeTo = java.util.Arrays.copyOf(activeTo, len);
       activeFrom = java.util.Arrays.copyOf(activeFrom, len);
+      positionsTo = java.util.Arrays.copyOf(positionsTo, len);
     }
     if (f.sizeKnown()) {
       sizeTo[dst] += f.size();
@@ -161,15 +172,24 @@ public final class Coflow {
       receivers.add(dst);
       receiverPorts = append(receiverPorts, receivers.size(), dst);
     }
-    activeTo[dst]++;
-    activeFrom[src]++;
     flows.add(f);
     int k = active.size();
     if (k == activeIndex.length) {
       activeIndex = java.util.Arrays.copyOf(activeIndex, 2 * k);
       activeSrc = java.util.Arrays.copyOf(activeSrc, 2 * k);
       activeDst = java.util.Arrays.copyOf(activeDst, 2 * k);
+      slotInTo = java.util.Arrays.copyOf(slotInTo, 2 * k);
     }
+    int slot = activeTo[dst];
+    if (positionsTo[dst] == null) {
+      positionsTo[dst] = new int[4];
+    } else if (slot == positionsTo[dst].length) {
+      positionsTo[dst] = java.util.Arrays.copyOf(positionsTo[dst], 2 * slot);
+    }
+    positionsTo[dst][slot] = k;
+    slotInTo[k] = slot;
+    activeTo[dst]++;
+    activeFrom[src]++;
     activeIndex[k] = f.index;
     activeSrc[k] = src;
     activeDst[k] = dst;
@@ -308,24 +328,48 @@ public final class Coflow {
     return port < activeTo.length ? activeTo[port] : 0;
   }
 
+  /**
+   * Positions in {@link #activeFlows()} (for {@link #activeSrc} and the like) of the active flows
+   * into {@code port}, in no particular order: the first {@link #activeFlowsTo}{@code (port)}
+   * entries of the returned array. Do not modify; valid until the coflow's active flows change.
+   */
+  public int[] activePositionsTo(int port) {
+    int[] list = port < positionsTo.length ? positionsTo[port] : null;
+    return list == null ? NO_POSITIONS : list;
+  }
+
+  private static final int[] NO_POSITIONS = new int[0];
+
   /** Every port this coflow has had a flow into, in first-seen order (its receivers). */
   public List<Integer> receivers() {
     return Collections.unmodifiableList(receivers);
   }
 
   void flowFinished(Flow f, double now) {
-    activeTo[f.dst()]--;
+    int k = f.coflowIndex;
+    int dst = f.dst();
+    // Out of its receiver's list: that list's last entry takes its slot.
+    int[] list = positionsTo[dst];
+    int lastSlot = --activeTo[dst];
+    int slot = slotInTo[k];
+    if (slot != lastSlot) {
+      int moved = list[lastSlot];
+      list[slot] = moved;
+      slotInTo[moved] = slot;
+    }
     activeFrom[f.src()]--;
     activeChanges++;
     int n = active.size() - 1;
     Flow last = active.remove(n);
     if (last != f) {
-      int k = f.coflowIndex;
       active.set(k, last);
       last.coflowIndex = k;
       activeIndex[k] = activeIndex[n];
       activeSrc[k] = activeSrc[n];
       activeDst[k] = activeDst[n];
+      // The last position moves to k: so does its entry in its receiver's list.
+      slotInTo[k] = slotInTo[n];
+      positionsTo[activeDst[k]][slotInTo[k]] = k;
     }
     f.coflowIndex = -1;
     unfinished--;

@@ -6,6 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 class ClusterStateTest {
@@ -121,5 +125,41 @@ class ClusterStateTest {
     assertTrue(e.getMessage().contains("-3"), e.getMessage());
     assertThrows(IllegalArgumentException.class, () -> s.addCoflow(new Coflow("early", 1, -1, 1)));
     assertThrows(IllegalArgumentException.class, () -> Fabric.uniform(2, 0));
+  }
+
+  @Test
+  void eachReceiverListsExactlyThePositionsOfItsActiveFlowsAsFlowsComeAndGo() {
+    Random random = new Random(7);
+    ClusterState s = new ClusterState(Fabric.uniform(9, 100));
+    Coflow a = new Coflow("a", 0, 0, 1);
+    s.addCoflow(a);
+    List<Flow> live = new ArrayList<>();
+    int checks = 0;
+    for (int step = 0; step < 3000; step++) {
+      if (live.size() < 2 || random.nextInt(3) > 0) {
+        live.add(s.addFlow(a, random.nextInt(9), random.nextInt(9), 10, step));
+      } else {
+        Flow f = live.remove(random.nextInt(live.size()));
+        s.addSent(f, 10);
+        s.finishFlow(f, step);
+      }
+      for (int port = 0; port < 9; port++) {
+        int n = a.activeFlowsTo(port);
+        int[] listed = Arrays.copyOf(a.activePositionsTo(port), n);
+        Arrays.sort(listed);
+        int[] expected = new int[n];
+        int m = 0;
+        for (int k = 0; k < a.activeCount(); k++) {
+          if (a.activeDst(k) == port) {
+            expected[m++] = k;
+          }
+        }
+        assertEquals(n, m, "port " + port + " at step " + step);
+        assertTrue(Arrays.equals(expected, listed), "port " + port + " at step " + step);
+        checks++;
+      }
+    }
+    assertEquals(27_000, checks);
+    assertEquals(0, new Coflow("b", 1, 0, 1).activePositionsTo(3).length);
   }
 }

@@ -216,13 +216,87 @@ public final class Allocator {
   /** Adds every active flow of {@code c} with capacity left at both ports (arrays, no objects). */
   private void offerAll(Coflow c, PortBudget budget) {
     double[] res = budget.residual;
-    for (int k = 0, n = c.activeCount(); k < n; k++) {
+    int n = c.activeCount();
+    if (2 * flowsIntoFreeReceivers(c, res) < n) {
+      // Most flows wait at a saturated receiver: find the others through the receivers' lists.
+      int words = markFree(c, res);
+      for (int k = nextMarked(0, words); k < n; k = nextMarked(k + 1, words)) {
+        addToGroup(c.activeSrc(k), c.activeDst(k), c.activeIndex(k));
+      }
+      return;
+    }
+    for (int k = 0; k < n; k++) {
       int src = c.activeSrc(k);
       int dst = c.activeDst(k);
       if (res[src] > PortBudget.EPS && res[ports + dst] > PortBudget.EPS) {
         addToGroup(src, dst, c.activeIndex(k));
       }
     }
+  }
+
+  /** Active flows of {@code c} into receivers with capacity left. Costs the coflow's receivers. */
+  private int flowsIntoFreeReceivers(Coflow c, double[] res) {
+    int flows = 0;
+    for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
+      int p = c.receiver(rs);
+      if (res[ports + p] > PortBudget.EPS) {
+        flows += c.activeFlowsTo(p);
+      }
+    }
+    return flows;
+  }
+
+  private long[] marks = new long[64];
+  private long markedSteps;
+
+  /** How many coflow steps found their flows through the receivers' lists (for tests). */
+  long markedSteps() {
+    return markedSteps;
+  }
+
+  /**
+   * Marks the positions of {@code c}'s active flows with capacity left at both ends, visiting only
+   * the flows into receivers with capacity left; returns the number of words of {@link #marks} in
+   * use. {@link #nextMarked} then lists them in position order.
+   */
+  private int markFree(Coflow c, double[] res) {
+    markedSteps++;
+    int words = (c.activeCount() + 63) >>> 6;
+    if (marks.length < words) {
+      marks = new long[Math.max(words, 2 * marks.length)];
+    }
+    long[] bits = marks;
+    java.util.Arrays.fill(bits, 0, words, 0L);
+    for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
+      int p = c.receiver(rs);
+      int count = c.activeFlowsTo(p);
+      if (count > 0 && res[ports + p] > PortBudget.EPS) {
+        int[] positions = c.activePositionsTo(p);
+        for (int j = 0; j < count; j++) {
+          int k = positions[j];
+          if (res[c.activeSrc(k)] > PortBudget.EPS) {
+            bits[k >>> 6] |= 1L << k;
+          }
+        }
+      }
+    }
+    return words;
+  }
+
+  /** The first marked position at or after {@code from}, or {@link Integer#MAX_VALUE}. */
+  private int nextMarked(int from, int words) {
+    int w = from >>> 6;
+    if (w >= words) {
+      return Integer.MAX_VALUE;
+    }
+    long b = marks[w] & (-1L << from);
+    while (b == 0) {
+      if (++w == words) {
+        return Integer.MAX_VALUE;
+      }
+      b = marks[w];
+    }
+    return (w << 6) + Long.numberOfTrailingZeros(b);
   }
 
   /**
@@ -601,10 +675,12 @@ public final class Allocator {
         }
       }
       int downFree = 0;
+      int intoFree = 0;
       for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
         int p = c.receiver(rs);
         if (c.activeFlowsTo(p) > 0 && budget.down(p) > PortBudget.EPS) {
           downFree++;
+          intoFree += c.activeFlowsTo(p);
         }
       }
       int n = c.activeCount();
@@ -613,7 +689,14 @@ public final class Allocator {
         memo.rates = new double[n];
       }
       int moved = 0;
-      for (int k = 0; k < n && upFree > 0 && downFree > 0; k++) {
+      // When most flows wait at a saturated receiver, visit only the flows with capacity left at
+      // both ends (found through the receivers' lists), in the same order: capacity only shrinks
+      // during the step, so no other flow could get any.
+      boolean marked = upFree > 0 && 2 * intoFree < n;
+      int words = marked ? markFree(c, budget.residual) : 0;
+      for (int k = marked ? nextMarked(0, words) : 0;
+          k < n && upFree > 0 && downFree > 0;
+          k = marked ? nextMarked(k + 1, words) : k + 1) {
         int src = c.activeSrc(k);
         int dst = c.activeDst(k);
         double r = budget.available(src, dst);
