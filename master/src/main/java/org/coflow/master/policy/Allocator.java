@@ -236,14 +236,51 @@ public final class Allocator {
 
   /** Active flows of {@code c} into receivers with capacity left. Costs the coflow's receivers. */
   private int flowsIntoFreeReceivers(Coflow c, double[] res) {
+    return flowsIntoFreeReceivers(c, res, null, 0);
+  }
+
+  /** The same, counting only receivers {@code r} with {@code byReceiver[r] == cls} if not null. */
+  private int flowsIntoFreeReceivers(Coflow c, double[] res, int[] byReceiver, int cls) {
     int flows = 0;
     for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
       int p = c.receiver(rs);
-      if (res[ports + p] > PortBudget.EPS) {
+      if (res[ports + p] > PortBudget.EPS && (byReceiver == null || byReceiver[p] == cls)) {
         flows += c.activeFlowsTo(p);
       }
     }
     return flows;
+  }
+
+  /**
+   * Adds to the group, in the coflow's order, every active flow of {@code c} with capacity left at
+   * both ports, that is {@code eligible} (null: all) and, if {@code byReceiver} is not null, whose
+   * receiver {@code r} has {@code byReceiver[r] == cls} (the backfill of one class). When most
+   * flows wait at saturated receivers, only the flows into the others are looked at.
+   */
+  void offerCoflow(Coflow c, int[] byReceiver, int cls, PortBudget budget, boolean[] eligible) {
+    double[] res = budget.residual;
+    int n = c.activeCount();
+    if (2 * flowsIntoFreeReceivers(c, res, byReceiver, cls) < n) {
+      int words = markFree(c, res, byReceiver, cls);
+      for (int k = nextMarked(0, words); k < n; k = nextMarked(k + 1, words)) {
+        int index = c.activeIndex(k);
+        if (eligible == null || eligible[index]) {
+          addToGroup(c.activeSrc(k), c.activeDst(k), index);
+        }
+      }
+      return;
+    }
+    for (int k = 0; k < n; k++) {
+      int src = c.activeSrc(k);
+      int dst = c.activeDst(k);
+      int index = c.activeIndex(k);
+      if ((byReceiver == null || byReceiver[dst] == cls)
+          && (eligible == null || eligible[index])
+          && res[src] > PortBudget.EPS
+          && res[ports + dst] > PortBudget.EPS) {
+        addToGroup(src, dst, index);
+      }
+    }
   }
 
   private long[] marks = new long[64];
@@ -260,6 +297,11 @@ public final class Allocator {
    * use. {@link #nextMarked} then lists them in position order.
    */
   private int markFree(Coflow c, double[] res) {
+    return markFree(c, res, null, 0);
+  }
+
+  /** The same, marking only flows into receivers {@code r} with {@code byReceiver[r] == cls}. */
+  private int markFree(Coflow c, double[] res, int[] byReceiver, int cls) {
     markedSteps++;
     int words = (c.activeCount() + 63) >>> 6;
     if (marks.length < words) {
@@ -270,7 +312,9 @@ public final class Allocator {
     for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
       int p = c.receiver(rs);
       int count = c.activeFlowsTo(p);
-      if (count > 0 && res[ports + p] > PortBudget.EPS) {
+      if (count > 0
+          && res[ports + p] > PortBudget.EPS
+          && (byReceiver == null || byReceiver[p] == cls)) {
         int[] positions = c.activePositionsTo(p);
         for (int j = 0; j < count; j++) {
           int k = positions[j];

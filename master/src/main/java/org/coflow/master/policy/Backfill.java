@@ -37,12 +37,7 @@ public final class Backfill {
           int index = schedule.segmentFlow(k);
           offer(index, state.srcAt(index), state.dstAt(index), budget, eligible, allocator);
         } else if (Allocator.mayTake(c, budget)) {
-          int[] byReceiver = schedule.segmentReceivers(k);
-          for (int i = 0, n = c.activeCount(); i < n; i++) {
-            if (byReceiver == null || byReceiver[c.activeDst(i)] == cls + 1) {
-              offer(c.activeIndex(i), c.activeSrc(i), c.activeDst(i), budget, eligible, allocator);
-            }
-          }
+          allocator.offerCoflow(c, schedule.segmentReceivers(k), cls + 1, budget, eligible);
         }
       }
       allocator.fillGroup(budget, schedule);
