@@ -651,11 +651,38 @@ public final class Allocator {
       list[members[up[i]]++] = i;
       list[members[down[i]]++] = i;
     }
-    // The resources still rising, in touch order: those whose entries have all frozen drop out
-    // (in place, keeping the order, so ties go to the same resource as in a full scan).
-    int[] live = this.live;
+    // The resources with entries rise in touch order.
     System.arraycopy(touched, 0, live, 0, t);
-    int alive = t;
+    fillUp = up;
+    fillDown = down;
+    fillMult = mult;
+    fillLevel = level;
+    rise(live, t, count, residual, freezeEntries);
+    fillUp = null;
+    fillDown = null;
+    fillMult = null;
+    fillLevel = null;
+    untouch(t);
+  }
+
+  /** What {@link #rise} does when resource {@code r} saturates at water level {@code at}. */
+  interface Saturation {
+    /**
+     * Freezes the entries of {@code r} still rising at {@code at}, taking their flows off the
+     * rising count of each of their resources.
+     */
+    void saturate(int r, double at);
+  }
+
+  /**
+   * The rise of the water level, shared by {@link #waterFill} and {@link PairShares#fill}: all
+   * entries still rising rise together by the smallest fair share {@code residual[r] / count[r]}
+   * among the {@code alive} resources listed in {@code live}; every resource then at or below
+   * {@link PortBudget#EPS} saturates (in list order), and resources nothing rises on any more drop
+   * out of the list (in place, keeping the order, so ties go to the same resource as in a full
+   * scan). {@code count[r]} is the number of flows still rising on resource r.
+   */
+  static void rise(int[] live, int alive, int[] count, double[] residual, Saturation saturation) {
     double at = 0;
     while (true) {
       double step = Double.POSITIVE_INFINITY;
@@ -674,7 +701,7 @@ public final class Allocator {
       }
       alive = kept;
       if (argmin < 0) {
-        break;
+        return;
       }
       at += step;
       for (int k = 0; k < alive; k++) {
@@ -686,19 +713,34 @@ public final class Allocator {
         int r = live[k];
         if (count[r] > 0 && residual[r] <= PortBudget.EPS) {
           residual[r] = Math.max(0, residual[r]);
-          for (int j = start[r], end = members[r]; j < end; j++) {
-            int i = list[j];
-            if (!frozen[i]) {
-              frozen[i] = true;
-              level[i] = at;
-              count[up[i]] -= mult[i];
-              count[down[i]] -= mult[i];
-            }
-          }
+          saturation.saturate(r, at);
         }
       }
     }
-    untouch(t);
+  }
+
+  // The entries of the water-filling under way, for freezeEntries.
+  private int[] fillUp;
+  private int[] fillDown;
+  private int[] fillMult;
+  private double[] fillLevel;
+
+  private final Saturation freezeEntries = this::freezeEntries;
+
+  /** Freezes resource r's entries still rising (listed by the counting sort of waterFill). */
+  private void freezeEntries(int r, double at) {
+    int[] up = fillUp;
+    int[] down = fillDown;
+    int[] mult = fillMult;
+    for (int j = start[r], end = members[r]; j < end; j++) {
+      int i = list[j];
+      if (!frozen[i]) {
+        frozen[i] = true;
+        fillLevel[i] = at;
+        count[up[i]] -= mult[i];
+        count[down[i]] -= mult[i];
+      }
+    }
   }
 
   /**

@@ -163,43 +163,12 @@ public final class PairShares {
         freeze(r, 0);
       }
     }
-    double at = 0;
-    while (true) {
-      double step = Double.POSITIVE_INFINITY;
-      int argmin = -1;
-      int kept = 0;
-      for (int k = 0; k < alive; k++) {
-        int r = live[k];
-        if (rising[r] > 0) {
-          live[kept++] = r;
-          double s = Math.max(0, residual[r]) / rising[r];
-          if (s < step) {
-            step = s;
-            argmin = r;
-          }
-        }
-      }
-      alive = kept;
-      if (argmin < 0) {
-        return;
-      }
-      at += step;
-      for (int k = 0; k < alive; k++) {
-        int r = live[k];
-        residual[r] -= step * rising[r];
-      }
-      residual[argmin] = 0;
-      for (int k = 0; k < alive; k++) {
-        int r = live[k];
-        if (rising[r] > 0 && residual[r] <= PortBudget.EPS) {
-          residual[r] = Math.max(0, residual[r]);
-          freeze(r, at);
-        }
-      }
-    }
+    Allocator.rise(live, alive, rising, residual, freeze);
   }
 
   /** Resource {@code r} saturates at {@code at}: its pairs still rising stop there. */
+  private final Allocator.Saturation freeze = this::freeze;
+
   private void freeze(int r, double at) {
     saturated[r] = true;
     level[r] = at;
