@@ -105,7 +105,6 @@ public class Coda extends AbstractPolicy {
 
   @Override
   protected void allocate(ClusterState state, double now, PortBudget budget, Schedule schedule) {
-    boolean[] bound = new boolean[state.flows().size()];
     List<Candidate> candidates = coflowsInPriorityOrder(state, now);
     binding.entrySet().removeIf(e -> e.getKey().finished() || e.getValue().index() < 0);
     java.util.Map<Coflow, List<Flow>> adopted = new java.util.IdentityHashMap<>();
@@ -133,6 +132,8 @@ public class Coda extends AbstractPolicy {
           contested.add(owner);
         });
     boolean extended = !contested.isEmpty();
+    // Only late binding needs to know which flows a candidate already took.
+    boolean[] bound = extended ? new boolean[state.flows().size()] : null;
     java.util.Map<Flow, Coflow> servedBy = extended ? new java.util.IdentityHashMap<>() : null;
     List<List<Flow>> levels = new ArrayList<>(flowLevels.levels());
     for (int j = 0; j < flowLevels.levels(); j++) {
