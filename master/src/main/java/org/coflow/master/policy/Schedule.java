@@ -35,6 +35,9 @@ public final class Schedule {
   /** An array {@link #servedInOrder} may fill instead of allocating one (from a recycled one). */
   private int[] orderBuffer;
 
+  /** All zeros between calls: {@link #servedInOrder}'s bitmap of the served flows. */
+  private long[] orderBits;
+
   /** Class + 1 of flows appended on their own; 0 when the flow came with its coflow. */
   private int[] flowClass;
 
@@ -80,6 +83,8 @@ public final class Schedule {
         }
       }
       this.orderBuffer = spare.inOrder != null ? spare.inOrder : spare.orderBuffer;
+      this.orderBits = spare.orderBits;
+      spare.orderBits = null;
       spare.inOrder = null;
       this.segCoflow = spare.segCoflow;
       this.segFlow = spare.segFlow;
@@ -167,16 +172,27 @@ public final class Schedule {
               ? orderBuffer
               : new int[servedSize];
       orderBuffer = null;
-      if (servedSize * 16L < flows) {
-        System.arraycopy(served, 0, sorted, 0, servedSize);
-        Arrays.sort(sorted, 0, servedSize);
-      } else {
-        for (int i = 0, k = 0; k < servedSize; i++) {
-          if (rate[i] > 0) {
-            sorted[k++] = i;
-          }
+      // A bitmap of the served flows read word by word: the cost of the served flows plus one
+      // word per 64 flows, with neither a sort's comparisons nor a branch per flow.
+      int words = (flows + 63) >>> 6;
+      long[] bits = orderBits != null && orderBits.length >= words ? orderBits : new long[words];
+      for (int k = 0; k < servedSize; k++) {
+        int i = served[k];
+        bits[i >>> 6] |= 1L << i;
+      }
+      for (int w = 0, k = 0; k < servedSize; w++) {
+        long b = bits[w];
+        if (b != 0) {
+          bits[w] = 0;
+          int base = w << 6;
+          do {
+            sorted[k++] = base + Long.numberOfTrailingZeros(b);
+            b &= b - 1;
+          } while (b != 0);
         }
       }
+      // Every word read is cleared again: the bitmap is all zeros for the next call.
+      orderBits = bits;
       inOrder = sorted;
     }
     return inOrder;
