@@ -72,7 +72,7 @@ public final class Allocator {
     if (mayTake(c, budget) && !replayed(c, MAX_MIN, budget, schedule)) {
       Memo memo = start(c, MAX_MIN, budget);
       groupSize = 0;
-      offerAll(c, budget);
+      offerCoflow(c, null, 0, budget, null);
       fillGroup(budget, schedule);
       record(c, memo, budget, schedule);
     }
@@ -213,33 +213,10 @@ public final class Allocator {
     m.moved = moved;
   }
 
-  /** Adds every active flow of {@code c} with capacity left at both ports (arrays, no objects). */
-  private void offerAll(Coflow c, PortBudget budget) {
-    double[] res = budget.residual;
-    int n = c.activeCount();
-    if (2 * flowsIntoFreeReceivers(c, res) < n) {
-      // Most flows wait at a saturated receiver: find the others through the receivers' lists.
-      int words = markFree(c, res);
-      for (int k = nextMarked(0, words); k < n; k = nextMarked(k + 1, words)) {
-        addToGroup(c.activeSrc(k), c.activeDst(k), c.activeIndex(k));
-      }
-      return;
-    }
-    for (int k = 0; k < n; k++) {
-      int src = c.activeSrc(k);
-      int dst = c.activeDst(k);
-      if (res[src] > PortBudget.EPS && res[ports + dst] > PortBudget.EPS) {
-        addToGroup(src, dst, c.activeIndex(k));
-      }
-    }
-  }
-
-  /** Active flows of {@code c} into receivers with capacity left. Costs the coflow's receivers. */
-  private int flowsIntoFreeReceivers(Coflow c, double[] res) {
-    return flowsIntoFreeReceivers(c, res, null, 0);
-  }
-
-  /** The same, counting only receivers {@code r} with {@code byReceiver[r] == cls} if not null. */
+  /**
+   * Active flows of {@code c} into receivers with capacity left and, if {@code byReceiver} is not
+   * null, whose receiver {@code r} has {@code byReceiver[r] == cls}. Costs the coflow's receivers.
+   */
   private int flowsIntoFreeReceivers(Coflow c, double[] res, int[] byReceiver, int cls) {
     int flows = 0;
     for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
@@ -292,15 +269,11 @@ public final class Allocator {
   }
 
   /**
-   * Marks the positions of {@code c}'s active flows with capacity left at both ends, visiting only
-   * the flows into receivers with capacity left; returns the number of words of {@link #marks} in
-   * use. {@link #nextMarked} then lists them in position order.
+   * Marks the positions of {@code c}'s active flows with capacity left at both ends (and, if {@code
+   * byReceiver} is not null, a receiver {@code r} with {@code byReceiver[r] == cls}), visiting only
+   * the flows into such receivers; returns the number of words of {@link #marks} in use. {@link
+   * #nextMarked} then lists them in position order.
    */
-  private int markFree(Coflow c, double[] res) {
-    return markFree(c, res, null, 0);
-  }
-
-  /** The same, marking only flows into receivers {@code r} with {@code byReceiver[r] == cls}. */
   private int markFree(Coflow c, double[] res, int[] byReceiver, int cls) {
     markedSteps++;
     int words = (c.activeCount() + 63) >>> 6;
@@ -413,7 +386,7 @@ public final class Allocator {
    */
   public void offer(Coflow c, PortBudget budget) {
     if (mayTake(c, budget)) {
-      offerAll(c, budget);
+      offerCoflow(c, null, 0, budget, null);
     }
   }
 
@@ -779,7 +752,7 @@ public final class Allocator {
       // both ends (found through the receivers' lists), in the same order: capacity only shrinks
       // during the step, so no other flow could get any.
       boolean marked = upFree > 0 && 2 * intoFree < n;
-      int words = marked ? markFree(c, budget.residual) : 0;
+      int words = marked ? markFree(c, budget.residual, null, 0) : 0;
       for (int k = marked ? nextMarked(0, words) : 0;
           k < n && upFree > 0 && downFree > 0;
           k = marked ? nextMarked(k + 1, words) : k + 1) {
