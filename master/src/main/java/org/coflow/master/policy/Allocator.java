@@ -300,6 +300,52 @@ public final class Allocator {
     return words;
   }
 
+  /**
+   * Marks the positions of all {@code c}'s active flows but those into receivers without capacity
+   * left; returns the number of words of {@link #marks} in use. Costs a word per 64 flows plus the
+   * flows into saturated receivers: {@link #markFree}'s complement.
+   */
+  private int markAll(Coflow c, double[] res) {
+    allMarkedSteps++;
+    int n = c.activeCount();
+    int words = (n + 63) >>> 6;
+    if (marks.length < words) {
+      marks = new long[Math.max(words, 2 * marks.length)];
+    }
+    java.util.Arrays.fill(marks, 0, words, -1L);
+    if ((n & 63) != 0) {
+      marks[words - 1] = (1L << n) - 1;
+    }
+    for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
+      int p = c.receiver(rs);
+      if (c.activeFlowsTo(p) > 0 && res[ports + p] <= PortBudget.EPS) {
+        unmarkInto(c, p);
+      }
+    }
+    return words;
+  }
+
+  /**
+   * Clears the marks of {@code c}'s flows into {@code dst}, a receiver just saturated: none of them
+   * can get anything any more, and a cleared word is skipped 64 positions at a time instead of each
+   * of its flows being visited and found without capacity.
+   */
+  private void unmarkInto(Coflow c, int dst) {
+    long[] bits = marks;
+    int[] positions = c.activePositionsTo(dst);
+    for (int j = 0, count = c.activeFlowsTo(dst); j < count; j++) {
+      int k = positions[j];
+      bits[k >>> 6] &= ~(1L << k);
+    }
+  }
+
+  private long allMarkedSteps;
+
+  /** How many greedy steps marked all their coflow's flows (for tests). */
+  long allMarkedSteps() {
+    return allMarkedSteps;
+  }
+
   /** The first marked position at or after {@code from}, or {@link Integer#MAX_VALUE}. */
   private int nextMarked(int from, int words) {
     int w = from >>> 6;
@@ -748,14 +794,19 @@ public final class Allocator {
         memo.rates = new double[n];
       }
       int moved = 0;
-      // When most flows wait at a saturated receiver, visit only the flows with capacity left at
-      // both ends (found through the receivers' lists), in the same order: capacity only shrinks
-      // during the step, so no other flow could get any.
-      boolean marked = upFree > 0 && 2 * intoFree < n;
-      int words = marked ? markFree(c, budget.residual, null, 0) : 0;
-      for (int k = marked ? nextMarked(0, words) : 0;
+      // Visit only marked flows, in the same order: capacity only shrinks during the step, so an
+      // unmarked flow could get nothing. When most flows wait at a saturated receiver, the flows
+      // with capacity left at both ends are marked through the receivers' lists. Otherwise all
+      // are marked, the flows into saturated receivers unmarked, and so are a receiver's flows
+      // when it saturates during the step: each then costs a bit cleared, not a visit.
+      int words = 0;
+      boolean all = 2 * intoFree >= n;
+      if (upFree > 0 && downFree > 0) {
+        words = all ? markAll(c, budget.residual) : markFree(c, budget.residual, null, 0);
+      }
+      for (int k = nextMarked(0, words);
           k < n && upFree > 0 && downFree > 0;
-          k = marked ? nextMarked(k + 1, words) : k + 1) {
+          k = nextMarked(k + 1, words)) {
         int src = c.activeSrc(k);
         int dst = c.activeDst(k);
         double r = budget.available(src, dst);
@@ -767,6 +818,9 @@ public final class Allocator {
           }
           if (budget.down(dst) <= PortBudget.EPS) {
             downFree--;
+            if (all) {
+              unmarkInto(c, dst);
+            }
           }
           // Its flows had no rate before this step: the rate it has now is r.
           memo.moving[moved] = k;

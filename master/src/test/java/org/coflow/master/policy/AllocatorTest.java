@@ -238,49 +238,72 @@ class AllocatorTest {
     java.util.Random random = new java.util.Random(11);
     long marked = 0;
     for (int round = 0; round < 300; round++) {
-      int ports = 3 + random.nextInt(12);
-      ClusterState s = new ClusterState(Fabric.uniform(ports, 1000));
-      Coflow c = new Coflow("c", 0, 0, 1);
-      s.addCoflow(c);
-      java.util.List<Flow> flows = new java.util.ArrayList<>();
-      for (int k = 0, n = 2 + random.nextInt(120); k < n; k++) {
-        flows.add(s.addFlow(c, random.nextInt(ports), random.nextInt(ports), 100, 0));
-      }
-      for (int k = 0, gone = random.nextInt(flows.size() / 2); k < gone; k++) {
-        Flow f = flows.remove(random.nextInt(flows.size()));
-        s.addSent(f, 100);
-        s.finishFlow(f, 1);
-      }
-      double[] start = new double[2 * ports];
-      for (int r = 0; r < start.length; r++) {
-        boolean saturated = random.nextInt(r < ports ? 4 : 5) > 0 && r >= ports;
-        start[r] = saturated || random.nextInt(6) == 0 ? 0 : 1 + random.nextInt(999);
-      }
-      boolean greedy = random.nextBoolean();
-      Allocator steps = new Allocator(ports);
-      PortBudget stepBudget = new PortBudget(s.fabric());
-      PortBudget listBudget = new PortBudget(s.fabric());
-      stepBudget.setResiduals(start);
-      listBudget.setResiduals(start);
-      Schedule byStep = Schedule.empty(s);
-      Schedule byList = Schedule.empty(s);
-      if (greedy) {
-        steps.greedy(c, stepBudget, byStep);
-        new Allocator(ports).greedy(c.activeFlows(), listBudget, byList);
-      } else {
-        steps.maxMinFair(c, stepBudget, byStep);
-        new Allocator(ports).maxMinFair(c.activeFlows(), listBudget, byList);
-      }
+      Allocator steps = stepAgainstList(random, round, true, random.nextBoolean());
       marked += steps.markedSteps();
-      for (Flow f : s.flows()) {
-        assertEquals(byList.rate(f.index()), byStep.rate(f.index()), 0, "round " + round);
-      }
-      for (int p = 0; p < ports; p++) {
-        assertEquals(listBudget.up(p), stepBudget.up(p), 0, "round " + round + ", up " + p);
-        assertEquals(listBudget.down(p), stepBudget.down(p), 0, "round " + round + ", dn " + p);
-      }
     }
     assertTrue(marked > 100 && marked < 300, marked + " of 300 steps through receivers' lists");
+  }
+
+  @Test
+  void aGreedyStepOverMostlyFreeReceiversIsTheStepOverAllItsFlows() {
+    // The greedy step of a coflow whose receivers mostly have capacity marks all its flows but
+    // those into saturated receivers, and unmarks a receiver's flows when it saturates: the same
+    // rates and residuals as the step over the list of all its flows.
+    java.util.Random random = new java.util.Random(12);
+    long allMarked = 0;
+    for (int round = 0; round < 300; round++) {
+      allMarked += stepAgainstList(random, round, false, true).allMarkedSteps();
+    }
+    assertTrue(allMarked > 200, allMarked + " of 300 greedy steps marked all flows");
+  }
+
+  /**
+   * One step of a random coflow (flows reshuffled by finishes, random residuals with receivers
+   * {@code mostlySaturated} or mostly free) against the same step over the list of its flows.
+   */
+  private static Allocator stepAgainstList(
+      java.util.Random random, int round, boolean mostlySaturated, boolean greedy) {
+    int ports = 3 + random.nextInt(12);
+    ClusterState s = new ClusterState(Fabric.uniform(ports, 1000));
+    Coflow c = new Coflow("c", 0, 0, 1);
+    s.addCoflow(c);
+    java.util.List<Flow> flows = new java.util.ArrayList<>();
+    for (int k = 0, n = 2 + random.nextInt(mostlySaturated ? 120 : 200); k < n; k++) {
+      flows.add(s.addFlow(c, random.nextInt(ports), random.nextInt(ports), 100, 0));
+    }
+    for (int k = 0, gone = random.nextInt(flows.size() / 2); k < gone; k++) {
+      Flow f = flows.remove(random.nextInt(flows.size()));
+      s.addSent(f, 100);
+      s.finishFlow(f, 1);
+    }
+    double[] start = new double[2 * ports];
+    for (int r = 0; r < start.length; r++) {
+      boolean saturated =
+          r >= ports && (mostlySaturated ? random.nextInt(5) > 0 : random.nextInt(5) == 0);
+      start[r] = saturated || random.nextInt(6) == 0 ? 0 : 1 + random.nextInt(999);
+    }
+    Allocator steps = new Allocator(ports);
+    PortBudget stepBudget = new PortBudget(s.fabric());
+    PortBudget listBudget = new PortBudget(s.fabric());
+    stepBudget.setResiduals(start);
+    listBudget.setResiduals(start);
+    Schedule byStep = Schedule.empty(s);
+    Schedule byList = Schedule.empty(s);
+    if (greedy) {
+      steps.greedy(c, stepBudget, byStep);
+      new Allocator(ports).greedy(c.activeFlows(), listBudget, byList);
+    } else {
+      steps.maxMinFair(c, stepBudget, byStep);
+      new Allocator(ports).maxMinFair(c.activeFlows(), listBudget, byList);
+    }
+    for (Flow f : s.flows()) {
+      assertEquals(byList.rate(f.index()), byStep.rate(f.index()), 0, "round " + round);
+    }
+    for (int p = 0; p < ports; p++) {
+      assertEquals(listBudget.up(p), stepBudget.up(p), 0, "round " + round + ", up " + p);
+      assertEquals(listBudget.down(p), stepBudget.down(p), 0, "round " + round + ", dn " + p);
+    }
+    return steps;
   }
 
   @Test
