@@ -28,6 +28,10 @@ public final class Allocator {
 
   private int[] liveDown = new int[1024];
   private int[] liveIndex = new int[1024];
+
+  /** Per group member offered through {@link #offerCoflow}: its position in its coflow. */
+  private int[] livePosition = new int[1024];
+
   private int groupSize;
 
   public Allocator(int ports) {
@@ -74,7 +78,7 @@ public final class Allocator {
       groupSize = 0;
       offerCoflow(c, null, 0, budget, null);
       fillGroup(budget, schedule);
-      record(c, memo, budget, schedule);
+      record(memo, budget, schedule);
     }
   }
 
@@ -189,24 +193,26 @@ public final class Allocator {
   }
 
   /**
-   * Notes the outcome of the step just computed: the residuals it left and the rates it gave (its
-   * flows had none before it in this schedule).
+   * Notes the outcome of the max-min step just computed: the residuals it left and the rates it
+   * gave (its flows had none before it in this schedule). The step's flows were all offered through
+   * {@link #offerCoflow}, so the group lists them in position order with their positions: only they
+   * are looked at, not every active flow of the coflow.
    */
-  private static void record(Coflow c, Memo m, PortBudget budget, Schedule schedule) {
+  private void record(Memo m, PortBudget budget, Schedule schedule) {
     double[] res = budget.residual;
     for (int j = 0; j < m.size; j++) {
       m.after[j] = res[m.resources[j]];
     }
-    int n = c.activeCount();
+    int n = groupSize;
     if (m.moving.length < n) {
       m.moving = new int[n];
       m.rates = new double[n];
     }
     int moved = 0;
-    for (int k = 0; k < n; k++) {
-      double r = schedule.rate(c.activeIndex(k));
+    for (int i = 0; i < n; i++) {
+      double r = schedule.rate(liveIndex[i]);
       if (r > 0) {
-        m.moving[moved] = k;
+        m.moving[moved] = livePosition[i];
         m.rates[moved++] = r;
       }
     }
@@ -243,6 +249,7 @@ public final class Allocator {
         int index = c.activeIndex(k);
         if (eligible == null || eligible[index]) {
           addToGroup(c.activeSrc(k), c.activeDst(k), index);
+          livePosition[groupSize - 1] = k;
         }
       }
       return;
@@ -256,6 +263,7 @@ public final class Allocator {
           && res[src] > PortBudget.EPS
           && res[ports + dst] > PortBudget.EPS) {
         addToGroup(src, dst, index);
+        livePosition[groupSize - 1] = k;
       }
     }
   }
@@ -419,6 +427,7 @@ public final class Allocator {
       liveUp = java.util.Arrays.copyOf(liveUp, 2 * groupSize);
       liveDown = java.util.Arrays.copyOf(liveDown, 2 * groupSize);
       liveIndex = java.util.Arrays.copyOf(liveIndex, 2 * groupSize);
+      livePosition = java.util.Arrays.copyOf(livePosition, 2 * groupSize);
     }
     liveUp[groupSize] = src;
     liveDown[groupSize] = ports + dst;
