@@ -78,25 +78,50 @@ public final class Allocator {
       groupSize = 0;
       offerCoflow(c, null, 0, budget, null);
       fillGroup(budget, schedule);
-      record(memo, budget, schedule);
+      record(memo, budget);
     }
   }
 
-  // Memoised per-coflow steps. A step of one coflow (max-min fair sharing or greedy allocation of
-  // its active flows on the residual capacity) depends only on the coflow's active flows, in
-  // their order, and on the residual capacity at the ports they use. When neither changed since
-  // the coflow's last step of the same kind, the step's outcome is replayed instead of recomputed:
-  // the same rates (bit for bit) and the same residuals left, at the cost of the coflow's ports
-  // and its moving flows. Between two events of a fluid replay most coflows are in that case.
+  /**
+   * The backfill of a priority class that is one whole coflow: its active flows with capacity left
+   * at both ends share the leftovers max-min fairly, on top of the rates they already have.
+   * Replayed, like a max-min step, when the coflow's flows and the residuals at its ports are those
+   * of its last backfill.
+   */
+  void backfillCoflow(Coflow c, PortBudget budget, Schedule schedule) {
+    if (mayTake(c, budget) && !replayed(c, BACKFILL, budget, schedule)) {
+      Memo memo = start(c, BACKFILL, budget);
+      groupSize = 0;
+      offerCoflow(c, null, 0, budget, null);
+      fillGroup(budget, schedule);
+      record(memo, budget);
+    }
+  }
+
+  // Memoised per-coflow steps. A step of one coflow (max-min fair sharing, greedy allocation or
+  // backfill of its active flows on the residual capacity) depends only on the coflow's active
+  // flows, in their order, and on the residual capacity at the ports they use. When neither
+  // changed since the coflow's last step of the same kind, the step's outcome is replayed instead
+  // of recomputed: the same rates added (bit for bit) and the same residuals left, at the cost of
+  // the coflow's ports and its moving flows. Between two events of a fluid replay most coflows are
+  // in that case. A coflow's backfill is remembered apart from its policy step, which comes first
+  // in the same decision.
   private static final int MAX_MIN = 1;
   private static final int GREEDY = 2;
+  private static final int BACKFILL = 3;
   private final java.util.IdentityHashMap<Coflow, Memo> memos = new java.util.IdentityHashMap<>();
+  private final java.util.IdentityHashMap<Coflow, Memo> backfills =
+      new java.util.IdentityHashMap<>();
 
   private long replays;
 
+  private java.util.IdentityHashMap<Coflow, Memo> memosOf(int kind) {
+    return kind == BACKFILL ? backfills : memos;
+  }
+
   /** How many coflows have a remembered step (for tests). */
   int remembered() {
-    return memos.size();
+    return memos.size() + backfills.size();
   }
 
   /** How many coflow steps were replayed rather than computed (for tests and profiling). */
@@ -118,7 +143,7 @@ public final class Allocator {
 
   /** True if the coflow's last step of this kind had the same inputs: its outcome is replayed. */
   private boolean replayed(Coflow c, int kind, PortBudget budget, Schedule schedule) {
-    Memo m = memos.get(c);
+    Memo m = memosOf(kind).get(c);
     if (m == null || m.kind != kind || m.changes != c.activeChanges()) {
       return false;
     }
@@ -146,11 +171,14 @@ public final class Allocator {
     if (!memos.isEmpty()) {
       memos.keySet().removeIf(c -> c.index() < 0);
     }
+    if (!backfills.isEmpty()) {
+      backfills.keySet().removeIf(c -> c.index() < 0);
+    }
   }
 
   /** Notes the inputs of a step about to be computed. */
   private Memo start(Coflow c, int kind, PortBudget budget) {
-    Memo m = memos.computeIfAbsent(c, x -> new Memo());
+    Memo m = memosOf(kind).computeIfAbsent(c, x -> new Memo());
     m.kind = kind;
     m.changes = c.activeChanges();
     int size = 0;
@@ -193,12 +221,12 @@ public final class Allocator {
   }
 
   /**
-   * Notes the outcome of the max-min step just computed: the residuals it left and the rates it
-   * gave (its flows had none before it in this schedule). The step's flows were all offered through
-   * {@link #offerCoflow}, so the group lists them in position order with their positions: only they
-   * are looked at, not every active flow of the coflow.
+   * Notes the outcome of the max-min or backfill step just computed: the residuals it left and the
+   * rates it added. The step's flows were all offered through {@link #offerCoflow}, so the group
+   * lists them in position order with their positions and the rates the water-filling gave them:
+   * only they are looked at, not every active flow of the coflow.
    */
-  private void record(Memo m, PortBudget budget, Schedule schedule) {
+  private void record(Memo m, PortBudget budget) {
     double[] res = budget.residual;
     for (int j = 0; j < m.size; j++) {
       m.after[j] = res[m.resources[j]];
@@ -210,7 +238,7 @@ public final class Allocator {
     }
     int moved = 0;
     for (int i = 0; i < n; i++) {
-      double r = schedule.rate(liveIndex[i]);
+      double r = levels[i];
       if (r > 0) {
         m.moving[moved] = livePosition[i];
         m.rates[moved++] = r;

@@ -30,6 +30,16 @@ public final class Backfill {
     int segments = schedule.segments();
     for (int k = 0; k < segments; ) {
       int cls = schedule.segmentClass(k);
+      Coflow whole = schedule.segmentCoflow(k);
+      if (eligible == null
+          && whole != null
+          && schedule.segmentReceivers(k) == null
+          && (k + 1 == segments || schedule.segmentClass(k + 1) != cls)) {
+        // A class of one whole coflow: its own step, replayed when its inputs did not change.
+        allocator.backfillCoflow(whole, budget, schedule);
+        k++;
+        continue;
+      }
       allocator.clearGroup();
       for (; k < segments && schedule.segmentClass(k) == cls; k++) {
         Coflow c = schedule.segmentCoflow(k);

@@ -3,6 +3,7 @@ package org.coflow.master.policy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
 import org.coflow.api.model.ClusterState;
 import org.coflow.api.model.Coflow;
 import org.coflow.api.model.Fabric;
@@ -218,6 +219,69 @@ class AllocatorTest {
       }
       for (int i = 0; i < s.flows().size(); i++) {
         assertEquals(computed.rate(i), withMemo.rate(i), 0.0, "round " + round + " flow " + i);
+      }
+      for (int r = 0; r < ports; r++) {
+        assertEquals(fresh.up(r), kept.up(r), 0.0);
+        assertEquals(fresh.down(r), kept.down(r), 0.0);
+      }
+      if (round % 5 == 4) {
+        s.finishFlow(s.flows().get(random.nextInt(s.flows().size())), round);
+      }
+    }
+    assertTrue(memo.replays() > 10, "replays: " + memo.replays());
+  }
+
+  @Test
+  void aReplayedBackfillIsTheBackfillComputedAgain() {
+    // The backfill of classes of one whole coflow each, on top of rates some flows already have,
+    // by a long-lived allocator (which replays backfills whose inputs it has seen) against a fresh
+    // one per round: bit-identical rates, served order and residuals, and backfills replayed.
+    java.util.Random random = new java.util.Random(13);
+    int ports = 8;
+    ClusterState s = new ClusterState(Fabric.uniform(ports, 1000));
+    for (int c = 0; c < 6; c++) {
+      Coflow coflow = new Coflow("c" + c, c, 0, 1);
+      s.addCoflow(coflow);
+      for (int k = 0; k < 15; k++) {
+        s.addFlow(coflow, random.nextInt(ports), random.nextInt(ports), 100, 0);
+      }
+    }
+    double[][] starts = new double[3][2 * ports];
+    for (double[] start : starts) {
+      for (int r = 0; r < start.length; r++) {
+        start[r] = random.nextInt(4) == 0 ? 0 : 100 + random.nextInt(900);
+      }
+    }
+    Allocator memo = new Allocator(ports);
+    for (int round = 0; round < 60 && !s.flows().isEmpty(); round++) {
+      double[] start = starts[random.nextInt(starts.length)];
+      PortBudget kept = new PortBudget(s.fabric());
+      PortBudget fresh = new PortBudget(s.fabric());
+      kept.setResiduals(start);
+      fresh.setResiduals(start);
+      Schedule withMemo = Schedule.empty(s);
+      Schedule computed = Schedule.empty(s);
+      int cls = 0;
+      for (Coflow c : s.coflows()) {
+        withMemo.appendCoflow(c, cls);
+        computed.appendCoflow(c, cls++);
+        // The policy's own step gave the coflow's first flow a rate already.
+        int first = c.activeIndex(0);
+        double rate = Math.min(50, kept.available(c.activeSrc(0), c.activeDst(0)));
+        for (Schedule schedule : List.of(withMemo, computed)) {
+          schedule.addRate(first, rate);
+        }
+        kept.take(c.activeSrc(0), c.activeDst(0), rate);
+        fresh.take(c.activeSrc(0), c.activeDst(0), rate);
+      }
+      Backfill.fill(s, kept, withMemo, null, memo);
+      Backfill.fill(s, fresh, computed, null, new Allocator(ports));
+      for (int i = 0; i < s.flows().size(); i++) {
+        assertEquals(computed.rate(i), withMemo.rate(i), 0.0, "round " + round + " flow " + i);
+      }
+      assertEquals(computed.servedSize(), withMemo.servedSize());
+      for (int k = 0; k < computed.servedSize(); k++) {
+        assertEquals(computed.served()[k], withMemo.served()[k], "round " + round);
       }
       for (int r = 0; r < ports; r++) {
         assertEquals(fresh.up(r), kept.up(r), 0.0);
