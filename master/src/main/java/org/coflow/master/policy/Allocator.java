@@ -73,13 +73,7 @@ public final class Allocator {
    * of its ports (not its flows) when none of them can get anything.
    */
   public void maxMinFair(Coflow c, PortBudget budget, Schedule schedule) {
-    if (mayTake(c, budget) && !replayed(c, MAX_MIN, budget, schedule)) {
-      Memo memo = start(c, MAX_MIN, budget);
-      groupSize = 0;
-      offerCoflow(c, null, 0, budget, null);
-      fillGroup(budget, schedule);
-      record(memo, budget);
-    }
+    memoisedFill(c, MAX_MIN, budget, schedule);
   }
 
   /**
@@ -89,8 +83,17 @@ public final class Allocator {
    * of its last backfill.
    */
   void backfillCoflow(Coflow c, PortBudget budget, Schedule schedule) {
-    if (mayTake(c, budget) && !replayed(c, BACKFILL, budget, schedule)) {
-      Memo memo = start(c, BACKFILL, budget);
+    memoisedFill(c, BACKFILL, budget, schedule);
+  }
+
+  /**
+   * Water-fills the budget among the coflow's active flows with capacity left at both ends, adding
+   * to the rates they have, or replays the coflow's last step of this kind if its inputs did not
+   * change; nothing at the cost of its ports when none of its flows can get anything.
+   */
+  private void memoisedFill(Coflow c, int kind, PortBudget budget, Schedule schedule) {
+    if (mayTake(c, budget) && !replayed(c, kind, budget, schedule)) {
+      Memo memo = start(c, kind, budget);
       groupSize = 0;
       offerCoflow(c, null, 0, budget, null);
       fillGroup(budget, schedule);

@@ -3,7 +3,6 @@ package org.coflow.master.policy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.List;
 import org.coflow.api.model.ClusterState;
 import org.coflow.api.model.Coflow;
 import org.coflow.api.model.Fabric;
@@ -178,108 +177,74 @@ class AllocatorTest {
 
   @Test
   void aReplayedCoflowStepIsTheStepComputedAgain() {
-    // A long-lived allocator (which replays steps whose inputs it has seen) against a fresh one
-    // per round, over rounds that revisit the same budgets and lose flows: bit-identical rates and
-    // residuals, and replays did happen.
-    java.util.Random random = new java.util.Random(11);
-    int ports = 8;
-    ClusterState s = new ClusterState(Fabric.uniform(ports, 1000));
-    for (int c = 0; c < 6; c++) {
-      Coflow coflow = new Coflow("c" + c, c, 0, 1);
-      s.addCoflow(coflow);
-      for (int k = 0; k < 15; k++) {
-        s.addFlow(coflow, random.nextInt(ports), random.nextInt(ports), 100, 0);
-      }
-    }
-    double[][] starts = new double[3][2 * ports];
-    for (double[] start : starts) {
-      for (int r = 0; r < start.length; r++) {
-        start[r] = random.nextInt(4) == 0 ? 0 : 100 + random.nextInt(900);
-      }
-    }
-    Allocator memo = new Allocator(ports);
-    for (int round = 0; round < 60 && !s.flows().isEmpty(); round++) {
-      double[] start = starts[random.nextInt(starts.length)];
-      boolean greedy = random.nextBoolean();
-      PortBudget kept = new PortBudget(s.fabric());
-      PortBudget fresh = new PortBudget(s.fabric());
-      kept.setResiduals(start);
-      fresh.setResiduals(start);
-      Schedule withMemo = Schedule.empty(s);
-      Schedule computed = Schedule.empty(s);
-      Allocator once = new Allocator(ports);
-      for (Coflow c : s.coflows()) {
-        if (greedy) {
-          memo.greedy(c, kept, withMemo);
-          once.greedy(c, fresh, computed);
-        } else {
-          memo.maxMinFair(c, kept, withMemo);
-          once.maxMinFair(c, fresh, computed);
-        }
-      }
-      for (int i = 0; i < s.flows().size(); i++) {
-        assertEquals(computed.rate(i), withMemo.rate(i), 0.0, "round " + round + " flow " + i);
-      }
-      for (int r = 0; r < ports; r++) {
-        assertEquals(fresh.up(r), kept.up(r), 0.0);
-        assertEquals(fresh.down(r), kept.down(r), 0.0);
-      }
-      if (round % 5 == 4) {
-        s.finishFlow(s.flows().get(random.nextInt(s.flows().size())), round);
-      }
-    }
-    assertTrue(memo.replays() > 10, "replays: " + memo.replays());
+    // Greedy or max-min steps of every coflow (one kind per round).
+    long replays =
+        replaysAgainstFresh(
+            11,
+            (s, allocator, budget, schedule, greedy) -> {
+              for (Coflow c : s.coflows()) {
+                if (greedy) {
+                  allocator.greedy(c, budget, schedule);
+                } else {
+                  allocator.maxMinFair(c, budget, schedule);
+                }
+              }
+            });
+    assertTrue(replays > 10, "replays: " + replays);
   }
 
   @Test
   void aReplayedBackfillIsTheBackfillComputedAgain() {
-    // The backfill of classes of one whole coflow each, on top of rates some flows already have,
-    // by a long-lived allocator (which replays backfills whose inputs it has seen) against a fresh
-    // one per round: bit-identical rates, served order and residuals, and backfills replayed.
-    java.util.Random random = new java.util.Random(13);
+    // The backfill of classes of one whole coflow each, on top of a rate the coflow's first flow
+    // already has from the policy's own step.
+    long replays =
+        replaysAgainstFresh(
+            13,
+            (s, allocator, budget, schedule, unused) -> {
+              int cls = 0;
+              for (Coflow c : s.coflows()) {
+                schedule.appendCoflow(c, cls++);
+                double rate = Math.min(50, budget.available(c.activeSrc(0), c.activeDst(0)));
+                schedule.addRate(c.activeIndex(0), rate);
+                budget.take(c.activeSrc(0), c.activeDst(0), rate);
+              }
+              Backfill.fill(s, budget, schedule, null, allocator);
+            });
+    assertTrue(replays > 10, "replays: " + replays);
+  }
+
+  /** One side of {@link #replaysAgainstFresh}: the steps of a round on a budget and schedule. */
+  private interface Steps {
+    void run(
+        ClusterState s, Allocator allocator, PortBudget budget, Schedule schedule, boolean flag);
+  }
+
+  /**
+   * A long-lived allocator (which replays steps whose inputs it has seen) against a fresh one per
+   * round, over rounds that revisit the same budgets and lose flows: bit-identical rates, served
+   * order and residuals. Returns how many steps the long-lived one replayed.
+   */
+  private static long replaysAgainstFresh(long seed, Steps steps) {
+    java.util.Random random = new java.util.Random(seed);
     int ports = 8;
-    ClusterState s = new ClusterState(Fabric.uniform(ports, 1000));
-    for (int c = 0; c < 6; c++) {
-      Coflow coflow = new Coflow("c" + c, c, 0, 1);
-      s.addCoflow(coflow);
-      for (int k = 0; k < 15; k++) {
-        s.addFlow(coflow, random.nextInt(ports), random.nextInt(ports), 100, 0);
-      }
-    }
-    double[][] starts = new double[3][2 * ports];
-    for (double[] start : starts) {
-      for (int r = 0; r < start.length; r++) {
-        start[r] = random.nextInt(4) == 0 ? 0 : 100 + random.nextInt(900);
-      }
-    }
+    ClusterState s = sixCoflows(random, ports);
+    double[][] starts = threeBudgets(random, ports);
     Allocator memo = new Allocator(ports);
     for (int round = 0; round < 60 && !s.flows().isEmpty(); round++) {
       double[] start = starts[random.nextInt(starts.length)];
+      boolean flag = random.nextBoolean();
       PortBudget kept = new PortBudget(s.fabric());
       PortBudget fresh = new PortBudget(s.fabric());
       kept.setResiduals(start);
       fresh.setResiduals(start);
       Schedule withMemo = Schedule.empty(s);
       Schedule computed = Schedule.empty(s);
-      int cls = 0;
-      for (Coflow c : s.coflows()) {
-        withMemo.appendCoflow(c, cls);
-        computed.appendCoflow(c, cls++);
-        // The policy's own step gave the coflow's first flow a rate already.
-        int first = c.activeIndex(0);
-        double rate = Math.min(50, kept.available(c.activeSrc(0), c.activeDst(0)));
-        for (Schedule schedule : List.of(withMemo, computed)) {
-          schedule.addRate(first, rate);
-        }
-        kept.take(c.activeSrc(0), c.activeDst(0), rate);
-        fresh.take(c.activeSrc(0), c.activeDst(0), rate);
-      }
-      Backfill.fill(s, kept, withMemo, null, memo);
-      Backfill.fill(s, fresh, computed, null, new Allocator(ports));
+      steps.run(s, memo, kept, withMemo, flag);
+      steps.run(s, new Allocator(ports), fresh, computed, flag);
       for (int i = 0; i < s.flows().size(); i++) {
         assertEquals(computed.rate(i), withMemo.rate(i), 0.0, "round " + round + " flow " + i);
       }
-      assertEquals(computed.servedSize(), withMemo.servedSize());
+      assertEquals(computed.servedSize(), withMemo.servedSize(), "round " + round);
       for (int k = 0; k < computed.servedSize(); k++) {
         assertEquals(computed.served()[k], withMemo.served()[k], "round " + round);
       }
@@ -291,7 +256,31 @@ class AllocatorTest {
         s.finishFlow(s.flows().get(random.nextInt(s.flows().size())), round);
       }
     }
-    assertTrue(memo.replays() > 10, "replays: " + memo.replays());
+    return memo.replays();
+  }
+
+  /** Six coflows of 15 random flows each on {@code ports} ports of 1000 bytes/s. */
+  private static ClusterState sixCoflows(java.util.Random random, int ports) {
+    ClusterState s = new ClusterState(Fabric.uniform(ports, 1000));
+    for (int c = 0; c < 6; c++) {
+      Coflow coflow = new Coflow("c" + c, c, 0, 1);
+      s.addCoflow(coflow);
+      for (int k = 0; k < 15; k++) {
+        s.addFlow(coflow, random.nextInt(ports), random.nextInt(ports), 100, 0);
+      }
+    }
+    return s;
+  }
+
+  /** Three sets of residuals a round picks from, so that rounds revisit the same inputs. */
+  private static double[][] threeBudgets(java.util.Random random, int ports) {
+    double[][] starts = new double[3][2 * ports];
+    for (double[] start : starts) {
+      for (int r = 0; r < start.length; r++) {
+        start[r] = random.nextInt(4) == 0 ? 0 : 100 + random.nextInt(900);
+      }
+    }
+    return starts;
   }
 
   @Test
