@@ -112,19 +112,22 @@ public final class Allocator {
   private static final int MAX_MIN = 1;
   private static final int GREEDY = 2;
   private static final int BACKFILL = 3;
+  private static final int GROUPS = 4;
   private final java.util.IdentityHashMap<Coflow, Memo> memos = new java.util.IdentityHashMap<>();
   private final java.util.IdentityHashMap<Coflow, Memo> backfills =
+      new java.util.IdentityHashMap<>();
+  private final java.util.IdentityHashMap<Coflow, Memo> groupSteps =
       new java.util.IdentityHashMap<>();
 
   private long replays;
 
   private java.util.IdentityHashMap<Coflow, Memo> memosOf(int kind) {
-    return kind == BACKFILL ? backfills : memos;
+    return kind == BACKFILL ? backfills : kind == GROUPS ? groupSteps : memos;
   }
 
   /** How many coflows have a remembered step (for tests). */
   int remembered() {
-    return memos.size() + backfills.size();
+    return memos.size() + backfills.size() + groupSteps.size();
   }
 
   /** How many coflow steps were replayed rather than computed (for tests and profiling). */
@@ -142,6 +145,9 @@ public final class Allocator {
     int[] moving = new int[0];
     double[] rates = new double[0];
     int moved;
+
+    /** For a step of groups: the group of each active flow, by position. */
+    int[] groupOf = new int[0];
   }
 
   /** True if the coflow's last step of this kind had the same inputs: its outcome is replayed. */
@@ -176,6 +182,9 @@ public final class Allocator {
     }
     if (!backfills.isEmpty()) {
       backfills.keySet().removeIf(c -> c.index() < 0);
+    }
+    if (!groupSteps.isEmpty()) {
+      groupSteps.keySet().removeIf(c -> c.index() < 0);
     }
   }
 
@@ -248,6 +257,71 @@ public final class Allocator {
       }
     }
     m.moved = moved;
+  }
+
+  /**
+   * Max-min fair sharing of a coflow's active flows in groups that take the budget one after the
+   * other (CODA's flow queues inside a coflow): group {@code j} is the flows at positions {@code
+   * byGroup[from[j] .. from[j + 1])}, in that order, and {@code groupOf[k]} is the group of the
+   * flow at position k. Each group's flows with capacity left at both ends share max-min fairly
+   * what the groups before it left. Replayed like the other memoised steps when the coflow's flows,
+   * their groups and the residuals at its ports are those of its last step of groups.
+   */
+  public void maxMinByGroups(
+      Coflow c,
+      int[] groupOf,
+      int[] byGroup,
+      int[] from,
+      int groups,
+      PortBudget budget,
+      Schedule schedule) {
+    int n = c.activeCount();
+    if (!mayTake(c, budget)) {
+      return;
+    }
+    Memo last = groupSteps.get(c);
+    if (last != null
+        && last.changes == c.activeChanges()
+        && java.util.Arrays.equals(last.groupOf, 0, n, groupOf, 0, n)
+        && replayed(c, GROUPS, budget, schedule)) {
+      return;
+    }
+    Memo memo = start(c, GROUPS, budget);
+    if (memo.groupOf.length < n) {
+      memo.groupOf = new int[Math.max(n, 2 * memo.groupOf.length)];
+      memo.moving = new int[memo.groupOf.length];
+      memo.rates = new double[memo.groupOf.length];
+    }
+    System.arraycopy(groupOf, 0, memo.groupOf, 0, n);
+    double[] res = budget.residual;
+    int moved = 0;
+    for (int j = 0; j < groups; j++) {
+      if (from[j + 1] == from[j]) {
+        continue;
+      }
+      groupSize = 0;
+      for (int p = from[j], end = from[j + 1]; p < end; p++) {
+        int k = byGroup[p];
+        int src = c.activeSrc(k);
+        int dst = c.activeDst(k);
+        if (res[src] > PortBudget.EPS && res[ports + dst] > PortBudget.EPS) {
+          addToGroup(src, dst, c.activeIndex(k));
+          livePosition[groupSize - 1] = k;
+        }
+      }
+      fillGroup(budget, schedule);
+      // A group's flows had no rate before this step: the rate each has now is its level.
+      for (int i = 0; i < groupSize; i++) {
+        if (levels[i] > 0) {
+          memo.moving[moved] = livePosition[i];
+          memo.rates[moved++] = levels[i];
+        }
+      }
+    }
+    memo.moved = moved;
+    for (int j = 0; j < memo.size; j++) {
+      memo.after[j] = res[memo.resources[j]];
+    }
   }
 
   /**

@@ -234,19 +234,14 @@ public class Coda extends AbstractPolicy {
       byLevel[cursor[levelOf[k]]++] = k;
     }
     for (int j = 0; j < levels; j++) {
-      if (levelStart[j + 1] > levelStart[j]) {
-        allocator.clearGroup();
-        for (int p = levelStart[j], end = levelStart[j + 1]; p < end; p++) {
-          int k = byLevel[p];
-          int index = c.activeIndex(k);
-          schedule.append(index, rank);
-          allocator.offer(index, c.activeSrc(k), c.activeDst(k), budget);
-        }
-        allocator.fillGroup(budget, schedule);
+      for (int p = levelStart[j], end = levelStart[j + 1]; p < end; p++) {
+        schedule.append(c.activeIndex(byLevel[p]), rank + j);
       }
-      rank++;
     }
-    return rank;
+    // Each level max-min fair in what the levels before it left; replayed when the coflow's flows,
+    // their levels and the residuals at its ports are those of its last split step.
+    allocator.maxMinByGroups(c, levelOf, byLevel, levelStart, levels, budget, schedule);
+    return rank + levels;
   }
 
   private int[] levelStart = new int[0];

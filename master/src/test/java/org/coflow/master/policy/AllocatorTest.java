@@ -213,6 +213,40 @@ class AllocatorTest {
     assertTrue(replays > 10, "replays: " + replays);
   }
 
+  @Test
+  void aReplayedStepOfGroupsIsTheStepComputedAgain() {
+    // Each coflow's flows split into groups filled one after the other (CODA's flow queues), by
+    // one of two rules (the round's flag), so that rounds meet the same flows and residuals with
+    // other groups: a replay that ignored the groups would give the other rule's rates.
+    long replays =
+        replaysAgainstFresh(
+            17,
+            (s, allocator, budget, schedule, bySum) -> {
+              for (Coflow c : s.coflows()) {
+                int n = c.activeCount();
+                int groups = 3;
+                int[] groupOf = new int[n];
+                int[] from = new int[groups + 1];
+                for (int k = 0; k < n; k++) {
+                  int src = c.activeSrc(k);
+                  int dst = c.activeDst(k);
+                  groupOf[k] = bySum ? (src + dst) % groups : dst % 2;
+                  from[groupOf[k] + 1]++;
+                }
+                for (int j = 0; j < groups; j++) {
+                  from[j + 1] += from[j];
+                }
+                int[] byGroup = new int[n];
+                int[] next = java.util.Arrays.copyOf(from, groups);
+                for (int k = 0; k < n; k++) {
+                  byGroup[next[groupOf[k]]++] = k;
+                }
+                allocator.maxMinByGroups(c, groupOf, byGroup, from, groups, budget, schedule);
+              }
+            });
+    assertTrue(replays > 10, "replays: " + replays);
+  }
+
   /** One side of {@link #replaysAgainstFresh}: the steps of a round on a budget and schedule. */
   private interface Steps {
     void run(
