@@ -34,6 +34,7 @@ public final class Backfill {
       if (eligible == null
           && whole != null
           && schedule.segmentReceivers(k) == null
+          && schedule.segmentPositions(k) == null
           && (k + 1 == segments || schedule.segmentClass(k + 1) != cls)) {
         // A class of one whole coflow: its own step, replayed when its inputs did not change.
         allocator.backfillCoflow(whole, budget, schedule);
@@ -43,9 +44,15 @@ public final class Backfill {
       allocator.clearGroup();
       for (; k < segments && schedule.segmentClass(k) == cls; k++) {
         Coflow c = schedule.segmentCoflow(k);
+        int[] positions = schedule.segmentPositions(k);
         if (c == null) {
           int index = schedule.segmentFlow(k);
           offer(index, state.srcAt(index), state.dstAt(index), budget, eligible, allocator);
+        } else if (positions != null) {
+          for (int p = schedule.segmentFrom(k), end = schedule.segmentTo(k); p < end; p++) {
+            int at = positions[p];
+            offer(c.activeIndex(at), c.activeSrc(at), c.activeDst(at), budget, eligible, allocator);
+          }
         } else if (Allocator.mayTake(c, budget)) {
           allocator.offerCoflow(c, schedule.segmentReceivers(k), cls + 1, budget, eligible);
         }

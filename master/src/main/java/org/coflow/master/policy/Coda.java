@@ -234,9 +234,7 @@ public class Coda extends AbstractPolicy {
       byLevel[cursor[levelOf[k]]++] = k;
     }
     for (int j = 0; j < levels; j++) {
-      for (int p = levelStart[j], end = levelStart[j + 1]; p < end; p++) {
-        schedule.append(c.activeIndex(byLevel[p]), rank + j);
-      }
+      schedule.appendPositions(c, byLevel, levelStart[j], levelStart[j + 1], rank + j);
     }
     // Each level max-min fair in what the levels before it left; replayed when the coflow's flows,
     // their levels and the residuals at its ports are those of its last split step.

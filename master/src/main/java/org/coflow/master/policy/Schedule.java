@@ -56,6 +56,25 @@ public final class Schedule {
   private int segments;
   private int ordered;
 
+  /**
+   * Positions (in their coflow's active flows) of the flows of position segments ({@link
+   * #appendPositions}): segment k's are {@code positions[segFrom[k] .. segTo[k])}.
+   */
+  private int[] positions = new int[0];
+
+  private int positionsUsed;
+  private int[] segFrom;
+  private int[] segTo;
+
+  /**
+   * True once the classes of flows appended by position were written to {@link #flowClass} (on the
+   * first {@link #priority} call): those entries are not known by index when the schedule is
+   * recycled, so its flow classes are then not reused.
+   */
+  private boolean positionClassesWritten;
+
+  private boolean hasPositionSegments;
+
   public Schedule(ClusterState state) {
     this(state, null);
   }
@@ -74,7 +93,9 @@ public final class Schedule {
       for (int k = 0; k < spare.servedSize; k++) {
         rate[served[k]] = 0;
       }
-      if (spare.flowClass != null && spare.flowClass.length >= flows) {
+      if (spare.flowClass != null
+          && spare.flowClass.length >= flows
+          && !spare.positionClassesWritten) {
         this.flowClass = spare.flowClass;
         for (int k = 0; k < spare.segments; k++) {
           if (spare.segCoflow[k] == null) {
@@ -89,6 +110,9 @@ public final class Schedule {
       this.segCoflow = spare.segCoflow;
       this.segFlow = spare.segFlow;
       this.segClass = spare.segClass;
+      this.segFrom = spare.segFrom;
+      this.segTo = spare.segTo;
+      this.positions = spare.positions;
       Arrays.fill(segCoflow, 0, spare.segments, null);
       spare.servedSize = 0;
       spare.segments = 0;
@@ -105,6 +129,8 @@ public final class Schedule {
       this.segCoflow = new Coflow[segs];
       this.segFlow = new int[segs];
       this.segClass = new int[segs];
+      this.segFrom = new int[segs];
+      this.segTo = new int[segs];
     }
   }
 
@@ -211,6 +237,9 @@ public final class Schedule {
 
   /** Priority class of a flow (0 = most important). */
   public int priority(int flow) {
+    if (hasPositionSegments && !positionClassesWritten) {
+      writePositionClasses();
+    }
     int c = flowClass == null ? 0 : flowClass[flow];
     if (c > 0) {
       return c - 1;
@@ -232,6 +261,65 @@ public final class Schedule {
     flowClass[flow] = priorityClass + 1;
     segment(null, flow, priorityClass);
     ordered++;
+  }
+
+  /**
+   * Appends the active flows of {@code c} at positions {@code at[from .. to)} (positions in {@link
+   * Coflow#activeFlows()}), in that order, to the priority order with one class: the same as {@link
+   * #append} of each, at the cost of copying the positions (the flows' classes are written only if
+   * {@link #priority} is asked).
+   */
+  public void appendPositions(Coflow c, int[] at, int from, int to, int priorityClass) {
+    int n = to - from;
+    if (n <= 0) {
+      return;
+    }
+    if (positions.length < positionsUsed + n) {
+      positions = Arrays.copyOf(positions, Math.max(positionsUsed + n, 2 * positions.length));
+    }
+    System.arraycopy(at, from, positions, positionsUsed, n);
+    segment(c, POSITIONS, priorityClass);
+    segFrom[segments - 1] = positionsUsed;
+    positionsUsed += n;
+    segTo[segments - 1] = positionsUsed;
+    hasPositionSegments = true;
+    ordered += n;
+  }
+
+  /**
+   * Marks a segment of flows given by their positions in their coflow ({@link #appendPositions}).
+   */
+  private static final int POSITIONS = -3;
+
+  /**
+   * For a segment of flows given by position: the array holding their positions, from {@link
+   * #segmentFrom} to {@link #segmentTo}; null for other segments.
+   */
+  int[] segmentPositions(int k) {
+    return segFlow[k] == POSITIONS ? positions : null;
+  }
+
+  int segmentFrom(int k) {
+    return segFrom[k];
+  }
+
+  int segmentTo(int k) {
+    return segTo[k];
+  }
+
+  private void writePositionClasses() {
+    if (flowClass == null) {
+      flowClass = new int[flows];
+    }
+    for (int k = 0; k < segments; k++) {
+      if (segFlow[k] == POSITIONS) {
+        Coflow c = segCoflow[k];
+        for (int p = segFrom[k], end = segTo[k]; p < end; p++) {
+          flowClass[c.activeIndex(positions[p])] = segClass[k] + 1;
+        }
+      }
+    }
+    positionClassesWritten = true;
   }
 
   /** Appends all active flows of a coflow to the priority order with one class. */
@@ -288,6 +376,8 @@ public final class Schedule {
       segCoflow = Arrays.copyOf(segCoflow, 2 * segments);
       segFlow = Arrays.copyOf(segFlow, 2 * segments);
       segClass = Arrays.copyOf(segClass, 2 * segments);
+      segFrom = Arrays.copyOf(segFrom, 2 * segments);
+      segTo = Arrays.copyOf(segTo, 2 * segments);
     }
     segCoflow[segments] = c;
     segFlow[segments] = flow;
@@ -303,7 +393,10 @@ public final class Schedule {
     return segments;
   }
 
-  /** The coflow of a whole-coflow segment, or null for a single-flow segment. */
+  /**
+   * The coflow of a segment of a coflow's flows (all, those into some receivers, or some by
+   * position), or null for a single-flow segment.
+   */
   Coflow segmentCoflow(int k) {
     return segCoflow[k];
   }
@@ -323,6 +416,10 @@ public final class Schedule {
       int[] byReceiver = segmentReceivers(k);
       if (c == null) {
         action.accept(segFlow[k]);
+      } else if (segFlow[k] == POSITIONS) {
+        for (int p = segFrom[k], end = segTo[k]; p < end; p++) {
+          action.accept(c.activeIndex(positions[p]));
+        }
       } else if (byReceiver == null) {
         for (int i = 0, n = c.activeCount(); i < n; i++) {
           action.accept(c.activeIndex(i));

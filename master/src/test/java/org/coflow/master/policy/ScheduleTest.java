@@ -57,6 +57,59 @@ class ScheduleTest {
   }
 
   @Test
+  void flowsAppendedByPositionAreTheFlowsAppendedOneByOne() {
+    // Coflow A's flows in two classes by position (CODA's flow queues), as runs of positions and
+    // one by one: the same order, classes and backfill rates; and a recycled schedule whose
+    // classes were asked keeps none of them.
+    ClusterState s = new ClusterState(Fabric.uniform(4, 10));
+    Coflow a = new Coflow("a", 0, 0, 1);
+    Coflow b = new Coflow("b", 1, 0, 1);
+    s.addCoflow(a);
+    s.addCoflow(b);
+    Flow a0 = s.addFlow(a, 0, 1, 5, 0);
+    Flow a1 = s.addFlow(a, 1, 2, 5, 0);
+    Flow a2 = s.addFlow(a, 0, 2, 5, 0);
+    Flow a3 = s.addFlow(a, 2, 3, 5, 0);
+    Flow b0 = s.addFlow(b, 2, 3, 5, 0);
+    int[] byClass = {2, 0, 3, 1};
+    Schedule runs = Schedule.empty(s);
+    Schedule single = Schedule.empty(s);
+    runs.appendPositions(a, byClass, 0, 2, 0);
+    runs.appendPositions(a, byClass, 2, 2, 1);
+    runs.appendCoflow(b, 1);
+    runs.appendPositions(a, byClass, 2, 4, 2);
+    for (int p = 0; p < 4; p++) {
+      single.append(a.activeIndex(byClass[p]), p < 2 ? 0 : 2);
+      if (p == 1) {
+        single.appendCoflow(b, 1);
+      }
+    }
+    assertEquals(s.flows().size(), runs.orderSize());
+    List<Integer> listed = new ArrayList<>();
+    runs.forEachInOrder(listed::add);
+    assertEquals(List.of(a2.index(), a0.index(), b0.index(), a3.index(), a1.index()), listed);
+    for (Flow f : s.flows()) {
+      assertEquals(single.priority(f.index()), runs.priority(f.index()), f.toString());
+    }
+    assertEquals(0, runs.priority(a2.index()));
+    assertEquals(2, runs.priority(a1.index()));
+    Backfill.fill(s, new PortBudget(s.fabric()), runs, null, new Allocator(4));
+    Backfill.fill(s, new PortBudget(s.fabric()), single, null, new Allocator(4));
+    for (Flow f : s.flows()) {
+      assertEquals(single.rate(f.index()), runs.rate(f.index()), 0.0, f.toString());
+    }
+    // B's class comes between A's two: B takes port 2's uplink before A's flow from port 2.
+    assertEquals(5, runs.rate(a2.index()), 1e-9);
+    assertEquals(10, runs.rate(b0.index()), 1e-9);
+    assertEquals(0, runs.rate(a3.index()), 1e-9);
+    s.finishFlow(a0, 1);
+    Schedule next = Schedule.recycle(s, runs);
+    for (Flow f : s.flows()) {
+      assertThrows(IllegalStateException.class, () -> next.priority(f.index()));
+    }
+  }
+
+  @Test
   void aRecycledScheduleStartsEmptyAfterAFlowFinished() {
     ClusterState s = new ClusterState(Fabric.uniform(3, 10));
     Coflow a = new Coflow("a", 0, 0, 1);
