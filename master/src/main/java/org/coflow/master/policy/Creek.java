@@ -283,9 +283,31 @@ public final class Creek extends AbstractPolicy {
       byIndex[c.index()] = s;
     }
     int[] order = schedule.servedInOrder();
+    // Runs of flows of one coflow into one receiver are summed in a register and stored once (the
+    // same additions in the same order as adding into the array flow after flow).
+    Coflow run = null;
+    double[] to = null;
+    int runDst = 0;
+    double sum = 0;
     for (int k = 0, n = schedule.servedSize(); k < n; k++) {
       int i = order[k];
-      byIndex[state.coflowAt(i).index()].rateTo[state.dstAt(i)] += schedule.rate(i);
+      Coflow c = state.coflowAt(i);
+      int dst = state.dstAt(i);
+      if (c != run || dst != runDst) {
+        if (to != null) {
+          to[runDst] = sum;
+        }
+        if (c != run) {
+          run = c;
+          to = byIndex[c.index()].rateTo;
+        }
+        runDst = dst;
+        sum = to[dst];
+      }
+      sum += schedule.rate(i);
+    }
+    if (to != null) {
+      to[runDst] = sum;
     }
   }
 

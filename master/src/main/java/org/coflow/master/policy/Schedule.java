@@ -174,6 +174,7 @@ public final class Schedule {
         inOrder = null;
       }
       rate[flow] += bytesPerSecond;
+      coflowSums = null;
     }
   }
 
@@ -224,14 +225,42 @@ public final class Schedule {
     return inOrder;
   }
 
-  /** Sum of the rates per coflow, indexed by {@link Coflow#index()}. */
+  /** {@link #coflowRates}, kept until a rate changes (policies ask for it twice per decision). */
+  private double[] coflowSums;
+
+  /**
+   * Sum of the rates per coflow, indexed by {@link Coflow#index()}. Do not modify: the same array
+   * is returned until a rate changes.
+   */
   public double[] coflowRates(ClusterState state) {
+    if (coflowSums != null) {
+      return coflowSums;
+    }
     double[] sums = new double[state.coflows().size()];
     int[] order = servedInOrder();
+    // Flows of one coflow come in runs (dense indices follow admission): a run's sum is kept in a
+    // register and stored once, with the same additions in the same order as adding into the array
+    // flow after flow, but without reading back the value just stored.
+    Coflow run = null;
+    int at = 0;
+    double sum = 0;
     for (int k = 0; k < servedSize; k++) {
       int i = order[k];
-      sums[state.coflowAt(i).index()] += rate[i];
+      Coflow c = state.coflowAt(i);
+      if (c != run) {
+        if (run != null) {
+          sums[at] = sum;
+        }
+        run = c;
+        at = c.index();
+        sum = sums[at];
+      }
+      sum += rate[i];
     }
+    if (run != null) {
+      sums[at] = sum;
+    }
+    coflowSums = sums;
     return sums;
   }
 
