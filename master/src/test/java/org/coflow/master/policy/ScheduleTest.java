@@ -102,6 +102,12 @@ class ScheduleTest {
     assertEquals(5, runs.rate(a2.index()), 1e-9);
     assertEquals(10, runs.rate(b0.index()), 1e-9);
     assertEquals(0, runs.rate(a3.index()), 1e-9);
+    // Rates per coflow, asked again after a rate changed.
+    double aRate = runs.rate(a0.index()) + runs.rate(a1.index()) + runs.rate(a2.index());
+    assertEquals(aRate, runs.coflowRates(s)[a.index()], 1e-9);
+    assertEquals(10, runs.coflowRates(s)[b.index()], 1e-9);
+    runs.addRate(a3.index(), 2);
+    assertEquals(aRate + 2, runs.coflowRates(s)[a.index()], 1e-9);
     s.finishFlow(a0, 1);
     Schedule next = Schedule.recycle(s, runs);
     for (Flow f : s.flows()) {
