@@ -239,24 +239,34 @@ public final class Allocator {
    * only they are looked at, not every active flow of the coflow.
    */
   private void record(Memo m, PortBudget budget) {
-    double[] res = budget.residual;
-    for (int j = 0; j < m.size; j++) {
-      m.after[j] = res[m.resources[j]];
+    if (m.moving.length < groupSize) {
+      m.moving = new int[groupSize];
+      m.rates = new double[groupSize];
     }
-    int n = groupSize;
-    if (m.moving.length < n) {
-      m.moving = new int[n];
-      m.rates = new double[n];
-    }
-    int moved = 0;
-    for (int i = 0; i < n; i++) {
+    m.moved = noteMoving(m, 0);
+    noteResiduals(m, budget.residual);
+  }
+
+  /**
+   * Notes in {@code m}, from entry {@code moved} on, the flows of the group just water-filled that
+   * got a rate (their positions, from the group) and that rate; returns the new number of entries.
+   */
+  private int noteMoving(Memo m, int moved) {
+    for (int i = 0; i < groupSize; i++) {
       double r = levels[i];
       if (r > 0) {
         m.moving[moved] = livePosition[i];
         m.rates[moved++] = r;
       }
     }
-    m.moved = moved;
+    return moved;
+  }
+
+  /** Notes the residuals a step left at the ports it started from. */
+  private static void noteResiduals(Memo m, double[] res) {
+    for (int j = 0; j < m.size; j++) {
+      m.after[j] = res[m.resources[j]];
+    }
   }
 
   /**
@@ -311,17 +321,10 @@ public final class Allocator {
       }
       fillGroup(budget, schedule);
       // A group's flows had no rate before this step: the rate each has now is its level.
-      for (int i = 0; i < groupSize; i++) {
-        if (levels[i] > 0) {
-          memo.moving[moved] = livePosition[i];
-          memo.rates[moved++] = levels[i];
-        }
-      }
+      moved = noteMoving(memo, moved);
     }
     memo.moved = moved;
-    for (int j = 0; j < memo.size; j++) {
-      memo.after[j] = res[memo.resources[j]];
-    }
+    noteResiduals(memo, res);
   }
 
   /**
@@ -942,10 +945,7 @@ public final class Allocator {
         }
       }
       memo.moved = moved;
-      double[] res = budget.residual;
-      for (int j = 0; j < memo.size; j++) {
-        memo.after[j] = res[memo.resources[j]];
-      }
+      noteResiduals(memo, budget.residual);
     }
   }
 

@@ -73,8 +73,6 @@ public final class Schedule {
    */
   private boolean positionClassesWritten;
 
-  private boolean hasPositionSegments;
-
   public Schedule(ClusterState state) {
     this(state, null);
   }
@@ -266,7 +264,7 @@ public final class Schedule {
 
   /** Priority class of a flow (0 = most important). */
   public int priority(int flow) {
-    if (hasPositionSegments && !positionClassesWritten) {
+    if (positionsUsed > 0 && !positionClassesWritten) {
       writePositionClasses();
     }
     int c = flowClass == null ? 0 : flowClass[flow];
@@ -311,7 +309,6 @@ public final class Schedule {
     segFrom[segments - 1] = positionsUsed;
     positionsUsed += n;
     segTo[segments - 1] = positionsUsed;
-    hasPositionSegments = true;
     ordered += n;
   }
 
