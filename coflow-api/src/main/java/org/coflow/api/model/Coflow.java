@@ -47,6 +47,9 @@ public final class Coflow {
   private int unknownSizes;
   private int[] activeTo = new int[0];
 
+  /** Per receiving port, how many times its set of active flows changed: see {@link #changesTo}. */
+  private int[] changesTo = new int[0];
+
   /**
    * Per receiving port, the positions (in {@link #activeFlows()}) of its active flows, unordered:
    * the first {@code activeTo[port]} entries. {@code slotInTo[k]} is where position k sits in its
@@ -153,6 +156,7 @@ public final class Coflow {
       sentFrom = java.util.Arrays.copyOf(sentFrom, len);
       sizeFrom = java.util.Arrays.copyOf(sizeFrom, len);
       activeTo = java.util.Arrays.copyOf(activeTo, len);
+      changesTo = java.util.Arrays.copyOf(changesTo, len);
       activeFrom = java.util.Arrays.copyOf(activeFrom, len);
       positionsTo = java.util.Arrays.copyOf(positionsTo, len);
     }
@@ -189,6 +193,7 @@ public final class Coflow {
     positionsTo[dst][slot] = k;
     slotInTo[k] = slot;
     activeTo[dst]++;
+    changesTo[dst]++;
     activeFrom[src]++;
     activeIndex[k] = f.index;
     activeSrc[k] = src;
@@ -226,6 +231,15 @@ public final class Coflow {
    */
   public long activeChanges() {
     return activeChanges;
+  }
+
+  /**
+   * A counter that changes whenever a flow into {@code port} is added or finishes: a policy that
+   * keeps something per (coflow, receiver) across decisions knows the receiver's active flows are
+   * the same set as when it last saw the same count.
+   */
+  public int changesTo(int port) {
+    return port < changesTo.length ? changesTo[port] : 0;
   }
 
   /** Number of active flows (the size of {@link #activeFlows()}). */
@@ -351,6 +365,7 @@ public final class Coflow {
     // Out of its receiver's list: that list's last entry takes its slot.
     int[] list = positionsTo[dst];
     int lastSlot = --activeTo[dst];
+    changesTo[dst]++;
     int slot = slotInTo[k];
     if (slot != lastSlot) {
       int moved = list[lastSlot];

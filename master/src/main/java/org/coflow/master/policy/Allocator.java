@@ -693,6 +693,24 @@ public final class Allocator {
    */
   public void fillPairs(
       int[] src, int[] dst, int[] count, int n, PortBudget budget, double[] rate) {
+    fillPairs(src, dst, count, n, budget, rate, false);
+  }
+
+  /**
+   * {@link #fillPairs} of pairs standing for at least {@code 2 * ports} flows when {@code
+   * manyFlows}: resources are then listed by a scan of the ports, as {@link #fillGroup} lists them
+   * for a group of that many flows, so the rates are bit for bit those {@link #fillGroup} gives the
+   * same flows one by one, in any order (the water level of a resource depends only on how many
+   * flows rise on it, and ties go to the lower port either way).
+   */
+  public void fillPairs(
+      int[] src,
+      int[] dst,
+      int[] count,
+      int n,
+      PortBudget budget,
+      double[] rate,
+      boolean manyFlows) {
     ensurePairs(n);
     int m = 0;
     for (int k = 0; k < n; k++) {
@@ -704,7 +722,7 @@ public final class Allocator {
         pairAt[m++] = k;
       }
     }
-    waterFill(pairUp, pairDown, pairMult, m, budget.residual, levels, m >= 2 * ports);
+    waterFill(pairUp, pairDown, pairMult, m, budget.residual, levels, manyFlows || m >= 2 * ports);
     for (int j = 0; j < m; j++) {
       rate[pairAt[j]] = levels[j];
     }

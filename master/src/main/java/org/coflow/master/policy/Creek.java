@@ -54,6 +54,58 @@ public final class Creek extends AbstractPolicy {
 
   private int[] splitFrom = new int[64];
 
+  /** The decision under way (numbered) and, by coflow index, the one its flows were bucketed in. */
+  private int decision;
+
+  private int[] bucketedIn = new int[64];
+  private int bucketed;
+
+  /**
+   * Per level, the active flows counted by (sender, receiver) pair, kept from one decision to the
+   * next: {@code pairCount[k][sender * countedPorts + receiver]}, with the pairs counted at level k
+   * listed in {@code pairKeys[k][0 .. pairsAt[k])} and {@code pairSlot[k][key]} the position + 1 of
+   * a key in that list (0 when not listed). A (coflow, receiver) recounts its flows only when its
+   * level or its flows change, so a level with many flows is water-filled at the cost of its pairs,
+   * not its flows ({@link #fillCounted}).
+   */
+  private int countedPorts = -1;
+
+  private int[][] pairCount;
+  private int[][] pairSlot;
+  private int[][] pairKeys;
+  private int[] pairsAt;
+
+  /** By pair key, the rate per flow at the level being filled. */
+  private double[] pairRate;
+
+  private int[] fillSrc = new int[64];
+  private int[] fillDst = new int[64];
+  private int[] fillCount = new int[64];
+  private double[] fillRate = new double[64];
+  private boolean[] downOpen = new boolean[0];
+
+  /** False (tests only) to fill every level flow by flow, as a check of the kept counts. */
+  private boolean keepCounts = true;
+
+  private long countedFills;
+  private long flowFills;
+
+  /** Whether levels with many flows are filled from the kept pair counts (tests turn it off). */
+  void keepCounts(boolean on) {
+    keepCounts = on;
+    countedPorts = -1;
+  }
+
+  /** How many levels were filled from the kept pair counts (for tests). */
+  long countedFills() {
+    return countedFills;
+  }
+
+  /** How many levels with flows were filled flow by flow (for tests). */
+  long flowFills() {
+    return flowFills;
+  }
+
   /** The store's snapshot of one coflow and, per receiver port, service and boost state. */
   private static final class SubCoflows {
     double snapshot;
@@ -67,6 +119,18 @@ public final class Creek extends AbstractPolicy {
     int[] boostBase = new int[0];
     double[] boostedAt = new double[0];
     double[] rateTo = new double[0];
+
+    /**
+     * Per receiver port: its level at the last decision, and the level + 1 its active flows are
+     * counted at in the pair counts (0: not counted), how many, from which senders, and the
+     * coflow's {@link Coflow#changesTo} then.
+     */
+    int[] level = new int[0];
+
+    int[] countedAt = new int[0];
+    int[] countedN = new int[0];
+    int[] countedChanges = new int[0];
+    int[][] countedFrom = new int[0][];
 
     SubCoflows(int ports, double arrival, double snapshot) {
       this.snapshot = snapshot;
@@ -89,6 +153,11 @@ public final class Creek extends AbstractPolicy {
       boostBase = Arrays.copyOf(boostBase, ports);
       boostedAt = Arrays.copyOf(boostedAt, ports);
       rateTo = Arrays.copyOf(rateTo, ports);
+      level = Arrays.copyOf(level, ports);
+      countedAt = Arrays.copyOf(countedAt, ports);
+      countedN = Arrays.copyOf(countedN, ports);
+      countedChanges = Arrays.copyOf(countedChanges, ports);
+      countedFrom = Arrays.copyOf(countedFrom, ports);
       Arrays.fill(lastServed, had, ports, arrival);
       Arrays.fill(boostedAt, had, ports, Double.NEGATIVE_INFINITY);
     }
@@ -141,14 +210,32 @@ public final class Creek extends AbstractPolicy {
     long p = delta > 0 ? (long) Math.floor(now / delta) : Long.MAX_VALUE;
     boolean sync = delta <= 0 || p != period;
     period = p;
-    subs.keySet().removeIf(c -> c.unfinishedFlows() == 0);
+    if (keepCounts && countedPorts != ports) {
+      resetCounts(ports);
+    }
+    subs.entrySet()
+        .removeIf(
+            e -> {
+              if (e.getKey().unfinishedFlows() > 0) {
+                return false;
+              }
+              SubCoflows s = e.getValue();
+              for (int r = 0; r < s.countedAt.length; r++) {
+                uncount(s, r); // a coflow that finished leaves the counts
+              }
+              return true;
+            });
     java.util.Arrays.fill(levelSize, 0);
     int[] levelAt = new int[ports];
     int stride = levels + 1;
     if (splitFrom.length < state.coflows().size() * stride) {
       splitFrom = new int[Math.max(state.coflows().size() * stride, 2 * splitFrom.length)];
     }
-    int bucketed = 0;
+    if (bucketedIn.length < state.coflows().size()) {
+      bucketedIn = new int[Math.max(state.coflows().size(), 2 * bucketedIn.length)];
+    }
+    decision++;
+    bucketed = 0;
     for (Coflow c : state.coflows()) {
       SubCoflows s = subs.get(c);
       if (s == null) {
@@ -163,6 +250,7 @@ public final class Creek extends AbstractPolicy {
       for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
         int r = c.receiver(rs);
         if (c.activeFlowsTo(r) == 0) {
+          uncount(s, r);
           continue;
         }
         if (s.servedLast[r]) {
@@ -182,6 +270,10 @@ public final class Creek extends AbstractPolicy {
           }
         }
         levelAt[r] = level - s.boost[r];
+        s.level[r] = levelAt[r];
+        if (keepCounts) {
+          recount(c, s, r, levelAt[r]);
+        }
       }
       int uniform = -1;
       for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
@@ -200,7 +292,9 @@ public final class Creek extends AbstractPolicy {
       } else {
         // Split: its flows take their receiver's level, one member per level it uses.
         schedule.classByReceiver(c, levelAt);
-        bucketed = bucket(c, levelAt, c.index() * stride, bucketed);
+        if (!keepCounts) {
+          bucketOnce(c, s);
+        }
         int used = 0;
         for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
           int r = c.receiver(rs);
@@ -218,6 +312,12 @@ public final class Creek extends AbstractPolicy {
     // Same flows in the same order as one list per level, but a whole coflow that cannot move
     // costs its ports, not its flows.
     for (int k = 0; k < levels; k++) {
+      if (keepCounts && fillCounted(k, state, budget, schedule)) {
+        continue;
+      }
+      if (levelSize[k] > 0) {
+        flowFills++;
+      }
       allocator().clearGroup();
       int[] members = byLevel[k];
       for (int j = 0, n = levelSize[k]; j < n; j++) {
@@ -227,6 +327,7 @@ public final class Creek extends AbstractPolicy {
           allocator().offer(c, budget);
         } else {
           schedule.appendReceivers(c, k);
+          bucketOnce(c, subs.get(c));
           int at = c.index() * stride + k;
           for (int b = splitFrom[at], end = splitFrom[at + 1]; b < end; b++) {
             int i = splitFlows[b];
@@ -235,6 +336,163 @@ public final class Creek extends AbstractPolicy {
         }
       }
       allocator().fillGroupByPair(budget, schedule);
+    }
+  }
+
+  /**
+   * Water-fills level k from the kept pair counts if its flows with capacity left at both ends are
+   * at least {@code 2 * ports}: the rates are then bit for bit those the level's flows get offered
+   * one by one ({@link Allocator#fillPairs(int[], int[], int[], int, PortBudget, double[],
+   * boolean)}), and each flow takes its pair's. Returns false, having done nothing, for a level
+   * with fewer flows (filled flow by flow: its resources rise in the order its flows touch them).
+   */
+  private boolean fillCounted(int k, ClusterState state, PortBudget budget, Schedule schedule) {
+    int m = pairsAt[k];
+    int ports = countedPorts;
+    if (fillSrc.length < m) {
+      int len = Math.max(m, 2 * fillSrc.length);
+      fillSrc = new int[len];
+      fillDst = new int[len];
+      fillCount = new int[len];
+      fillRate = new double[len];
+    }
+    int[] keys = pairKeys[k];
+    int[] count = pairCount[k];
+    long flows = 0;
+    for (int j = 0; j < m; j++) {
+      int key = keys[j];
+      int src = key / ports;
+      int dst = key - src * ports;
+      fillSrc[j] = src;
+      fillDst[j] = dst;
+      fillCount[j] = count[key];
+      if (budget.available(src, dst) > PortBudget.EPS) {
+        flows += count[key];
+      }
+    }
+    if (flows < 2L * ports) {
+      return false;
+    }
+    for (int r = 0; r < ports; r++) {
+      downOpen[r] = budget.down(r) > PortBudget.EPS;
+    }
+    countedFills++;
+    allocator().fillPairs(fillSrc, fillDst, fillCount, m, budget, fillRate, true);
+    for (int j = 0; j < m; j++) {
+      pairRate[keys[j]] = fillRate[j];
+    }
+    int[] members = byLevel[k];
+    for (int j = 0, n = levelSize[k]; j < n; j++) {
+      Coflow c = state.coflows().get(members[j] >> 1);
+      if ((members[j] & 1) == 0) {
+        appendCoflow(c, k, schedule);
+      } else {
+        schedule.appendReceivers(c, k);
+      }
+      SubCoflows s = subs.get(c);
+      for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
+        int r = c.receiver(rs);
+        int into = c.activeFlowsTo(r);
+        if (into == 0 || s.level[r] != k || !downOpen[r]) {
+          continue;
+        }
+        int[] positions = c.activePositionsTo(r);
+        for (int i = 0; i < into; i++) {
+          int at = positions[i];
+          double rate = pairRate[c.activeSrc(at) * ports + r];
+          if (rate > 0) {
+            schedule.addRate(c.activeIndex(at), rate);
+          }
+        }
+      }
+    }
+    return true;
+  }
+
+  /** Starts the pair counts afresh for a fabric of {@code ports} ports (nothing counted). */
+  private void resetCounts(int ports) {
+    countedPorts = ports;
+    int pairs = ports * ports;
+    pairCount = new int[levels][pairs];
+    pairSlot = new int[levels][pairs];
+    pairKeys = new int[levels][64];
+    pairsAt = new int[levels];
+    pairRate = new double[pairs];
+    downOpen = new boolean[ports];
+    for (SubCoflows s : subs.values()) {
+      Arrays.fill(s.countedAt, 0);
+      Arrays.fill(s.countedN, 0);
+    }
+  }
+
+  /** Counts the active flows of (c, r) at {@code level}, unless they are counted there already. */
+  private void recount(Coflow c, SubCoflows s, int r, int level) {
+    int changes = c.changesTo(r);
+    if (s.countedAt[r] == level + 1 && s.countedChanges[r] == changes) {
+      return;
+    }
+    uncount(s, r);
+    int n = c.activeFlowsTo(r);
+    int[] from = s.countedFrom[r];
+    if (from == null || from.length < n) {
+      from = new int[n];
+      s.countedFrom[r] = from;
+    }
+    int[] positions = c.activePositionsTo(r);
+    for (int i = 0; i < n; i++) {
+      int src = c.activeSrc(positions[i]);
+      from[i] = src;
+      count(level, src * countedPorts + r, 1);
+    }
+    s.countedAt[r] = level + 1;
+    s.countedN[r] = n;
+    s.countedChanges[r] = changes;
+  }
+
+  /** Takes the flows of (c, r) out of the pair counts, if they are in. */
+  private void uncount(SubCoflows s, int r) {
+    int at = s.countedAt[r] - 1;
+    if (at < 0) {
+      return;
+    }
+    int[] from = s.countedFrom[r];
+    for (int i = 0, n = s.countedN[r]; i < n; i++) {
+      count(at, from[i] * countedPorts + r, -1);
+    }
+    s.countedAt[r] = 0;
+    s.countedN[r] = 0;
+  }
+
+  /** Adds {@code delta} (1 or -1) flows to pair {@code key} at {@code level}. */
+  private void count(int level, int key, int delta) {
+    int[] counts = pairCount[level];
+    int was = counts[key];
+    counts[key] = was + delta;
+    int[] slot = pairSlot[level];
+    int[] keys = pairKeys[level];
+    if (was == 0) {
+      int n = pairsAt[level];
+      if (n == keys.length) {
+        keys = Arrays.copyOf(keys, 2 * n);
+        pairKeys[level] = keys;
+      }
+      keys[n] = key;
+      slot[key] = n + 1;
+      pairsAt[level] = n + 1;
+    } else if (was + delta == 0) {
+      int j = slot[key] - 1;
+      int last = keys[--pairsAt[level]];
+      keys[j] = last;
+      slot[last] = j + 1;
+      slot[key] = 0;
+    }
+  }
+
+  /** {@link #bucket} of a coflow split over levels, once per decision. */
+  private void bucketOnce(Coflow c, SubCoflows s) {
+    if (bucketedIn[c.index()] != decision) {
+      bucketedIn[c.index()] = decision;
+      bucketed = bucket(c, s.level, c.index() * (levels + 1), bucketed);
     }
   }
 

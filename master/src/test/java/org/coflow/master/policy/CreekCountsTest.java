@@ -1,0 +1,141 @@
+package org.coflow.master.policy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Random;
+import org.coflow.api.model.ClusterState;
+import org.coflow.api.model.Coflow;
+import org.coflow.api.model.Fabric;
+import org.coflow.api.model.Flow;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Creek's pair counts, kept from one decision to the next, against filling every level flow by
+ * flow: the same decisions bit for bit over a run where levels change (bytes, boosts of starving
+ * receivers, the store's snapshots), flows finish, coflows arrive and finish, and, as in the live
+ * master, a coflow gains flows after it started and the fabric grows.
+ */
+class CreekCountsTest {
+  private static final double CAP = 4000;
+
+  /** One run: its state and policy, driven by the same script as the other. */
+  private static final class Run {
+    final ClusterState state = new ClusterState(Fabric.uniform(6, CAP));
+    final Creek creek = new Creek(4, 2_000, 3, 0.05, 0.01);
+    final List<Coflow> coflows = new ArrayList<>();
+
+    Run(boolean keepCounts) {
+      creek.keepCounts(keepCounts);
+    }
+  }
+
+  @Test
+  void keptPairCountsDecideWhatFillingFlowByFlowDecides() {
+    Run kept = new Run(true);
+    Run byFlow = new Run(false);
+    double now = 0;
+    int arrived = 0;
+    double nextArrival = 0;
+    int decisions = 0;
+    while (decisions < 20_000 && (arrived < 12 || !kept.state.flows().isEmpty())) {
+      if (arrived < 12 && nextArrival <= now) {
+        for (Run run : List.of(kept, byFlow)) {
+          admit(run, arrived, now);
+        }
+        arrived++;
+        nextArrival = now + 0.3;
+      }
+      if (decisions == 300) {
+        // The live master: a running coflow gains flows, and the fabric grows under it.
+        for (Run run : List.of(kept, byFlow)) {
+          run.state.setFabric(Fabric.uniform(8, CAP));
+          Coflow c = run.coflows.get(0);
+          for (int m = 0; m < 8; m++) {
+            run.state.addFlow(c, m, 7, 3_000 + 100 * m, now);
+          }
+        }
+      }
+      if (decisions == 600) {
+        // Flows into one receiver of a running coflow: one finishes and one is added between two
+        // decisions (the same number of flows into it, not the same flows).
+        for (Run run : List.of(kept, byFlow)) {
+          Coflow c = run.coflows.get(arrived - 1);
+          assertTrue(c.activeCount() > 0, "the last coflow is still running");
+          Flow gone = c.activeFlows().get(0);
+          run.state.addSent(gone, gone.remaining());
+          run.state.finishFlow(gone, now);
+          run.state.addFlow(c, (gone.src() + 1) % 8, gone.dst(), 5_000, now);
+        }
+      }
+      Schedule a = kept.creek.schedule(kept.state, now);
+      Schedule b = byFlow.creek.schedule(byFlow.state, now);
+      decisions++;
+      assertEquals(kept.state.flows().size(), byFlow.state.flows().size());
+      for (int i = 0; i < kept.state.flows().size(); i++) {
+        assertEquals(
+            Double.doubleToLongBits(b.rate(i)),
+            Double.doubleToLongBits(a.rate(i)),
+            "flow " + i + " at decision " + decisions);
+        assertEquals(b.priority(i), a.priority(i), "class of flow " + i);
+      }
+      double dt = Math.min(nextArrival - now, 0.05);
+      if (arrived == 12) {
+        dt = 0.05;
+      }
+      dt = Math.min(dt, Math.max(1e-6, kept.creek.nextDecisionTime(kept.state, a, now) - now));
+      byFlow.creek.nextDecisionTime(byFlow.state, b, now);
+      for (Flow f : kept.state.flows()) {
+        if (a.rate(f.index()) > 0) {
+          dt = Math.min(dt, f.remaining() / a.rate(f.index()));
+        }
+      }
+      advance(kept, a, dt, now + dt);
+      advance(byFlow, b, dt, now + dt);
+      now += dt;
+    }
+    assertTrue(kept.state.flows().isEmpty(), "every flow done after " + decisions + " decisions");
+    assertTrue(
+        kept.creek.countedFills() > 50,
+        "levels filled from the counts: " + kept.creek.countedFills());
+    assertEquals(0, byFlow.creek.countedFills());
+  }
+
+  /** Coflow {@code n}: 2 + n % 4 mappers and 2 + n % 3 reducers, of unequal sizes. */
+  private static void admit(Run run, int n, double now) {
+    Random random = new Random(n);
+    Coflow c = new Coflow("c" + n, n, now, 1);
+    run.state.addCoflow(c);
+    run.coflows.add(c);
+    int mappers = 2 + n % 4;
+    int reducers = 2 + n % 3;
+    for (int r = 0; r < reducers; r++) {
+      for (int m = 0; m < mappers; m++) {
+        run.state.addFlow(c, m, 5 - r, 500 + random.nextInt(8_000), now);
+      }
+    }
+  }
+
+  private static void advance(Run run, Schedule s, double dt, double then) {
+    List<Flow> done = new ArrayList<>();
+    for (Flow f : run.state.flows()) {
+      double moved = s.rate(f.index()) * dt;
+      if (moved <= 0) {
+        continue;
+      }
+      if (f.remaining() - moved <= 1e-6) {
+        run.state.addSent(f, f.remaining());
+        done.add(f);
+      } else {
+        run.state.addSent(f, moved);
+      }
+    }
+    done.sort(Comparator.comparingLong(Flow::id));
+    for (Flow f : done) {
+      run.state.finishFlow(f, then);
+    }
+  }
+}
