@@ -75,14 +75,25 @@ public final class Creek extends AbstractPolicy {
   private int[][] pairKeys;
   private int[] pairsAt;
 
-  /** By pair key, the rate per flow at the level being filled. */
-  private double[] pairRate;
+  /**
+   * Per level filled from the counts ({@code countedLevels}, a bit per level), by pair key: the
+   * rate of each of its flows, handed to them in index order once every level is filled ({@link
+   * #rateInIndexOrder}).
+   */
+  private double[][] pairRate;
+
+  private int countedLevels;
+
+  /** The last decision's entries by coflow index. */
+  private SubCoflows[] byIndex = new SubCoflows[64];
+
+  /** The rate changes {@link #ratesOf} had when its rates per receiver were summed. */
+  private long ratesChanges;
 
   private int[] fillSrc = new int[64];
   private int[] fillDst = new int[64];
   private int[] fillCount = new int[64];
   private double[] fillRate = new double[64];
-  private boolean[] downOpen = new boolean[0];
 
   /** False (tests only) to fill every level flow by flow, as a check of the kept counts. */
   private boolean keepCounts = true;
@@ -236,6 +247,10 @@ public final class Creek extends AbstractPolicy {
     }
     decision++;
     bucketed = 0;
+    countedLevels = 0;
+    if (byIndex.length < state.coflows().size()) {
+      byIndex = new SubCoflows[Math.max(state.coflows().size(), 2 * byIndex.length)];
+    }
     for (Coflow c : state.coflows()) {
       SubCoflows s = subs.get(c);
       if (s == null) {
@@ -247,6 +262,7 @@ public final class Creek extends AbstractPolicy {
           s.snapshot = c.bytesSent();
         }
       }
+      byIndex[c.index()] = s;
       for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
         int r = c.receiver(rs);
         if (c.activeFlowsTo(r) == 0) {
@@ -337,6 +353,9 @@ public final class Creek extends AbstractPolicy {
       }
       allocator().fillGroupByPair(budget, schedule);
     }
+    if (countedLevels != 0) {
+      rateInIndexOrder(state, schedule);
+    }
   }
 
   /**
@@ -373,13 +392,12 @@ public final class Creek extends AbstractPolicy {
     if (flows < 2L * ports) {
       return false;
     }
-    for (int r = 0; r < ports; r++) {
-      downOpen[r] = budget.down(r) > PortBudget.EPS;
-    }
     countedFills++;
+    countedLevels |= 1 << k;
     allocator().fillPairs(fillSrc, fillDst, fillCount, m, budget, fillRate, true);
+    double[] rates = pairRate[k];
     for (int j = 0; j < m; j++) {
-      pairRate[keys[j]] = fillRate[j];
+      rates[keys[j]] = fillRate[j];
     }
     int[] members = byLevel[k];
     for (int j = 0, n = levelSize[k]; j < n; j++) {
@@ -389,24 +407,67 @@ public final class Creek extends AbstractPolicy {
       } else {
         schedule.appendReceivers(c, k);
       }
-      SubCoflows s = subs.get(c);
-      for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
-        int r = c.receiver(rs);
-        int into = c.activeFlowsTo(r);
-        if (into == 0 || s.level[r] != k || !downOpen[r]) {
-          continue;
-        }
-        int[] positions = c.activePositionsTo(r);
-        for (int i = 0; i < into; i++) {
-          int at = positions[i];
-          double rate = pairRate[c.activeSrc(at) * ports + r];
-          if (rate > 0) {
-            schedule.addRate(c.activeIndex(at), rate);
-          }
-        }
-      }
     }
     return true;
+  }
+
+  /**
+   * Gives every flow at a level filled from the counts its pair's rate, in index order, and sums
+   * the rates per (coflow, receiver) as {@link #ratesTo} would: the served flows in index order,
+   * those of the other levels with the rates they already have. The sums hold unless a rate changes
+   * afterwards (the backfill), which {@link #ratesTo} checks.
+   */
+  private void rateInIndexOrder(ClusterState state, Schedule schedule) {
+    for (Coflow c : state.coflows()) {
+      Arrays.fill(byIndex[c.index()].rateTo, 0);
+    }
+    int ports = countedPorts;
+    int counted = countedLevels;
+    Coflow at = null;
+    SubCoflows of = null;
+    Coflow run = null;
+    double[] to = null;
+    int runDst = 0;
+    double sum = 0;
+    for (int i = 0, n = state.flows().size(); i < n; i++) {
+      Coflow c = state.coflowAt(i);
+      if (c != at) {
+        at = c;
+        of = byIndex[c.index()];
+      }
+      int dst = state.dstAt(i);
+      int level = of.level[dst];
+      double rate;
+      if ((counted >>> level & 1) != 0) {
+        rate = pairRate[level][state.srcAt(i) * ports + dst];
+        if (rate <= 0) {
+          continue;
+        }
+        schedule.addRate(i, rate);
+      } else {
+        rate = schedule.rate(i);
+        if (rate <= 0) {
+          continue;
+        }
+      }
+      if (c != run || dst != runDst) {
+        if (to != null) {
+          to[runDst] = sum;
+        }
+        if (c != run) {
+          run = c;
+          to = of.rateTo;
+        }
+        runDst = dst;
+        sum = to[dst];
+      }
+      sum += rate;
+    }
+    if (to != null) {
+      to[runDst] = sum;
+    }
+    ratesOf = schedule;
+    ratesChanges = schedule.rateChanges();
   }
 
   /** Starts the pair counts afresh for a fabric of {@code ports} ports (nothing counted). */
@@ -417,8 +478,7 @@ public final class Creek extends AbstractPolicy {
     pairSlot = new int[levels][pairs];
     pairKeys = new int[levels][64];
     pairsAt = new int[levels];
-    pairRate = new double[pairs];
-    downOpen = new boolean[ports];
+    pairRate = new double[levels][pairs];
     for (SubCoflows s : subs.values()) {
       Arrays.fill(s.countedAt, 0);
       Arrays.fill(s.countedN, 0);
@@ -530,15 +590,16 @@ public final class Creek extends AbstractPolicy {
    * computed once.
    */
   private void ratesTo(ClusterState state, Schedule schedule) {
-    if (schedule == ratesOf) {
+    if (schedule == ratesOf && schedule.rateChanges() == ratesChanges) {
       return;
     }
     ratesOf = schedule;
-    SubCoflows[] byIndex = new SubCoflows[state.coflows().size()];
+    ratesChanges = schedule.rateChanges();
+    SubCoflows[] entries = new SubCoflows[state.coflows().size()];
     for (Coflow c : state.coflows()) {
       SubCoflows s = subs.get(c);
       Arrays.fill(s.rateTo, 0);
-      byIndex[c.index()] = s;
+      entries[c.index()] = s;
     }
     int[] order = schedule.servedInOrder();
     // Runs of flows of one coflow into one receiver are summed in a register and stored once (the
@@ -557,7 +618,7 @@ public final class Creek extends AbstractPolicy {
         }
         if (c != run) {
           run = c;
-          to = byIndex[c.index()].rateTo;
+          to = entries[c.index()].rateTo;
         }
         runDst = dst;
         sum = to[dst];

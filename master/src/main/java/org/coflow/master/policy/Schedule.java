@@ -32,6 +32,12 @@ public final class Schedule {
   private int servedSize;
   private int[] inOrder;
 
+  /** {@code served[sortedFrom .. servedSize)} is in ascending index order. */
+  private int sortedFrom;
+
+  /** How many times a rate was set or raised: see {@link #rateChanges}. */
+  private long rateChanges;
+
   /** An array {@link #servedInOrder} may fill instead of allocating one (from a recycled one). */
   private int[] orderBuffer;
 
@@ -101,7 +107,10 @@ public final class Schedule {
           }
         }
       }
-      this.orderBuffer = spare.inOrder != null ? spare.inOrder : spare.orderBuffer;
+      this.orderBuffer =
+          spare.inOrder != null && spare.inOrder != spare.served
+              ? spare.inOrder
+              : spare.orderBuffer;
       this.orderBits = spare.orderBits;
       spare.orderBits = null;
       spare.inOrder = null;
@@ -168,12 +177,24 @@ public final class Schedule {
         if (servedSize == served.length) {
           served = Arrays.copyOf(served, Math.min(flows, Math.max(64, 2 * servedSize)));
         }
+        if (servedSize > 0 && flow < served[servedSize - 1]) {
+          sortedFrom = servedSize;
+        }
         served[servedSize++] = flow;
         inOrder = null;
       }
       rate[flow] += bytesPerSecond;
       coflowSums = null;
+      rateChanges++;
     }
+  }
+
+  /**
+   * A count that grows whenever a rate is set or raised: a policy that summed the rates while
+   * setting them knows its sums still hold if the count is what it was.
+   */
+  public long rateChanges() {
+    return rateChanges;
   }
 
   /** Indices of the flows with a positive rate (length {@link #servedSize()}). Do not modify. */
@@ -191,7 +212,11 @@ public final class Schedule {
    * set in, and walk the state's arrays forwards.
    */
   public int[] servedInOrder() {
-    if (inOrder == null) {
+    if (inOrder == null && sortedFrom == 0) {
+      inOrder = served; // set in ascending order already
+    } else if (inOrder == null && sortedFrom <= servedSize / 4) {
+      inOrder = mergeSortedSuffix();
+    } else if (inOrder == null) {
       int[] sorted =
           orderBuffer != null && orderBuffer.length >= servedSize
               ? orderBuffer
@@ -221,6 +246,31 @@ public final class Schedule {
       inOrder = sorted;
     }
     return inOrder;
+  }
+
+  /**
+   * {@link #servedInOrder} of flows served mostly in index order: the few served before the
+   * ascending run that ends the list are sorted and merged into it.
+   */
+  private int[] mergeSortedSuffix() {
+    int[] sorted =
+        orderBuffer != null && orderBuffer.length >= servedSize ? orderBuffer : new int[servedSize];
+    orderBuffer = null;
+    int[] head = Arrays.copyOf(served, sortedFrom);
+    Arrays.sort(head);
+    int h = 0;
+    int t = sortedFrom;
+    int k = 0;
+    while (h < head.length && t < servedSize) {
+      sorted[k++] = head[h] < served[t] ? head[h++] : served[t++];
+    }
+    while (h < head.length) {
+      sorted[k++] = head[h++];
+    }
+    while (t < servedSize) {
+      sorted[k++] = served[t++];
+    }
+    return sorted;
   }
 
   /** {@link #coflowRates}, kept until a rate changes (policies ask for it twice per decision). */

@@ -86,8 +86,12 @@ class CreekCountsTest {
       if (arrived == 12) {
         dt = 0.05;
       }
-      dt = Math.min(dt, Math.max(1e-6, kept.creek.nextDecisionTime(kept.state, a, now) - now));
-      byFlow.creek.nextDecisionTime(byFlow.state, b, now);
+      double next = kept.creek.nextDecisionTime(kept.state, a, now);
+      assertEquals(
+          Double.doubleToLongBits(byFlow.creek.nextDecisionTime(byFlow.state, b, now)),
+          Double.doubleToLongBits(next),
+          "next decision after decision " + decisions);
+      dt = Math.min(dt, Math.max(1e-6, next - now));
       for (Flow f : kept.state.flows()) {
         if (a.rate(f.index()) > 0) {
           dt = Math.min(dt, f.remaining() / a.rate(f.index()));

@@ -4,7 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Random;
 import org.coflow.api.model.ClusterState;
 import org.coflow.api.model.Coflow;
 import org.coflow.api.model.Fabric;
@@ -12,6 +14,48 @@ import org.coflow.api.model.Flow;
 import org.junit.jupiter.api.Test;
 
 class ScheduleTest {
+  @Test
+  void servedFlowsInIndexOrderWhateverOrderTheirRatesWereSetIn() {
+    // Rates set in index order (the list is the order), mostly in index order after a few set
+    // out of it (a short head sorted and merged), and at random (the bitmap); each schedule built
+    // on the arrays of the one before, as the simulator recycles them.
+    ClusterState s = new ClusterState(Fabric.uniform(4, 10));
+    Coflow c = new Coflow("c", 0, 0, 1);
+    s.addCoflow(c);
+    int n = 1000;
+    for (int i = 0; i < n; i++) {
+      s.addFlow(c, i % 4, (i / 4) % 4, 5, 0);
+    }
+    Random random = new Random(7);
+    Schedule spare = null;
+    for (int round = 0; round < 30; round++) {
+      Schedule sch = Schedule.recycle(s, spare);
+      List<Integer> set = new ArrayList<>();
+      int head = round % 3 == 1 ? 1 + random.nextInt(40) : 0;
+      for (int k = 0; k < head; k++) {
+        set.add(random.nextInt(n));
+      }
+      for (int i = 0; i < n; i++) {
+        if (random.nextInt(3) > 0 && (round % 3 != 2 || random.nextBoolean())) {
+          set.add(i);
+        }
+      }
+      if (round % 3 == 2) {
+        java.util.Collections.shuffle(set, random);
+      }
+      long changes = sch.rateChanges();
+      for (int f : set) {
+        sch.addRate(f, 1);
+      }
+      assertEquals(changes + set.size(), sch.rateChanges());
+      int[] expected = set.stream().mapToInt(Integer::intValue).distinct().sorted().toArray();
+      assertEquals(expected.length, sch.servedSize());
+      int[] order = Arrays.copyOf(sch.servedInOrder(), sch.servedSize());
+      assertEquals(Arrays.toString(expected), Arrays.toString(order), "round " + round);
+      spare = sch;
+    }
+  }
+
   @Test
   void aCoflowSplitByReceiverEntersTheOrderOncePerClass() {
     // Coflow A whole in class 0; coflow B's flows into port 2 in class 1, into port 3 in class 0,
