@@ -30,6 +30,15 @@ public final class ClusterState {
   private double[] sizeAt = new double[1024];
   private double[] sentAt = new double[1024];
   private Coflow[] coflowAt = new Coflow[1024];
+
+  /** The {@link Coflow#slot()} of each active flow's coflow, by dense index. */
+  private int[] slotAt = new int[1024];
+
+  /** Slots of finished coflows, for the next coflows to take (a stack), and slots handed out. */
+  private int[] freeSlots = new int[16];
+
+  private int freeCount;
+  private int slots;
   private long nextFlowId;
   private long membershipVersion;
 
@@ -98,6 +107,7 @@ public final class ClusterState {
       }
     }
     c.attach(this);
+    c.slot = freeCount > 0 ? freeSlots[--freeCount] : slots++;
     c.index = coflows.size();
     coflows.add(c);
     membershipVersion++;
@@ -133,12 +143,14 @@ public final class ClusterState {
       sizeAt = java.util.Arrays.copyOf(sizeAt, len);
       sentAt = java.util.Arrays.copyOf(sentAt, len);
       coflowAt = java.util.Arrays.copyOf(coflowAt, len);
+      slotAt = java.util.Arrays.copyOf(slotAt, len);
     }
     srcAt[i] = src;
     dstAt[i] = dst;
     sizeAt[i] = size;
     sentAt[i] = 0;
     coflowAt[i] = c;
+    slotAt[i] = c.slot;
     f.index = i;
     flows.add(f);
     c.addFlow(f);
@@ -222,6 +234,20 @@ public final class ClusterState {
     return size >= 0 ? Math.max(0, size - sentAt[i]) : Flow.UNKNOWN;
   }
 
+  /**
+   * {@link Coflow#slot()} of the coflow of the active flow at dense index {@code i}: loops over
+   * flows in index order that keep something per coflow read it here instead of dereferencing the
+   * coflow.
+   */
+  public int slotAt(int i) {
+    return slotAt[i];
+  }
+
+  /** One more than the largest {@link Coflow#slot()} handed out so far. */
+  public int slots() {
+    return slots;
+  }
+
   /** Coflow of the active flow at dense index {@code i}. */
   public Coflow coflowAt(int i) {
     return coflowAt[i];
@@ -248,6 +274,7 @@ public final class ClusterState {
       sizeAt[i] = sizeAt[n];
       sentAt[i] = sentAt[n];
       coflowAt[i] = coflowAt[n];
+      slotAt[i] = slotAt[n];
       last.coflow().moved(last);
     }
     coflowAt[n] = null;
@@ -261,6 +288,10 @@ public final class ClusterState {
         coflows.get(k).index = k;
       }
       c.index = -1;
+      if (freeCount == freeSlots.length) {
+        freeSlots = java.util.Arrays.copyOf(freeSlots, 2 * freeCount);
+      }
+      freeSlots[freeCount++] = c.slot;
       membershipVersion++;
       return true;
     }

@@ -38,6 +38,8 @@ public final class Coflow {
   /** Position in {@link ClusterState#coflows()} while active, -1 otherwise. */
   int index = -1;
 
+  int slot = -1;
+
   private double[] received = new double[0];
   private double[] sizeTo = new double[0];
   private double[] sentFrom = new double[0];
@@ -99,6 +101,15 @@ public final class Coflow {
 
   public double weight() {
     return weight;
+  }
+
+  /**
+   * A small number no other active coflow of its {@link ClusterState} has, kept while the coflow is
+   * active (unlike {@link #index()}, which shifts as earlier coflows finish): a finished coflow's
+   * slot goes to a later one. Below {@link ClusterState#slots()}; -1 before it is admitted.
+   */
+  public int slot() {
+    return slot;
   }
 
   /** Position among the active coflows of its {@link ClusterState} (arrival order), or -1. */

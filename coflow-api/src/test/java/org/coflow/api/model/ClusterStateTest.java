@@ -68,6 +68,7 @@ class ClusterStateTest {
         assertEquals(sent.getOrDefault(g, 0.0), s.sentAt(j));
         assertEquals(g.remaining(), s.remainingAt(j));
         assertSame(g.coflow(), s.coflowAt(j));
+        assertEquals(g.coflow().slot(), s.slotAt(j));
       }
       for (Coflow c : s.coflows()) {
         assertEquals(c.activeFlows().size(), c.activeCount());
@@ -94,6 +95,34 @@ class ClusterStateTest {
   }
 
   @Test
+  void activeCoflowsHaveDistinctSlotsThatLaterCoflowsReuse() {
+    Random random = new Random(11);
+    ClusterState s = new ClusterState(Fabric.uniform(5, 100));
+    int most = 0;
+    for (int n = 0; n < 60; n++) {
+      Coflow c = new Coflow("c" + n, n, n, 1);
+      s.addCoflow(c);
+      for (int k = 0; k < 1 + random.nextInt(4); k++) {
+        s.addFlow(c, random.nextInt(5), random.nextInt(5), 10, n);
+      }
+      most = Math.max(most, s.coflows().size());
+      java.util.Set<Integer> taken = new java.util.HashSet<>();
+      for (Coflow a : s.coflows()) {
+        assertTrue(a.slot() >= 0 && a.slot() < s.slots(), "slot " + a.slot());
+        assertTrue(taken.add(a.slot()), "slot " + a.slot() + " given twice");
+      }
+      for (int j = 0; j < s.flows().size(); j++) {
+        assertEquals(s.coflowAt(j).slot(), s.slotAt(j));
+      }
+      // Finish a few flows at random, which finishes some coflows.
+      for (int k = 0; k < 3 && !s.flows().isEmpty(); k++) {
+        s.finishFlow(s.flows().get(random.nextInt(s.flows().size())), n);
+      }
+    }
+    assertEquals(most, s.slots(), "finished coflows' slots are taken again");
+  }
+
+  @Test
   void aCoflowCountsChangesToItsActiveFlows() {
     ClusterState s = new ClusterState(Fabric.uniform(4, 100));
     Coflow a = new Coflow("a", 0, 0, 1);
@@ -105,8 +134,12 @@ class ClusterStateTest {
     long beforeSend = a.activeChanges();
     s.addSent(f0, 5);
     assertEquals(beforeSend, a.activeChanges(), "bytes sent are not a change of the active flows");
+    int into1 = a.changesTo(1);
+    int into2 = a.changesTo(2);
     s.finishFlow(f0, 1);
     assertTrue(a.activeChanges() > beforeSend);
+    assertTrue(a.changesTo(1) != into1, "a flow into port 1 finished");
+    assertEquals(into2, a.changesTo(2), "nothing into port 2 changed");
     // A finished flow can still grow (a late report), without touching the active arrays.
     s.growFlow(f0, 50);
     assertEquals(50, f0.size());

@@ -84,8 +84,16 @@ public final class Creek extends AbstractPolicy {
 
   private int countedLevels;
 
-  /** The last decision's entries by coflow index. */
-  private SubCoflows[] byIndex = new SubCoflows[64];
+  /**
+   * By {@code slot * flatPorts + receiver} ({@link Coflow#slot}): the level of each (coflow,
+   * receiver) with active flows at the last decision, and the rate it receives. Flat arrays keyed
+   * by the state's per-flow slots, so that passes over the flows in index order never dereference a
+   * coflow.
+   */
+  private int[] levelOf = new int[0];
+
+  private double[] rateTo = new double[0];
+  private int flatPorts;
 
   /** The rate changes {@link #ratesOf} had when its rates per receiver were summed. */
   private long ratesChanges;
@@ -129,16 +137,13 @@ public final class Creek extends AbstractPolicy {
 
     int[] boostBase = new int[0];
     double[] boostedAt = new double[0];
-    double[] rateTo = new double[0];
 
     /**
-     * Per receiver port: its level at the last decision, and the level + 1 its active flows are
-     * counted at in the pair counts (0: not counted), how many, from which senders, and the
-     * coflow's {@link Coflow#changesTo} then.
+     * Per receiver port: the level + 1 its active flows are counted at in the pair counts (0: not
+     * counted), how many, from which senders, and the coflow's {@link Coflow#changesTo} then.
      */
-    int[] level = new int[0];
-
     int[] countedAt = new int[0];
+
     int[] countedN = new int[0];
     int[] countedChanges = new int[0];
     int[][] countedFrom = new int[0][];
@@ -163,8 +168,6 @@ public final class Creek extends AbstractPolicy {
       boost = Arrays.copyOf(boost, ports);
       boostBase = Arrays.copyOf(boostBase, ports);
       boostedAt = Arrays.copyOf(boostedAt, ports);
-      rateTo = Arrays.copyOf(rateTo, ports);
-      level = Arrays.copyOf(level, ports);
       countedAt = Arrays.copyOf(countedAt, ports);
       countedN = Arrays.copyOf(countedN, ports);
       countedChanges = Arrays.copyOf(countedChanges, ports);
@@ -248,8 +251,10 @@ public final class Creek extends AbstractPolicy {
     decision++;
     bucketed = 0;
     countedLevels = 0;
-    if (byIndex.length < state.coflows().size()) {
-      byIndex = new SubCoflows[Math.max(state.coflows().size(), 2 * byIndex.length)];
+    flatPorts = ports;
+    if (levelOf.length < state.slots() * ports) {
+      levelOf = new int[Math.max(state.slots() * ports, 2 * levelOf.length)];
+      rateTo = new double[levelOf.length];
     }
     for (Coflow c : state.coflows()) {
       SubCoflows s = subs.get(c);
@@ -262,7 +267,6 @@ public final class Creek extends AbstractPolicy {
           s.snapshot = c.bytesSent();
         }
       }
-      byIndex[c.index()] = s;
       for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
         int r = c.receiver(rs);
         if (c.activeFlowsTo(r) == 0) {
@@ -286,7 +290,7 @@ public final class Creek extends AbstractPolicy {
           }
         }
         levelAt[r] = level - s.boost[r];
-        s.level[r] = levelAt[r];
+        levelOf[c.slot() * ports + r] = levelAt[r];
         if (keepCounts) {
           recount(c, s, r, levelAt[r]);
         }
@@ -309,7 +313,7 @@ public final class Creek extends AbstractPolicy {
         // Split: its flows take their receiver's level, one member per level it uses.
         schedule.classByReceiver(c, levelAt);
         if (!keepCounts) {
-          bucketOnce(c, s);
+          bucketOnce(c);
         }
         int used = 0;
         for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
@@ -343,7 +347,7 @@ public final class Creek extends AbstractPolicy {
           allocator().offer(c, budget);
         } else {
           schedule.appendReceivers(c, k);
-          bucketOnce(c, subs.get(c));
+          bucketOnce(c);
           int at = c.index() * stride + k;
           for (int b = splitFrom[at], end = splitFrom[at + 1]; b < end; b++) {
             int i = splitFlows[b];
@@ -418,25 +422,15 @@ public final class Creek extends AbstractPolicy {
    * afterwards (the backfill), which {@link #ratesTo} checks.
    */
   private void rateInIndexOrder(ClusterState state, Schedule schedule) {
-    for (Coflow c : state.coflows()) {
-      Arrays.fill(byIndex[c.index()].rateTo, 0);
-    }
+    clearRatesTo(state);
     int ports = countedPorts;
     int counted = countedLevels;
-    Coflow at = null;
-    SubCoflows of = null;
-    Coflow run = null;
-    double[] to = null;
-    int runDst = 0;
+    int run = -1;
     double sum = 0;
     for (int i = 0, n = state.flows().size(); i < n; i++) {
-      Coflow c = state.coflowAt(i);
-      if (c != at) {
-        at = c;
-        of = byIndex[c.index()];
-      }
       int dst = state.dstAt(i);
-      int level = of.level[dst];
+      int key = state.slotAt(i) * ports + dst;
+      int level = levelOf[key];
       double rate;
       if ((counted >>> level & 1) != 0) {
         rate = pairRate[level][state.srcAt(i) * ports + dst];
@@ -450,24 +444,32 @@ public final class Creek extends AbstractPolicy {
           continue;
         }
       }
-      if (c != run || dst != runDst) {
-        if (to != null) {
-          to[runDst] = sum;
+      // Runs of flows into one (coflow, receiver) are summed in a register and stored once.
+      if (key != run) {
+        if (run >= 0) {
+          rateTo[run] = sum;
         }
-        if (c != run) {
-          run = c;
-          to = of.rateTo;
-        }
-        runDst = dst;
-        sum = to[dst];
+        run = key;
+        sum = rateTo[key];
       }
       sum += rate;
     }
-    if (to != null) {
-      to[runDst] = sum;
+    if (run >= 0) {
+      rateTo[run] = sum;
     }
     ratesOf = schedule;
     ratesChanges = schedule.rateChanges();
+  }
+
+  /** Zeroes the rate of every (coflow, receiver) of the state. */
+  private void clearRatesTo(ClusterState state) {
+    int ports = flatPorts;
+    for (Coflow c : state.coflows()) {
+      int base = c.slot() * ports;
+      for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
+        rateTo[base + c.receiver(rs)] = 0;
+      }
+    }
   }
 
   /** Starts the pair counts afresh for a fabric of {@code ports} ports (nothing counted). */
@@ -549,10 +551,10 @@ public final class Creek extends AbstractPolicy {
   }
 
   /** {@link #bucket} of a coflow split over levels, once per decision. */
-  private void bucketOnce(Coflow c, SubCoflows s) {
+  private void bucketOnce(Coflow c) {
     if (bucketedIn[c.index()] != decision) {
       bucketedIn[c.index()] = decision;
-      bucketed = bucket(c, s.level, c.index() * (levels + 1), bucketed);
+      bucketed = bucket(c, c.index() * (levels + 1), bucketed);
     }
   }
 
@@ -562,15 +564,18 @@ public final class Creek extends AbstractPolicy {
    * level costs its own flows: {@code splitFlows[splitFrom[at + k] .. splitFrom[at + k + 1])} are
    * the positions of its flows at level k. Appends from {@code next}; returns the new end.
    */
-  private int bucket(Coflow c, int[] levelAt, int at, int next) {
+  private int bucket(Coflow c, int at, int next) {
     int n = c.activeCount();
+    int base = c.slot() * flatPorts;
     if (splitFlows.length < next + n) {
       splitFlows = Arrays.copyOf(splitFlows, Math.max(next + n, 2 * splitFlows.length));
     }
     int[] fill = new int[levels + 1];
     for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
       int r = c.receiver(rs);
-      fill[levelAt[r] + 1] += c.activeFlowsTo(r);
+      if (c.activeFlowsTo(r) > 0) {
+        fill[levelOf[base + r] + 1] += c.activeFlowsTo(r);
+      }
     }
     fill[0] = next;
     for (int k = 0; k < levels; k++) {
@@ -579,7 +584,7 @@ public final class Creek extends AbstractPolicy {
     }
     splitFrom[at + levels] = fill[levels];
     for (int i = 0; i < n; i++) {
-      splitFlows[fill[levelAt[c.activeDst(i)]]++] = i;
+      splitFlows[fill[levelOf[base + c.activeDst(i)]]++] = i;
     }
     return next + n;
   }
@@ -595,38 +600,27 @@ public final class Creek extends AbstractPolicy {
     }
     ratesOf = schedule;
     ratesChanges = schedule.rateChanges();
-    SubCoflows[] entries = new SubCoflows[state.coflows().size()];
-    for (Coflow c : state.coflows()) {
-      SubCoflows s = subs.get(c);
-      Arrays.fill(s.rateTo, 0);
-      entries[c.index()] = s;
-    }
+    clearRatesTo(state);
+    int ports = flatPorts;
     int[] order = schedule.servedInOrder();
     // Runs of flows of one coflow into one receiver are summed in a register and stored once (the
     // same additions in the same order as adding into the array flow after flow).
-    Coflow run = null;
-    double[] to = null;
-    int runDst = 0;
+    int run = -1;
     double sum = 0;
     for (int k = 0, n = schedule.servedSize(); k < n; k++) {
       int i = order[k];
-      Coflow c = state.coflowAt(i);
-      int dst = state.dstAt(i);
-      if (c != run || dst != runDst) {
-        if (to != null) {
-          to[runDst] = sum;
+      int key = state.slotAt(i) * ports + state.dstAt(i);
+      if (key != run) {
+        if (run >= 0) {
+          rateTo[run] = sum;
         }
-        if (c != run) {
-          run = c;
-          to = entries[c.index()].rateTo;
-        }
-        runDst = dst;
-        sum = to[dst];
+        run = key;
+        sum = rateTo[key];
       }
       sum += schedule.rate(i);
     }
-    if (to != null) {
-      to[runDst] = sum;
+    if (run >= 0) {
+      rateTo[run] = sum;
     }
   }
 
@@ -637,7 +631,7 @@ public final class Creek extends AbstractPolicy {
       SubCoflows s = subs.get(c);
       for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
         int r = c.receiver(rs);
-        s.servedLast[r] = s.rateTo[r] > 0;
+        s.servedLast[r] = rateTo[c.slot() * flatPorts + r] > 0;
         if (s.servedLast[r]) {
           s.lastServed[r] = now;
         }
@@ -654,7 +648,7 @@ public final class Creek extends AbstractPolicy {
       double total = 0;
       for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
         int r = c.receiver(rs);
-        total += s.rateTo[r];
+        total += rateTo[c.slot() * flatPorts + r];
       }
       int storeLevel = levelFor(s.snapshot);
       if (total > 0 && storeLevel < levels - 1) {
@@ -673,11 +667,12 @@ public final class Creek extends AbstractPolicy {
           continue;
         }
         double received = c.receivedAt(r);
+        double rate = rateTo[c.slot() * flatPorts + r];
         if (received >= s.snapshot) {
-          next = Math.min(next, ladder.crossing(received, s.rateTo[r], now));
+          next = Math.min(next, ladder.crossing(received, rate, now));
         }
         int level = levelFor(Math.max(s.snapshot, received));
-        if (starvation > 0 && s.rateTo[r] <= 0 && s.boost[r] < level) {
+        if (starvation > 0 && rate <= 0 && s.boost[r] < level) {
           next =
               Math.min(next, Math.max(now, Math.max(s.lastServed[r], s.boostedAt[r]) + starvation));
         }
