@@ -312,9 +312,6 @@ public final class Creek extends AbstractPolicy {
       } else {
         // Split: its flows take their receiver's level, one member per level it uses.
         schedule.classByReceiver(c, levelAt);
-        if (!keepCounts) {
-          bucketOnce(c);
-        }
         int used = 0;
         for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
           int r = c.receiver(rs);
