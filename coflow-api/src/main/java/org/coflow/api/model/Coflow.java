@@ -53,15 +53,18 @@ public final class Coflow {
   private int[] changesTo = new int[0];
 
   /**
-   * Per receiving port, the positions (in {@link #activeFlows()}) of its active flows, unordered:
-   * the first {@code activeTo[port]} entries. {@code slotInTo[k]} is where position k sits in its
-   * receiver's list. Kept up to date as flows come and go, so a step that only wants the flows into
-   * some receivers skips the others without looking at them.
+   * Per receiving port, the positions (in {@link #activeFlows()}) of its active flows in increasing
+   * order: the first {@code activeTo[port]} entries. Kept up to date as flows come and go (a flow
+   * finishing costs its ports' lists), so a step that only wants the flows into some receivers, or
+   * those of a receiver after a given position, skips the others without looking at them.
    */
   private int[][] positionsTo = new int[0][];
 
-  private int[] slotInTo = new int[8];
   private int[] activeFrom = new int[0];
+
+  /** The same per sending port. */
+  private int[][] positionsFrom = new int[0][];
+
   private final List<Integer> receivers = new ArrayList<>();
 
   // The same ports as plain ints, for the per-decision loops of policies.
@@ -170,6 +173,7 @@ public final class Coflow {
       changesTo = java.util.Arrays.copyOf(changesTo, len);
       activeFrom = java.util.Arrays.copyOf(activeFrom, len);
       positionsTo = java.util.Arrays.copyOf(positionsTo, len);
+      positionsFrom = java.util.Arrays.copyOf(positionsFrom, len);
     }
     if (f.sizeKnown()) {
       sizeTo[dst] += f.size();
@@ -193,19 +197,11 @@ public final class Coflow {
       activeIndex = java.util.Arrays.copyOf(activeIndex, 2 * k);
       activeSrc = java.util.Arrays.copyOf(activeSrc, 2 * k);
       activeDst = java.util.Arrays.copyOf(activeDst, 2 * k);
-      slotInTo = java.util.Arrays.copyOf(slotInTo, 2 * k);
     }
-    int slot = activeTo[dst];
-    if (positionsTo[dst] == null) {
-      positionsTo[dst] = new int[4];
-    } else if (slot == positionsTo[dst].length) {
-      positionsTo[dst] = java.util.Arrays.copyOf(positionsTo[dst], 2 * slot);
-    }
-    positionsTo[dst][slot] = k;
-    slotInTo[k] = slot;
-    activeTo[dst]++;
+    // k is the highest position: it goes at the end of its ports' lists.
+    positionsTo[dst] = listed(positionsTo[dst], activeTo[dst]++, k);
     changesTo[dst]++;
-    activeFrom[src]++;
+    positionsFrom[src] = listed(positionsFrom[src], activeFrom[src]++, k);
     activeIndex[k] = f.index;
     activeSrc[k] = src;
     activeDst[k] = dst;
@@ -213,6 +209,33 @@ public final class Coflow {
     f.coflowIndex = k;
     active.add(f);
     unfinished++;
+  }
+
+  /** {@code list} (grown if full) with position {@code k} put at {@code slot}. */
+  private static int[] listed(int[] list, int slot, int k) {
+    if (list == null) {
+      list = new int[4];
+    } else if (slot == list.length) {
+      list = java.util.Arrays.copyOf(list, 2 * slot);
+    }
+    list[slot] = k;
+    return list;
+  }
+
+  /** Takes position {@code k} out of a port's sorted list of {@code size} entries. */
+  private static void unlist(int[] list, int size, int k) {
+    int slot = java.util.Arrays.binarySearch(list, 0, size, k);
+    System.arraycopy(list, slot + 1, list, slot, size - slot - 1);
+  }
+
+  /**
+   * In a port's sorted list of {@code size} entries, replaces the last (the highest position, which
+   * just moved) by {@code k}, keeping the list sorted.
+   */
+  private static void relist(int[] list, int size, int k) {
+    int slot = -java.util.Arrays.binarySearch(list, 0, size - 1, k) - 1;
+    System.arraycopy(list, slot, list, slot + 1, size - 1 - slot);
+    list[slot] = k;
   }
 
   private static int[] append(int[] ports, int size, int port) {
@@ -355,11 +378,21 @@ public final class Coflow {
 
   /**
    * Positions in {@link #activeFlows()} (for {@link #activeSrc} and the like) of the active flows
-   * into {@code port}, in no particular order: the first {@link #activeFlowsTo}{@code (port)}
-   * entries of the returned array. Do not modify; valid until the coflow's active flows change.
+   * into {@code port}, in increasing order: the first {@link #activeFlowsTo}{@code (port)} entries
+   * of the returned array. Do not modify; valid until the coflow's active flows change.
    */
   public int[] activePositionsTo(int port) {
     int[] list = port < positionsTo.length ? positionsTo[port] : null;
+    return list == null ? NO_POSITIONS : list;
+  }
+
+  /**
+   * Positions in {@link #activeFlows()} of the active flows out of {@code port}, in increasing
+   * order: the first {@link #activeFlowsFrom}{@code (port)} entries of the returned array. Do not
+   * modify; valid until the coflow's active flows change.
+   */
+  public int[] activePositionsFrom(int port) {
+    int[] list = port < positionsFrom.length ? positionsFrom[port] : null;
     return list == null ? NO_POSITIONS : list;
   }
 
@@ -373,17 +406,11 @@ public final class Coflow {
   void flowFinished(Flow f, double now) {
     int k = f.coflowIndex;
     int dst = f.dst();
-    // Out of its receiver's list: that list's last entry takes its slot.
-    int[] list = positionsTo[dst];
-    int lastSlot = --activeTo[dst];
+    // Out of its receiver's and its sender's lists: each list's last entry takes its slot.
+    unlist(positionsTo[dst], activeTo[dst]--, k);
     changesTo[dst]++;
-    int slot = slotInTo[k];
-    if (slot != lastSlot) {
-      int moved = list[lastSlot];
-      list[slot] = moved;
-      slotInTo[moved] = slot;
-    }
-    activeFrom[f.src()]--;
+    int src = f.src();
+    unlist(positionsFrom[src], activeFrom[src]--, k);
     activeChanges++;
     int n = active.size() - 1;
     Flow last = active.remove(n);
@@ -393,9 +420,9 @@ public final class Coflow {
       activeIndex[k] = activeIndex[n];
       activeSrc[k] = activeSrc[n];
       activeDst[k] = activeDst[n];
-      // The last position moves to k: so does its entry in its receiver's list.
-      slotInTo[k] = slotInTo[n];
-      positionsTo[activeDst[k]][slotInTo[k]] = k;
+      // The last position moves to k: so do its entries in its receiver's and sender's lists.
+      relist(positionsTo[activeDst[k]], activeTo[activeDst[k]], k);
+      relist(positionsFrom[activeSrc[k]], activeFrom[activeSrc[k]], k);
     }
     f.coflowIndex = -1;
     unfinished--;

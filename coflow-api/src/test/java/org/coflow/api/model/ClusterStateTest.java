@@ -161,7 +161,7 @@ class ClusterStateTest {
   }
 
   @Test
-  void eachReceiverListsExactlyThePositionsOfItsActiveFlowsAsFlowsComeAndGo() {
+  void eachPortListsExactlyThePositionsOfItsActiveFlowsInOrderAsFlowsComeAndGo() {
     Random random = new Random(7);
     ClusterState s = new ClusterState(Fabric.uniform(9, 100));
     Coflow a = new Coflow("a", 0, 0, 1);
@@ -177,22 +177,32 @@ class ClusterStateTest {
         s.finishFlow(f, step);
       }
       for (int port = 0; port < 9; port++) {
-        int n = a.activeFlowsTo(port);
-        int[] listed = Arrays.copyOf(a.activePositionsTo(port), n);
-        Arrays.sort(listed);
-        int[] expected = new int[n];
-        int m = 0;
-        for (int k = 0; k < a.activeCount(); k++) {
-          if (a.activeDst(k) == port) {
-            expected[m++] = k;
-          }
-        }
-        assertEquals(n, m, "port " + port + " at step " + step);
-        assertTrue(Arrays.equals(expected, listed), "port " + port + " at step " + step);
+        assertListed(a, port, true, step);
+        assertListed(a, port, false, step);
         checks++;
       }
     }
     assertEquals(27_000, checks);
     assertEquals(0, new Coflow("b", 1, 0, 1).activePositionsTo(3).length);
+    assertEquals(0, new Coflow("b", 1, 0, 1).activePositionsFrom(3).length);
+  }
+
+  /**
+   * The port's list (into it, or out of it) holds exactly the positions of its active flows, in
+   * increasing order.
+   */
+  private static void assertListed(Coflow a, int port, boolean into, int step) {
+    int n = into ? a.activeFlowsTo(port) : a.activeFlowsFrom(port);
+    int[] listed = Arrays.copyOf(into ? a.activePositionsTo(port) : a.activePositionsFrom(port), n);
+    int[] expected = new int[n];
+    int m = 0;
+    for (int k = 0; k < a.activeCount(); k++) {
+      if ((into ? a.activeDst(k) : a.activeSrc(k)) == port) {
+        expected[m++] = k;
+      }
+    }
+    String where = (into ? "into" : "out of") + " port " + port + " at step " + step;
+    assertEquals(n, m, where);
+    assertTrue(Arrays.equals(expected, listed), where);
   }
 }

@@ -417,9 +417,9 @@ public final class Allocator {
   }
 
   /**
-   * Marks the positions of all {@code c}'s active flows but those into receivers without capacity
-   * left; returns the number of words of {@link #marks} in use. Costs a word per 64 flows plus the
-   * flows into saturated receivers: {@link #markFree}'s complement.
+   * Marks the positions of all {@code c}'s active flows but those into receivers or out of senders
+   * without capacity left; returns the number of words of {@link #marks} in use. Costs a word per
+   * 64 flows plus the flows of saturated ports: {@link #markFree}'s complement.
    */
   private int markAll(Coflow c, double[] res) {
     allMarkedSteps++;
@@ -435,21 +435,29 @@ public final class Allocator {
     for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
       int p = c.receiver(rs);
       if (c.activeFlowsTo(p) > 0 && res[ports + p] <= PortBudget.EPS) {
-        unmarkInto(c, p);
+        unmark(c.activePositionsTo(p), c.activeFlowsTo(p), -1);
+      }
+    }
+    for (int ps = 0, pe = c.senderCount(); ps < pe; ps++) {
+      int p = c.sender(ps);
+      if (c.activeFlowsFrom(p) > 0 && res[p] <= PortBudget.EPS) {
+        unmark(c.activePositionsFrom(p), c.activeFlowsFrom(p), -1);
       }
     }
     return words;
   }
 
   /**
-   * Clears the marks of {@code c}'s flows into {@code dst}, a receiver just saturated: none of them
-   * can get anything any more, and a cleared word is skipped 64 positions at a time instead of each
-   * of its flows being visited and found without capacity.
+   * Clears the marks of those of the first {@code count} {@code positions} (in increasing order)
+   * after position {@code after}: the flows of a port saturated at {@code after}, which a scan in
+   * position order has not reached yet. None of them can get anything any more, and a cleared word
+   * is skipped 64 positions at a time instead of each of its flows being visited and found without
+   * capacity.
    */
-  private void unmarkInto(Coflow c, int dst) {
+  private void unmark(int[] positions, int count, int after) {
     long[] bits = marks;
-    int[] positions = c.activePositionsTo(dst);
-    for (int j = 0, count = c.activeFlowsTo(dst); j < count; j++) {
+    int from = java.util.Arrays.binarySearch(positions, 0, count, after);
+    for (int j = from < 0 ? -from - 1 : from + 1; j < count; j++) {
       int k = positions[j];
       bits[k >>> 6] &= ~(1L << k);
     }
@@ -932,8 +940,8 @@ public final class Allocator {
       // Visit only marked flows, in the same order: capacity only shrinks during the step, so an
       // unmarked flow could get nothing. When most flows wait at a saturated receiver, the flows
       // with capacity left at both ends are marked through the receivers' lists. Otherwise all
-      // are marked, the flows into saturated receivers unmarked, and so are a receiver's flows
-      // when it saturates during the step: each then costs a bit cleared, not a visit.
+      // are marked and the flows of saturated ports unmarked. A port's flows not reached yet are
+      // unmarked when it saturates during the step: each then costs a bit cleared, not a visit.
       int words = 0;
       boolean all = 2 * intoFree >= n;
       if (upFree > 0 && downFree > 0) {
@@ -950,12 +958,15 @@ public final class Allocator {
           budget.take(src, dst, r);
           if (budget.up(src) <= PortBudget.EPS) {
             upFree--;
+            if (all) {
+              // Marked through the receivers, a sender's marked flows are the few into free
+              // receivers: visited, they cost less than clearing all its flows.
+              unmark(c.activePositionsFrom(src), c.activeFlowsFrom(src), k);
+            }
           }
           if (budget.down(dst) <= PortBudget.EPS) {
             downFree--;
-            if (all) {
-              unmarkInto(c, dst);
-            }
+            unmark(c.activePositionsTo(dst), c.activeFlowsTo(dst), k);
           }
           // Its flows had no rate before this step: the rate it has now is r.
           memo.moving[moved] = k;

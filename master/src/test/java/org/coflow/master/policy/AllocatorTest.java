@@ -334,7 +334,7 @@ class AllocatorTest {
   @Test
   void aGreedyStepOverMostlyFreeReceiversIsTheStepOverAllItsFlows() {
     // The greedy step of a coflow whose receivers mostly have capacity marks all its flows but
-    // those into saturated receivers, and unmarks a receiver's flows when it saturates: the same
+    // those of saturated ports, and unmarks a port's later flows when it saturates: the same
     // rates and residuals as the step over the list of all its flows.
     java.util.Random random = new java.util.Random(12);
     long allMarked = 0;
