@@ -148,6 +148,12 @@ public final class Allocator {
 
     /** For a step of groups: the group of each active flow, by position. */
     int[] groupOf = new int[0];
+
+    /**
+     * For a greedy step: which ends of each moving flow were saturated once it had its rate (1 the
+     * sender, 2 the receiver, 3 both).
+     */
+    byte[] saturated = new byte[0];
   }
 
   /** True if the coflow's last step of this kind had the same inputs: its outcome is replayed. */
@@ -186,6 +192,235 @@ public final class Allocator {
     if (!groupSteps.isEmpty()) {
       groupSteps.keySet().removeIf(c -> c.index() < 0);
     }
+  }
+
+  private long reratings;
+  private double[] startResiduals = new double[0];
+  private double[] newRates = new double[0];
+
+  /** How many greedy steps were replayed with new rates rather than computed (for tests). */
+  long reratings() {
+    return reratings;
+  }
+
+  /**
+   * Computes a greedy step from the coflow's last one on the same flows, looking only at the flows
+   * whose outcome can differ; false (residuals left as they were) if there is no such step to start
+   * from or it would look at more flows than a full step is worth.
+   *
+   * <p>A greedy step visits flows in order and gives a flow what both its ends have left when
+   * neither is saturated, so a flow moves now but did not last time only if one of its ends was
+   * saturated at that point last time and is not now. That end was saturated either when the step
+   * started (and is not now), or by a flow that moved last time and does not saturate it now. From
+   * that moment on the end's later flows, in order (its position list), join the candidates; the
+   * flows that moved last time are candidates anyway. Candidates are taken in order and each gets
+   * what a full step would give it, by the same operations in the same order, so the rates are
+   * those of a full step to the last bit. Costs the coflow's ports and the candidates visited (with
+   * a heap of the ends' lists).
+   */
+  private boolean rerated(Coflow c, PortBudget budget, Schedule schedule) {
+    Memo m = memos.get(c);
+    if (m == null || m.kind != GREEDY || m.changes != c.activeChanges()) {
+      return false;
+    }
+    double[] res = budget.residual;
+    int size = m.size;
+    if (startResiduals.length < size) {
+      startResiduals = new double[Math.max(size, 2 * startResiduals.length)];
+    }
+    streams = 0;
+    streamIds = 0;
+    for (int j = 0; j < size; j++) {
+      double v = res[m.resources[j]];
+      startResiduals[j] = v;
+      if (v > PortBudget.EPS && m.before[j] <= PortBudget.EPS) {
+        follow(c, m.resources[j], -1);
+      }
+    }
+    int n = c.activeCount();
+    int limit = Math.max(64, n / 4);
+    int visits = 0;
+    int oldMoved = m.moved;
+    int moved = 0;
+    int oi = 0;
+    if (newRates.length < n) {
+      newRates = new double[n];
+      newMoving = new int[n];
+      newSaturated = new byte[n];
+    }
+    while (true) {
+      int old = oi < oldMoved ? m.moving[oi] : Integer.MAX_VALUE;
+      int k = Math.min(old, nextFollowed(res));
+      if (k == Integer.MAX_VALUE) {
+        break;
+      }
+      boolean wasMoving = k == old;
+      if (wasMoving) {
+        oi++;
+      }
+      while (streams > 0 && streamAt(heap[0]) == k) {
+        advanceTop();
+      }
+      if (++visits > limit) {
+        for (int j = 0; j < size; j++) {
+          res[m.resources[j]] = startResiduals[j];
+        }
+        return false;
+      }
+      int src = c.activeSrc(k);
+      int dst = c.activeDst(k);
+      double r = budget.available(src, dst);
+      byte ends = 0;
+      if (r > PortBudget.EPS) {
+        budget.take(src, dst, r);
+        ends = saturatedEnds(budget, src, dst);
+        newMoving[moved] = k;
+        newRates[moved] = r;
+        newSaturated[moved++] = ends;
+      }
+      if (wasMoving) {
+        // The ends it saturated last time but not now: their later flows become candidates.
+        int lost = m.saturated[oi - 1] & ~ends;
+        if ((lost & 1) != 0) {
+          follow(c, src, k);
+        }
+        if ((lost & 2) != 0) {
+          follow(c, ports + dst, k);
+        }
+      }
+    }
+    for (int j = 0; j < moved; j++) {
+      schedule.addRate(c.activeIndex(newMoving[j]), newRates[j]);
+    }
+    System.arraycopy(newMoving, 0, m.moving, 0, moved);
+    System.arraycopy(newRates, 0, m.rates, 0, moved);
+    System.arraycopy(newSaturated, 0, m.saturated, 0, moved);
+    m.moved = moved;
+    System.arraycopy(startResiduals, 0, m.before, 0, size);
+    noteResiduals(m, res);
+    reratings++;
+    return true;
+  }
+
+  // The ends followed by rerated() (each at most once per step: when the step starts, or where
+  // it saturated last time): per stream, its resource, position list, size and next entry; a
+  // binary heap of the streams not yet used up by their next position.
+  private int streams;
+  private int streamIds;
+  private int[] heap = new int[8];
+  private int[] streamResource = new int[8];
+  private int[][] streamList = new int[8][];
+  private int[] streamSize = new int[8];
+  private int[] streamNext = new int[8];
+  private int[] newMoving = new int[0];
+  private byte[] newSaturated = new byte[0];
+
+  /**
+   * Makes the flows of a resource (uplink, or {@code ports} + downlink) after {@code after}
+   * candidates.
+   */
+  private void follow(Coflow c, int resource, int after) {
+    int[] list;
+    int count;
+    if (resource < ports) {
+      list = c.activePositionsFrom(resource);
+      count = c.activeFlowsFrom(resource);
+    } else {
+      list = c.activePositionsTo(resource - ports);
+      count = c.activeFlowsTo(resource - ports);
+    }
+    int from = java.util.Arrays.binarySearch(list, 0, count, after);
+    from = from < 0 ? -from - 1 : from + 1;
+    if (from >= count) {
+      return;
+    }
+    int id = streamIds++;
+    if (id == heap.length) {
+      int len = 2 * id;
+      heap = java.util.Arrays.copyOf(heap, len);
+      streamResource = java.util.Arrays.copyOf(streamResource, len);
+      streamList = java.util.Arrays.copyOf(streamList, len);
+      streamSize = java.util.Arrays.copyOf(streamSize, len);
+      streamNext = java.util.Arrays.copyOf(streamNext, len);
+    }
+    streamResource[id] = resource;
+    streamList[id] = list;
+    streamSize[id] = count;
+    streamNext[id] = from;
+    heap[streams++] = id;
+    siftUp(streams - 1);
+  }
+
+  private int streamAt(int id) {
+    return streamList[id][streamNext[id]];
+  }
+
+  /** The next position of a followed end that still has capacity, dropping saturated ends. */
+  private int nextFollowed(double[] res) {
+    while (streams > 0) {
+      int top = heap[0];
+      if (res[streamResource[top]] > PortBudget.EPS) {
+        return streamAt(top);
+      }
+      removeTop();
+    }
+    return Integer.MAX_VALUE;
+  }
+
+  private void advanceTop() {
+    int top = heap[0];
+    if (++streamNext[top] == streamSize[top]) {
+      removeTop();
+    } else {
+      siftDown(0);
+    }
+  }
+
+  private void removeTop() {
+    heap[0] = heap[--streams];
+    if (streams > 0) {
+      siftDown(0);
+    }
+  }
+
+  private void siftUp(int i) {
+    int id = heap[i];
+    int key = streamAt(id);
+    while (i > 0) {
+      int parent = (i - 1) >>> 1;
+      if (streamAt(heap[parent]) <= key) {
+        break;
+      }
+      heap[i] = heap[parent];
+      i = parent;
+    }
+    heap[i] = id;
+  }
+
+  private void siftDown(int i) {
+    int id = heap[i];
+    int key = streamAt(id);
+    while (true) {
+      int child = 2 * i + 1;
+      if (child >= streams) {
+        break;
+      }
+      if (child + 1 < streams && streamAt(heap[child + 1]) < streamAt(heap[child])) {
+        child++;
+      }
+      if (streamAt(heap[child]) >= key) {
+        break;
+      }
+      heap[i] = heap[child];
+      i = child;
+    }
+    heap[i] = id;
+  }
+
+  /** Which ends of a flow that just took its rate are saturated: see {@link Memo#saturated}. */
+  private static byte saturatedEnds(PortBudget budget, int src, int dst) {
+    return (byte)
+        ((budget.up(src) <= PortBudget.EPS ? 1 : 0) | (budget.down(dst) <= PortBudget.EPS ? 2 : 0));
   }
 
   /** Notes the inputs of a step about to be computed. */
@@ -910,7 +1145,9 @@ public final class Allocator {
    * still have (Sincronia's greedy allocation; also the shape of the shared backfill).
    */
   public void greedy(Coflow c, PortBudget budget, Schedule schedule) {
-    if (mayTake(c, budget) && !replayed(c, GREEDY, budget, schedule)) {
+    if (mayTake(c, budget)
+        && !replayed(c, GREEDY, budget, schedule)
+        && !rerated(c, budget, schedule)) {
       Memo memo = start(c, GREEDY, budget);
       // Every flow given a rate saturates its sender or its receiver. Once all the coflow's
       // senders, or all its receivers, are saturated, no later flow can get anything: stop there
@@ -935,6 +1172,9 @@ public final class Allocator {
       if (memo.moving.length < n) {
         memo.moving = new int[n];
         memo.rates = new double[n];
+      }
+      if (memo.saturated.length < n) {
+        memo.saturated = new byte[memo.moving.length];
       }
       int moved = 0;
       // Visit only marked flows, in the same order: capacity only shrinks during the step, so an
@@ -969,6 +1209,7 @@ public final class Allocator {
             unmark(c.activePositionsTo(dst), c.activeFlowsTo(dst), k);
           }
           // Its flows had no rate before this step: the rate it has now is r.
+          memo.saturated[moved] = saturatedEnds(budget, src, dst);
           memo.moving[moved] = k;
           memo.rates[moved++] = r;
         }

@@ -344,6 +344,64 @@ class AllocatorTest {
     assertTrue(allMarked > 200, allMarked + " of 300 greedy steps marked all flows");
   }
 
+  @Test
+  void aGreedyStepRedoneFromTheLastOneIsAFullStep() {
+    // The same coflow's greedy step again and again on other residuals (ports saturated or freed,
+    // capacities nudged): each step, when redone from the last one's outcome, gives the rates and
+    // leaves the residuals of a full step by an allocator that never saw the coflow.
+    java.util.Random random = new java.util.Random(13);
+    long redone = 0;
+    long steps = 0;
+    for (int round = 0; round < 200; round++) {
+      int ports = 3 + random.nextInt(12);
+      ClusterState s = new ClusterState(Fabric.uniform(ports, 1000));
+      Coflow c = new Coflow("c", 0, 0, 1);
+      s.addCoflow(c);
+      java.util.List<Flow> flows = new java.util.ArrayList<>();
+      for (int k = 0, n = 2 + random.nextInt(150); k < n; k++) {
+        flows.add(s.addFlow(c, random.nextInt(ports), random.nextInt(ports), 100, 0));
+      }
+      for (int k = 0, gone = random.nextInt(flows.size() / 2); k < gone; k++) {
+        Flow f = flows.remove(random.nextInt(flows.size()));
+        s.addSent(f, 100);
+        s.finishFlow(f, 1);
+      }
+      Allocator kept = new Allocator(ports);
+      double[] start = new double[2 * ports];
+      for (int r = 0; r < start.length; r++) {
+        start[r] = random.nextInt(4) == 0 ? 0 : 1 + random.nextInt(999);
+      }
+      for (int step = 0; step < 8; step++) {
+        // Change a few ports: saturate, free, or nudge them.
+        for (int changes = random.nextInt(3); changes >= 0; changes--) {
+          int r = random.nextInt(start.length);
+          int how = random.nextInt(3);
+          start[r] = how == 0 ? 0 : how == 1 ? 1 + random.nextInt(999) : start[r] * 0.999;
+        }
+        PortBudget keptBudget = new PortBudget(s.fabric());
+        PortBudget freshBudget = new PortBudget(s.fabric());
+        keptBudget.setResiduals(start);
+        freshBudget.setResiduals(start);
+        Schedule byKept = Schedule.empty(s);
+        Schedule byFresh = Schedule.empty(s);
+        long before = kept.reratings();
+        kept.greedy(c, keptBudget, byKept);
+        redone += kept.reratings() - before;
+        steps++;
+        new Allocator(ports).greedy(c, freshBudget, byFresh);
+        String where = "round " + round + ", step " + step;
+        for (Flow f : s.flows()) {
+          assertEquals(byFresh.rate(f.index()), byKept.rate(f.index()), 0, where);
+        }
+        for (int p = 0; p < ports; p++) {
+          assertEquals(freshBudget.up(p), keptBudget.up(p), 0, where + ", up " + p);
+          assertEquals(freshBudget.down(p), keptBudget.down(p), 0, where + ", down " + p);
+        }
+      }
+    }
+    assertTrue(redone > steps / 2, redone + " of " + steps + " steps redone from the last one");
+  }
+
   /**
    * One step of a random coflow (flows reshuffled by finishes, random residuals with receivers
    * {@code mostlySaturated} or mostly free) against the same step over the list of its flows.
