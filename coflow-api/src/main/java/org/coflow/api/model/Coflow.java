@@ -206,6 +206,7 @@ public final class Coflow {
     activeSrc[k] = src;
     activeDst[k] = dst;
     activeChanges++;
+    log(-1, k, src, dst);
     f.coflowIndex = k;
     active.add(f);
     unfinished++;
@@ -265,6 +266,52 @@ public final class Coflow {
    */
   public long activeChanges() {
     return activeChanges;
+  }
+
+  // The last LOG changes of the active flows, by their number (activeChanges just after them).
+  private static final int LOG = 64;
+  private final int[] logGone = new int[LOG];
+  private final int[] logLast = new int[LOG];
+  private final int[] logSrc = new int[LOG];
+  private final int[] logDst = new int[LOG];
+
+  private void log(int gone, int last, int src, int dst) {
+    int at = (int) (activeChanges % LOG);
+    logGone[at] = gone;
+    logLast[at] = last;
+    logSrc[at] = src;
+    logDst[at] = dst;
+  }
+
+  /**
+   * True if change number {@code change} of the active flows (the value {@link #activeChanges()}
+   * took with it) is among the last ones remembered, for {@link #changeGone} and the like.
+   */
+  public boolean changeKnown(long change) {
+    return change > 0 && change <= activeChanges && activeChanges - change < LOG;
+  }
+
+  /** The position the flow of a known change left when it finished, or -1 if it was added. */
+  public int changeGone(long change) {
+    return logGone[(int) (change % LOG)];
+  }
+
+  /**
+   * For a flow finished, the last position before it left (whose flow then took {@link
+   * #changeGone}, if not the same); for a flow added, its position.
+   */
+  public int changeLast(long change) {
+    return logLast[(int) (change % LOG)];
+  }
+
+  /** Source port of the flow a known change added or finished. */
+  public int changeSrc(long change) {
+    return logSrc[(int) (change % LOG)];
+  }
+
+  /** Destination port of the flow a known change added or finished. */
+  public int changeDst(long change) {
+    return logDst[(int) (change % LOG)];
   }
 
   /**
@@ -413,6 +460,7 @@ public final class Coflow {
     unlist(positionsFrom[src], activeFrom[src]--, k);
     activeChanges++;
     int n = active.size() - 1;
+    log(k, n, src, dst);
     Flow last = active.remove(n);
     if (last != f) {
       active.set(k, last);

@@ -187,6 +187,36 @@ class ClusterStateTest {
     assertEquals(0, new Coflow("b", 1, 0, 1).activePositionsFrom(3).length);
   }
 
+  @Test
+  void theLastChangesOfTheActiveFlowsAreRemembered() {
+    ClusterState s = new ClusterState(Fabric.uniform(4, 100));
+    Coflow a = new Coflow("a", 0, 0, 1);
+    s.addCoflow(a);
+    assertFalse(a.changeKnown(1));
+    Flow first = s.addFlow(a, 0, 1, 10, 0);
+    s.addFlow(a, 2, 3, 10, 0);
+    s.addFlow(a, 1, 2, 10, 0);
+    assertTrue(a.changeKnown(1) && a.changeKnown(3) && !a.changeKnown(4));
+    assertEquals(-1, a.changeGone(3));
+    assertEquals(2, a.changeLast(3)); // added at position 2
+    assertEquals(1, a.changeSrc(3));
+    assertEquals(2, a.changeDst(3));
+    s.addSent(first, 10);
+    s.finishFlow(first, 1);
+    assertEquals(4, a.activeChanges());
+    assertEquals(0, a.changeGone(4)); // left position 0...
+    assertEquals(2, a.changeLast(4)); // ...which the flow at position 2 took
+    assertEquals(0, a.changeSrc(4));
+    assertEquals(1, a.changeDst(4));
+    assertEquals(1, a.activeSrc(0));
+    for (int k = 0; k < 100; k++) {
+      s.addFlow(a, k % 4, (k + 1) % 4, 10, 1);
+    }
+    assertFalse(a.changeKnown(4), "only the last changes are remembered");
+    assertTrue(a.changeKnown(a.activeChanges() - 63));
+    assertFalse(a.changeKnown(a.activeChanges() - 64));
+  }
+
   /**
    * The port's list (into it, or out of it) holds exactly the positions of its active flows, in
    * increasing order.

@@ -195,7 +195,6 @@ public final class Allocator {
   }
 
   private long reratings;
-  private double[] startResiduals = new double[0];
   private double[] newRates = new double[0];
 
   /** How many greedy steps were replayed with new rates rather than computed (for tests). */
@@ -204,53 +203,101 @@ public final class Allocator {
   }
 
   /**
-   * Computes a greedy step from the coflow's last one on the same flows, looking only at the flows
-   * whose outcome can differ; false (residuals left as they were) if there is no such step to start
-   * from or it would look at more flows than a full step is worth.
+   * Computes a greedy step from the coflow's last one, looking only at the flows whose outcome can
+   * differ; false (residuals left as they were) if there is no such step to start from (or the
+   * coflow's flows changed more than its log of changes remembers), or if it would look at more
+   * flows than a full step is worth.
    *
    * <p>A greedy step visits flows in order and gives a flow what both its ends have left when
    * neither is saturated, so a flow moves now but did not last time only if one of its ends was
    * saturated at that point last time and is not now. That end was saturated either when the step
-   * started (and is not now), or by a flow that moved last time and does not saturate it now. From
-   * that moment on the end's later flows, in order (its position list), join the candidates; the
-   * flows that moved last time are candidates anyway. Candidates are taken in order and each gets
-   * what a full step would give it, by the same operations in the same order, so the rates are
-   * those of a full step to the last bit. Costs the coflow's ports and the candidates visited (with
-   * a heap of the ends' lists).
+   * started (and is not now), or by a flow that moved last time and does not saturate it now (or
+   * has finished since). From that moment on the end's later flows, in order (its position list),
+   * join the candidates; the flows that moved last time are candidates anyway, and so are the flows
+   * added since or moved into a finished flow's position. Candidates are taken in order and each
+   * gets what a full step would give it, by the same operations in the same order, so the rates are
+   * those of a full step to the last bit. Costs the coflow's ports, its changes since the last step
+   * and the candidates visited (with a heap of the ends' lists).
    */
   private boolean rerated(Coflow c, PortBudget budget, Schedule schedule) {
     Memo m = memos.get(c);
-    if (m == null || m.kind != GREEDY || m.changes != c.activeChanges()) {
+    long changes = c.activeChanges();
+    if (m == null || m.kind != GREEDY || (m.changes != changes && !c.changeKnown(m.changes + 1))) {
       return false;
     }
     double[] res = budget.residual;
-    int size = m.size;
-    if (startResiduals.length < size) {
-      startResiduals = new double[Math.max(size, 2 * startResiduals.length)];
+    if (saved.length < res.length) {
+      saved = new double[res.length];
     }
+    System.arraycopy(res, 0, saved, 0, res.length);
+    int n = c.activeCount();
+    if (newRates.length < Math.max(n, m.moved)) {
+      int len = Math.max(n, m.moved);
+      newRates = new double[len];
+      newMoving = new int[len];
+      newSaturated = new byte[len];
+      oldMoving = new int[len];
+      oldSaturated = new byte[len];
+    }
+    int oldMoved = m.moved;
+    System.arraycopy(m.moving, 0, oldMoving, 0, oldMoved);
+    System.arraycopy(m.saturated, 0, oldSaturated, 0, oldMoved);
     streams = 0;
     streamIds = 0;
-    for (int j = 0; j < size; j++) {
+    extras = 0;
+    pending = 0;
+    // Flows added or finished since: a flow added (at the end) is a candidate; a flow finished no
+    // longer saturates the ends it did, which are followed from its position; the last flow,
+    // moved into that position, is a candidate there, and no longer one of the flows that moved
+    // last time (at the end, it changed nothing after it).
+    for (long ch = m.changes + 1; ch <= changes; ch++) {
+      int gone = c.changeGone(ch);
+      int last = c.changeLast(ch);
+      if (gone < 0) {
+        extra(last);
+        continue;
+      }
+      int i = java.util.Arrays.binarySearch(oldMoving, 0, oldMoved, gone);
+      if (i >= 0) {
+        if ((oldSaturated[i] & 1) != 0) {
+          pend(c.changeSrc(ch), gone);
+        }
+        if ((oldSaturated[i] & 2) != 0) {
+          pend(ports + c.changeDst(ch), gone);
+        }
+        oldMoved = removeOld(i, oldMoved);
+      } else {
+        unextra(gone);
+      }
+      if (last != gone) {
+        i = java.util.Arrays.binarySearch(oldMoving, 0, oldMoved, last);
+        if (i >= 0) {
+          oldMoved = removeOld(i, oldMoved);
+        } else {
+          unextra(last);
+        }
+        extra(gone);
+      }
+    }
+    java.util.Arrays.sort(extra, 0, extras);
+    for (int j = 0; j < pending; j++) {
+      follow(c, pendingResource[j], pendingAfter[j]);
+    }
+    for (int j = 0, size = m.size; j < size; j++) {
       double v = res[m.resources[j]];
-      startResiduals[j] = v;
       if (v > PortBudget.EPS && m.before[j] <= PortBudget.EPS) {
         follow(c, m.resources[j], -1);
       }
     }
-    int n = c.activeCount();
     int limit = Math.max(64, n / 4);
     int visits = 0;
-    int oldMoved = m.moved;
     int moved = 0;
     int oi = 0;
-    if (newRates.length < n) {
-      newRates = new double[n];
-      newMoving = new int[n];
-      newSaturated = new byte[n];
-    }
+    int ei = 0;
     while (true) {
-      int old = oi < oldMoved ? m.moving[oi] : Integer.MAX_VALUE;
-      int k = Math.min(old, nextFollowed(res));
+      int old = oi < oldMoved ? oldMoving[oi] : Integer.MAX_VALUE;
+      int added = ei < extras ? extra[ei] : Integer.MAX_VALUE;
+      int k = Math.min(Math.min(old, added), nextFollowed(res));
       if (k == Integer.MAX_VALUE) {
         break;
       }
@@ -258,13 +305,14 @@ public final class Allocator {
       if (wasMoving) {
         oi++;
       }
+      if (k == added) {
+        ei++;
+      }
       while (streams > 0 && streamAt(heap[0]) == k) {
         advanceTop();
       }
       if (++visits > limit) {
-        for (int j = 0; j < size; j++) {
-          res[m.resources[j]] = startResiduals[j];
-        }
+        System.arraycopy(saved, 0, res, 0, res.length);
         return false;
       }
       int src = c.activeSrc(k);
@@ -280,7 +328,7 @@ public final class Allocator {
       }
       if (wasMoving) {
         // The ends it saturated last time but not now: their later flows become candidates.
-        int lost = m.saturated[oi - 1] & ~ends;
+        int lost = oldSaturated[oi - 1] & ~ends;
         if ((lost & 1) != 0) {
           follow(c, src, k);
         }
@@ -292,14 +340,62 @@ public final class Allocator {
     for (int j = 0; j < moved; j++) {
       schedule.addRate(c.activeIndex(newMoving[j]), newRates[j]);
     }
+    if (m.moving.length < n) {
+      m.moving = new int[n];
+      m.rates = new double[n];
+      m.saturated = new byte[n];
+    }
     System.arraycopy(newMoving, 0, m.moving, 0, moved);
     System.arraycopy(newRates, 0, m.rates, 0, moved);
     System.arraycopy(newSaturated, 0, m.saturated, 0, moved);
     m.moved = moved;
-    System.arraycopy(startResiduals, 0, m.before, 0, size);
+    noteStart(m, c, saved);
     noteResiduals(m, res);
     reratings++;
     return true;
+  }
+
+  private double[] saved = new double[0];
+  private int[] oldMoving = new int[0];
+  private byte[] oldSaturated = new byte[0];
+
+  /** Takes entry {@code i} out of the flows that moved last time; returns how many are left. */
+  private int removeOld(int i, int count) {
+    System.arraycopy(oldMoving, i + 1, oldMoving, i, count - i - 1);
+    System.arraycopy(oldSaturated, i + 1, oldSaturated, i, count - i - 1);
+    return count - 1;
+  }
+
+  // Positions of flows added or moved since the last step (candidates), and the ends to follow.
+  private int extras;
+  private int[] extra = new int[8];
+  private int pending;
+  private int[] pendingResource = new int[8];
+  private int[] pendingAfter = new int[8];
+
+  private void extra(int k) {
+    if (extras == extra.length) {
+      extra = java.util.Arrays.copyOf(extra, 2 * extras);
+    }
+    extra[extras++] = k;
+  }
+
+  private void unextra(int k) {
+    for (int j = 0; j < extras; j++) {
+      if (extra[j] == k) {
+        extra[j] = extra[--extras];
+        return;
+      }
+    }
+  }
+
+  private void pend(int resource, int after) {
+    if (pending == pendingResource.length) {
+      pendingResource = java.util.Arrays.copyOf(pendingResource, 2 * pending);
+      pendingAfter = java.util.Arrays.copyOf(pendingAfter, 2 * pending);
+    }
+    pendingResource[pending] = resource;
+    pendingAfter[pending++] = after;
   }
 
   // The ends followed by rerated() (each at most once per step: when the step starts, or where
@@ -427,6 +523,12 @@ public final class Allocator {
   private Memo start(Coflow c, int kind, PortBudget budget) {
     Memo m = memosOf(kind).computeIfAbsent(c, x -> new Memo());
     m.kind = kind;
+    noteStart(m, c, budget.residual);
+    return m;
+  }
+
+  /** Notes the coflow's flows and the residuals at their ports ({@code res}) as a step's inputs. */
+  private void noteStart(Memo m, Coflow c, double[] res) {
     m.changes = c.activeChanges();
     int size = 0;
     for (int ps = 0, pe = c.senderCount(); ps < pe; ps++) {
@@ -460,11 +562,9 @@ public final class Allocator {
       }
     }
     m.size = size;
-    double[] res = budget.residual;
     for (j = 0; j < size; j++) {
       m.before[j] = res[m.resources[j]];
     }
-    return m;
   }
 
   /**

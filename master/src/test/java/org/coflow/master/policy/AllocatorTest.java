@@ -347,8 +347,10 @@ class AllocatorTest {
   @Test
   void aGreedyStepRedoneFromTheLastOneIsAFullStep() {
     // The same coflow's greedy step again and again on other residuals (ports saturated or freed,
-    // capacities nudged): each step, when redone from the last one's outcome, gives the rates and
-    // leaves the residuals of a full step by an allocator that never saw the coflow.
+    // capacities nudged), with flows added and finished between steps (now and then more than
+    // the coflow's log of changes remembers): each step, when redone from the last one's outcome,
+    // gives the rates and leaves the residuals of a full step by an allocator that never saw the
+    // coflow.
     java.util.Random random = new java.util.Random(13);
     long redone = 0;
     long steps = 0;
@@ -372,6 +374,16 @@ class AllocatorTest {
         start[r] = random.nextInt(4) == 0 ? 0 : 1 + random.nextInt(999);
       }
       for (int step = 0; step < 8; step++) {
+        int churn = random.nextInt(10) == 0 ? 70 : random.nextInt(3) == 0 ? random.nextInt(4) : 0;
+        for (int k = 0; k < churn; k++) {
+          if (flows.size() > 1 && random.nextBoolean()) {
+            Flow f = flows.remove(random.nextInt(flows.size()));
+            s.addSent(f, 100);
+            s.finishFlow(f, 2);
+          } else {
+            flows.add(s.addFlow(c, random.nextInt(ports), random.nextInt(ports), 100, 2));
+          }
+        }
         // Change a few ports: saturate, free, or nudge them.
         for (int changes = random.nextInt(3); changes >= 0; changes--) {
           int r = random.nextInt(start.length);
