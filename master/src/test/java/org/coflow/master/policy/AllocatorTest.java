@@ -62,10 +62,8 @@ class AllocatorTest {
       }
       Schedule byPair = Schedule.empty(s);
       Schedule byFlow = Schedule.empty(s);
-      PortBudget pairBudget = new PortBudget(s.fabric());
-      PortBudget flowBudget = new PortBudget(s.fabric());
-      pairBudget.setResiduals(start);
-      flowBudget.setResiduals(start);
+      PortBudget pairBudget = budgetAt(s, start);
+      PortBudget flowBudget = budgetAt(s, start);
       Allocator allocator = new Allocator(ports);
       allocator.clearGroup();
       java.util.List<Integer> group = new java.util.ArrayList<>();
@@ -80,8 +78,7 @@ class AllocatorTest {
         }
       }
       // The same group as (pair, number of flows), in another order: fillPairs.
-      PortBudget pairsBudget = new PortBudget(s.fabric());
-      pairsBudget.setResiduals(start);
+      PortBudget pairsBudget = budgetAt(s, start);
       int[] src = new int[ports * ports];
       int[] dst = new int[ports * ports];
       int[] count = new int[ports * ports];
@@ -267,10 +264,8 @@ class AllocatorTest {
     for (int round = 0; round < 60 && !s.flows().isEmpty(); round++) {
       double[] start = starts[random.nextInt(starts.length)];
       boolean flag = random.nextBoolean();
-      PortBudget kept = new PortBudget(s.fabric());
-      PortBudget fresh = new PortBudget(s.fabric());
-      kept.setResiduals(start);
-      fresh.setResiduals(start);
+      PortBudget kept = budgetAt(s, start);
+      PortBudget fresh = budgetAt(s, start);
       Schedule withMemo = Schedule.empty(s);
       Schedule computed = Schedule.empty(s);
       steps.run(s, memo, kept, withMemo, flag);
@@ -390,10 +385,8 @@ class AllocatorTest {
           int how = random.nextInt(3);
           start[r] = how == 0 ? 0 : how == 1 ? 1 + random.nextInt(999) : start[r] * 0.999;
         }
-        PortBudget keptBudget = new PortBudget(s.fabric());
-        PortBudget freshBudget = new PortBudget(s.fabric());
-        keptBudget.setResiduals(start);
-        freshBudget.setResiduals(start);
+        PortBudget keptBudget = budgetAt(s, start);
+        PortBudget freshBudget = budgetAt(s, start);
         Schedule byKept = Schedule.empty(s);
         Schedule byFresh = Schedule.empty(s);
         long before = kept.reratings();
@@ -412,6 +405,13 @@ class AllocatorTest {
       }
     }
     assertTrue(redone > steps / 2, redone + " of " + steps + " steps redone from the last one");
+  }
+
+  /** A budget of the state's fabric with the given residuals (uplinks, then downlinks). */
+  private static PortBudget budgetAt(ClusterState s, double[] residuals) {
+    PortBudget budget = new PortBudget(s.fabric());
+    budget.setResiduals(residuals);
+    return budget;
   }
 
   /**
@@ -440,10 +440,8 @@ class AllocatorTest {
       start[r] = saturated || random.nextInt(6) == 0 ? 0 : 1 + random.nextInt(999);
     }
     Allocator steps = new Allocator(ports);
-    PortBudget stepBudget = new PortBudget(s.fabric());
-    PortBudget listBudget = new PortBudget(s.fabric());
-    stepBudget.setResiduals(start);
-    listBudget.setResiduals(start);
+    PortBudget stepBudget = budgetAt(s, start);
+    PortBudget listBudget = budgetAt(s, start);
     Schedule byStep = Schedule.empty(s);
     Schedule byList = Schedule.empty(s);
     if (greedy) {
