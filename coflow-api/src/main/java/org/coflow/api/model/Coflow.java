@@ -453,7 +453,7 @@ public final class Coflow {
   void flowFinished(Flow f, double now) {
     int k = f.coflowIndex;
     int dst = f.dst();
-    // Out of its receiver's and its sender's lists: each list's last entry takes its slot.
+    // Out of its receiver's and its sender's lists (the later entries shift down).
     unlist(positionsTo[dst], activeTo[dst]--, k);
     changesTo[dst]++;
     int src = f.src();

@@ -197,7 +197,9 @@ public final class Allocator {
   private long reratings;
   private double[] newRates = new double[0];
 
-  /** How many greedy steps were replayed with new rates rather than computed (for tests). */
+  /**
+   * How many greedy steps were redone from the coflow's last one rather than computed (for tests).
+   */
   long reratings() {
     return reratings;
   }
@@ -398,9 +400,10 @@ public final class Allocator {
     pendingAfter[pending++] = after;
   }
 
-  // The ends followed by rerated() (each at most once per step: when the step starts, or where
-  // it saturated last time): per stream, its resource, position list, size and next entry; a
-  // binary heap of the streams not yet used up by their next position.
+  // The ends followed by rerated() (from the start, from a finished flow's position, or from where
+  // they saturated last time; an end may be followed twice, and a position in two streams is
+  // visited once): per stream, its resource, position list, size and next entry; a binary heap of
+  // the streams not yet used up by their next position.
   private int streams;
   private int streamIds;
   private int[] heap = new int[8];
@@ -1298,9 +1301,9 @@ public final class Allocator {
           budget.take(src, dst, r);
           if (budget.up(src) <= PortBudget.EPS) {
             upFree--;
+            // Unless flows were marked through the receivers: then a sender's marked flows are the
+            // few into free receivers, cheaper visited than all its flows cleared.
             if (all) {
-              // Marked through the receivers, a sender's marked flows are the few into free
-              // receivers: visited, they cost less than clearing all its flows.
               unmark(c.activePositionsFrom(src), c.activeFlowsFrom(src), k);
             }
           }
