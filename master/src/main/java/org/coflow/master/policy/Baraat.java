@@ -80,7 +80,9 @@ public final class Baraat extends AbstractPolicy {
         appendCoflow(c, rank, schedule);
         allocator().offer(c, budget);
       } while (isHeavy(c) && i < coflows.size());
-      allocator().fillGroup(budget, schedule);
+      // A chain of heavy coflows is many flows on shared (sender, receiver) pairs: water-filled by
+      // pair when that halves it, with the same rates.
+      allocator().fillGroupByPair(budget, schedule);
       rank++;
     }
   }
