@@ -43,6 +43,7 @@ public final class Allocator {
     this.live = new int[2 * ports];
     this.touched = new int[2 * ports];
     this.isTouched = new boolean[2 * ports];
+    this.riseCount = new int[2 * ports];
   }
 
   public int ports() {
@@ -92,13 +93,147 @@ public final class Allocator {
    * change; nothing at the cost of its ports when none of its flows can get anything.
    */
   private void memoisedFill(Coflow c, int kind, PortBudget budget, Schedule schedule) {
-    if (mayTake(c, budget) && !replayed(c, kind, budget, schedule)) {
-      Memo memo = start(c, kind, budget);
+    if (!mayTake(c, budget)) {
+      return;
+    }
+    Memo last = memosOf(kind).get(c);
+    if (!replayed(last, c, kind, budget, schedule) && !refilled(last, c, kind, budget, schedule)) {
+      Memo memo = start(last, c, kind, budget);
       groupSize = 0;
       offerCoflow(c, null, 0, budget, null);
+      memo.riseKnown = false;
+      rising = memo;
       fillGroup(budget, schedule);
+      rising = null;
       record(memo, budget);
     }
+  }
+
+  /** The memo whose water-filling is being computed, to note its rise in; else null. */
+  private Memo rising;
+
+  private long refills;
+
+  private long abandonedRefills;
+
+  /** How many water-filling steps were redone from their last rise (for tests). */
+  long refills() {
+    return refills;
+  }
+
+  /**
+   * How many water-filling steps had the flows and free ports of their last one but not its
+   * saturations, and were computed in full (for tests).
+   */
+  long abandonedRefills() {
+    return abandonedRefills;
+  }
+
+  /** Per saturation of a rise being redone: the water level it happened at. */
+  private double[] eventAt = new double[16];
+
+  /** The memo whose rise is being redone; its saturations redone so far (-1: another one came). */
+  private Memo redoing;
+
+  private int redone;
+  private int redoneOthers;
+
+  private final Saturation resaturate = this::resaturate;
+
+  /**
+   * What a rise being redone does when resource {@code r} saturates: if it is the next saturation
+   * of the last rise, its flows freeze as they did then (the counts of their ends drop); if not,
+   * every count drops to 0 so that the rise ends, and the redo is marked failed.
+   */
+  private void resaturate(int r, double at) {
+    Memo m = redoing;
+    int[] count = riseCount;
+    int e = redone;
+    if (e == m.events || m.eventResource[e] != r) {
+      redone = -1;
+      for (int k = 0; k < m.riseSize; k++) {
+        count[m.riseLive[k]] = 0;
+      }
+      return;
+    }
+    count[r] = 0;
+    for (int o = redoneOthers, end = m.eventEnd[e]; o < end; o++) {
+      count[m.otherEnds[o]]--;
+    }
+    redoneOthers = m.eventEnd[e];
+    eventAt[e] = at;
+    redone = e + 1;
+  }
+
+  private final int[] riseCount;
+  private double[] riseSaved = new double[0];
+
+  /**
+   * Redoes a water-filling step from the rise of the coflow's last step of this kind, when its
+   * flows are the same and the same ports have capacity left (the residuals may differ): false,
+   * residuals left as they were, if there is no such step, or if the rise does not saturate the
+   * same resources in the same order.
+   *
+   * <p>The flows offered are then the same, in the same order, so the rise starts with the same
+   * resources and counts. As long as the resources saturate in the order they did last time, each
+   * saturation freezes the flows it froze last time, and the counts follow as they did: the rise is
+   * run again on the resources alone, by the same operations in the same order, and each flow gets
+   * the water level of the saturation that froze it last time. The rates and residuals are bit for
+   * bit those of a full step, at the cost of the resources per round, a count per flow and the
+   * flows' rates, without offering, sorting or freezing the flows.
+   */
+  private boolean refilled(Memo m, Coflow c, int kind, PortBudget budget, Schedule schedule) {
+    if (m == null || m.kind != kind || !m.riseKnown || m.changes != c.activeChanges()) {
+      return false;
+    }
+    double[] res = budget.residual;
+    for (int j = 0; j < m.size; j++) {
+      if ((res[m.resources[j]] > PortBudget.EPS) != (m.before[j] > PortBudget.EPS)) {
+        return false;
+      }
+    }
+    // The step's inputs, as a full step would note them (it runs after all if this one fails).
+    for (int j = 0; j < m.size; j++) {
+      m.before[j] = res[m.resources[j]];
+    }
+    int t = m.riseSize;
+    if (riseSaved.length < t) {
+      riseSaved = new double[Math.max(t, 2 * riseSaved.length)];
+    }
+    int[] count = riseCount;
+    int[] live = this.live;
+    for (int k = 0; k < t; k++) {
+      int r = m.riseLive[k];
+      live[k] = r;
+      count[r] = m.riseCounts[k];
+      riseSaved[k] = res[r];
+    }
+    if (eventAt.length < m.events) {
+      eventAt = new double[Math.max(m.events, 2 * eventAt.length)];
+    }
+    redoing = m;
+    redone = 0;
+    redoneOthers = 0;
+    rise(live, t, count, res, resaturate);
+    redoing = null;
+    if (redone < 0) {
+      abandonedRefills++;
+      for (int k = 0; k < t; k++) {
+        res[m.riseLive[k]] = riseSaved[k];
+      }
+      return false;
+    }
+    refills++;
+    for (int k = 0; k < t; k++) {
+      count[m.riseLive[k]] = 0;
+    }
+    for (int j = 0; j < m.moved; j++) {
+      double rate = eventAt[m.event[j]];
+      m.rates[j] = rate;
+      schedule.addRate(c.activeIndex(m.moving[j]), rate);
+    }
+    noteResiduals(m, res);
+    return true;
   }
 
   // Memoised per-coflow steps. A step of one coflow (max-min fair sharing, greedy allocation or
@@ -154,11 +289,39 @@ public final class Allocator {
      * sender, 2 the receiver, 3 both).
      */
     byte[] saturated = new byte[0];
+
+    /**
+     * For a water-filling step: whether its rise below is known (its flows all got a rate), so that
+     * {@link #refilled} can redo it.
+     */
+    boolean riseKnown;
+
+    /** The resources the rise started with, in their order, and their counts of flows. */
+    int riseSize;
+
+    int[] riseLive = new int[0];
+    int[] riseCounts = new int[0];
+
+    /**
+     * The saturations, in order: saturation e saturated resource {@code eventResource[e]} and froze
+     * the flows whose other ends are {@code otherEnds[eventEnd[e - 1] .. eventEnd[e])}.
+     */
+    int events;
+
+    int[] eventResource = new int[0];
+    int[] eventEnd = new int[0];
+    int[] otherEnds = new int[0];
+    int others;
+
+    /** Per moving flow: the saturation that froze it. */
+    int[] event = new int[0];
   }
 
-  /** True if the coflow's last step of this kind had the same inputs: its outcome is replayed. */
-  private boolean replayed(Coflow c, int kind, PortBudget budget, Schedule schedule) {
-    Memo m = memosOf(kind).get(c);
+  /**
+   * True if the coflow's last step of this kind ({@code m}, its memo of that kind or null) had the
+   * same inputs: its outcome is replayed.
+   */
+  private boolean replayed(Memo m, Coflow c, int kind, PortBudget budget, Schedule schedule) {
     if (m == null || m.kind != kind || m.changes != c.activeChanges()) {
       return false;
     }
@@ -221,8 +384,7 @@ public final class Allocator {
    * those of a full step to the last bit. Costs the coflow's ports, its changes since the last step
    * and the candidates visited (with a heap of the ends' lists).
    */
-  private boolean rerated(Coflow c, PortBudget budget, Schedule schedule) {
-    Memo m = memos.get(c);
+  private boolean rerated(Memo m, Coflow c, PortBudget budget, Schedule schedule) {
     long changes = c.activeChanges();
     if (m == null || m.kind != GREEDY || (m.changes != changes && !c.changeKnown(m.changes + 1))) {
       return false;
@@ -522,9 +684,16 @@ public final class Allocator {
         ((budget.up(src) <= PortBudget.EPS ? 1 : 0) | (budget.down(dst) <= PortBudget.EPS ? 2 : 0));
   }
 
-  /** Notes the inputs of a step about to be computed. */
-  private Memo start(Coflow c, int kind, PortBudget budget) {
-    Memo m = memosOf(kind).computeIfAbsent(c, x -> new Memo());
+  /**
+   * Notes the inputs of a step about to be computed ({@code last}: the coflow's memo of that kind,
+   * or null).
+   */
+  private Memo start(Memo last, Coflow c, int kind, PortBudget budget) {
+    Memo m = last;
+    if (m == null) {
+      m = new Memo();
+      memosOf(kind).put(c, m);
+    }
     m.kind = kind;
     noteStart(m, c, budget.residual);
     return m;
@@ -583,6 +752,15 @@ public final class Allocator {
     }
     m.moved = noteMoving(m, 0);
     noteResiduals(m, budget.residual);
+    // A rise is redone for the flows that moved; it stands for the step if they all did (they do:
+    // every level is above 0; a guard, as the moving flows and the members must line up).
+    m.riseKnown &= m.moved == groupSize;
+    if (m.riseKnown) {
+      if (m.event.length < groupSize) {
+        m.event = new int[m.moving.length];
+      }
+      System.arraycopy(eventOf, 0, m.event, 0, groupSize);
+    }
   }
 
   /**
@@ -631,10 +809,10 @@ public final class Allocator {
     if (last != null
         && last.changes == c.activeChanges()
         && java.util.Arrays.equals(last.groupOf, 0, n, groupOf, 0, n)
-        && replayed(c, GROUPS, budget, schedule)) {
+        && replayed(last, c, GROUPS, budget, schedule)) {
       return;
     }
-    Memo memo = start(c, GROUPS, budget);
+    Memo memo = start(last, c, GROUPS, budget);
     if (memo.groupOf.length < n) {
       memo.groupOf = new int[Math.max(n, 2 * memo.groupOf.length)];
       memo.moving = new int[memo.groupOf.length];
@@ -1153,6 +1331,9 @@ public final class Allocator {
     }
     // The resources with entries rise in touch order.
     System.arraycopy(touched, 0, live, 0, t);
+    if (rising != null) {
+      noteRiseStart(rising, t, n);
+    }
     fillUp = up;
     fillDown = down;
     fillMult = mult;
@@ -1232,6 +1413,11 @@ public final class Allocator {
     int[] up = fillUp;
     int[] down = fillDown;
     int[] mult = fillMult;
+    Memo m = rising;
+    if (m != null) {
+      noteSaturation(m, r, at);
+      return;
+    }
     for (int j = start[r], end = members[r]; j < end; j++) {
       int i = list[j];
       if (!frozen[i]) {
@@ -1243,15 +1429,74 @@ public final class Allocator {
     }
   }
 
+  /** Per member of the water-filling being noted: the saturation that froze it. */
+  private int[] eventOf = new int[1024];
+
+  /** Notes the start of the rise of a coflow's water-filling (members of one flow each). */
+  private void noteRiseStart(Memo m, int t, int n) {
+    if (m.riseLive.length < t) {
+      int len = Math.max(t, 2 * m.riseLive.length);
+      m.riseLive = new int[len];
+      m.riseCounts = new int[len];
+      m.eventResource = new int[len];
+      m.eventEnd = new int[len];
+    }
+    if (m.otherEnds.length < n) {
+      m.otherEnds = new int[Math.max(n, 2 * m.otherEnds.length)];
+    }
+    if (eventOf.length < n) {
+      eventOf = new int[Math.max(n, 2 * eventOf.length)];
+    }
+    for (int k = 0; k < t; k++) {
+      m.riseLive[k] = live[k];
+      m.riseCounts[k] = count[live[k]];
+    }
+    m.riseSize = t;
+    m.events = 0;
+    m.others = 0;
+    m.riseKnown = true;
+  }
+
+  /**
+   * {@link #freezeEntries} of a coflow's water-filling being noted (members of one flow each): also
+   * notes which resource saturated, the other ends of the members it froze and, per member, this
+   * saturation.
+   */
+  private void noteSaturation(Memo m, int r, double at) {
+    int e = m.events++;
+    m.eventResource[e] = r;
+    int[] up = fillUp;
+    int[] down = fillDown;
+    int[] others = m.otherEnds;
+    int o = m.others;
+    for (int j = start[r], end = members[r]; j < end; j++) {
+      int i = list[j];
+      if (!frozen[i]) {
+        frozen[i] = true;
+        fillLevel[i] = at;
+        int u = up[i];
+        int d = down[i];
+        count[u]--;
+        count[d]--;
+        others[o++] = u == r ? d : u;
+        eventOf[i] = e;
+      }
+    }
+    m.others = o;
+    m.eventEnd[e] = o;
+  }
+
   /**
    * Strict priority per flow: in the given order, each flow takes everything both of its ports
    * still have (Sincronia's greedy allocation; also the shape of the shared backfill).
    */
   public void greedy(Coflow c, PortBudget budget, Schedule schedule) {
-    if (mayTake(c, budget)
-        && !replayed(c, GREEDY, budget, schedule)
-        && !rerated(c, budget, schedule)) {
-      Memo memo = start(c, GREEDY, budget);
+    if (!mayTake(c, budget)) {
+      return;
+    }
+    Memo last = memos.get(c);
+    if (!replayed(last, c, GREEDY, budget, schedule) && !rerated(last, c, budget, schedule)) {
+      Memo memo = start(last, c, GREEDY, budget);
       // Every flow given a rate saturates its sender or its receiver. Once all the coflow's
       // senders, or all its receivers, are saturated, no later flow can get anything: stop there
       // instead of checking each (a wide coflow's first flows take its ports).

@@ -407,6 +407,86 @@ class AllocatorTest {
     assertTrue(redone > steps / 2, redone + " of " + steps + " steps redone from the last one");
   }
 
+  @Test
+  void aWaterFillingRedoneFromItsLastRiseIsAFullStep() {
+    // The same coflow's max-min step and backfill again and again on other residuals (mostly
+    // nudged, so that the same ports have capacity and the last rise may still hold; now and then
+    // saturated or freed), with flows added and finished between some steps: each step, whether
+    // redone from the last rise or not, gives the rates and leaves the residuals of a full step by
+    // an allocator that never saw the coflow.
+    java.util.Random random = new java.util.Random(17);
+    long steps = 0;
+    long redone = 0;
+    long abandoned = 0;
+    for (int round = 0; round < 300; round++) {
+      int ports = 2 + random.nextInt(10);
+      ClusterState s = new ClusterState(Fabric.uniform(ports, 1000));
+      Coflow c = new Coflow("c", 0, 0, 1);
+      s.addCoflow(c);
+      java.util.List<Flow> flows = new java.util.ArrayList<>();
+      for (int k = 0, n = 2 + random.nextInt(round % 3 == 0 ? 400 : 40); k < n; k++) {
+        flows.add(s.addFlow(c, random.nextInt(ports), random.nextInt(ports), 100, 0));
+      }
+      Allocator kept = new Allocator(ports);
+      double[] start = new double[2 * ports];
+      for (int r = 0; r < start.length; r++) {
+        start[r] = random.nextInt(5) == 0 ? 0 : 1 + random.nextInt(999);
+      }
+      int[] givenBack = random.ints(1 + random.nextInt(3), 0, start.length).toArray();
+      for (int step = 0; step < 8; step++) {
+        if (random.nextInt(6) == 0) {
+          if (flows.size() > 1 && random.nextBoolean()) {
+            Flow f = flows.remove(random.nextInt(flows.size()));
+            s.addSent(f, 100);
+            s.finishFlow(f, 2);
+          } else {
+            flows.add(s.addFlow(c, random.nextInt(ports), random.nextInt(ports), 100, 2));
+          }
+        }
+        for (int changes = random.nextInt(3); changes >= 0; changes--) {
+          int r = random.nextInt(start.length);
+          int how = random.nextInt(10);
+          start[r] =
+              how == 0
+                  ? 0
+                  : how == 1
+                      ? 1 + random.nextInt(999)
+                      : how == 2 ? Math.floor(start[r]) : start[r] * (0.5 + random.nextDouble());
+        }
+        PortBudget keptBudget = budgetAt(s, start);
+        PortBudget freshBudget = budgetAt(s, start);
+        Schedule byKept = Schedule.empty(s);
+        Schedule byFresh = Schedule.empty(s);
+        Allocator fresh = new Allocator(ports);
+        kept.maxMinFair(c, keptBudget, byKept);
+        fresh.maxMinFair(c, freshBudget, byFresh);
+        // A backfill on what is left once capacity is given back at the round's ports.
+        for (int r : givenBack) {
+          double more = 1 + random.nextInt(200);
+          keptBudget.residual[r] += more;
+          freshBudget.residual[r] += more;
+        }
+        kept.backfillCoflow(c, keptBudget, byKept);
+        fresh.backfillCoflow(c, freshBudget, byFresh);
+        steps += 2;
+        String where = "round " + round + ", step " + step;
+        for (Flow f : s.flows()) {
+          assertEquals(byFresh.rate(f.index()), byKept.rate(f.index()), 0, where);
+        }
+        for (int p = 0; p < ports; p++) {
+          assertEquals(freshBudget.up(p), keptBudget.up(p), 0, where + ", up " + p);
+          assertEquals(freshBudget.down(p), keptBudget.down(p), 0, where + ", down " + p);
+        }
+      }
+      redone += kept.refills();
+      abandoned += kept.abandonedRefills();
+    }
+    assertTrue(redone > steps / 5, redone + " of " + steps + " steps redone from the last rise");
+    assertTrue(
+        abandoned > steps / 50,
+        abandoned + " of " + steps + " steps found their rise changed and were computed");
+  }
+
   /** A budget of the state's fabric with the given residuals (uplinks, then downlinks). */
   private static PortBudget budgetAt(ClusterState s, double[] residuals) {
     PortBudget budget = new PortBudget(s.fabric());
