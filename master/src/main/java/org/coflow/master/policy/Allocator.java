@@ -44,6 +44,7 @@ public final class Allocator {
     this.touched = new int[2 * ports];
     this.isTouched = new boolean[2 * ports];
     this.riseCount = new int[2 * ports];
+    this.riseIndex = new int[2 * ports];
   }
 
   public int ports() {
@@ -115,6 +116,12 @@ public final class Allocator {
   private long refills;
 
   private long abandonedRefills;
+  private long refillsAfterFinishes;
+
+  /** How many of the {@link #refills} came after flows of the coflow finished (for tests). */
+  long refillsAfterFinishes() {
+    return refillsAfterFinishes;
+  }
 
   /** How many water-filling steps were redone from their last rise (for tests). */
   long refills() {
@@ -131,6 +138,80 @@ public final class Allocator {
 
   /** Per saturation of a rise being redone: the water level it happened at. */
   private double[] eventAt = new double[16];
+
+  /**
+   * True if every change to the coflow's active flows since the memo's step was a flow finishing,
+   * and the coflow still remembers them all.
+   */
+  private static boolean onlyFinishedSince(Memo m, Coflow c) {
+    for (long change = m.changes + 1; change <= c.activeChanges(); change++) {
+      if (!c.changeKnown(change) || c.changeGone(change) < 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Per position of a coflow's active flows: the memo's moving flow there, or -1. */
+  private int[] memberAt = new int[0];
+
+  /** Per resource: its index in the memo's rise, while flows that finished are dropped. */
+  private final int[] riseIndex;
+
+  /**
+   * Takes the flows that finished since the memo's step out of its rise (its starting counts and
+   * the flows each saturation froze) and out of its moving flows, whose positions follow the flows'
+   * moves (the last active flow moves to a finished flow's position). The remaining flows are what
+   * the water-filling would offer now: the same free ports, no flow added. True if they are still
+   * many enough that their resources would be listed by a port scan, as the rise's were (so that
+   * dropping a resource whose flows all finished keeps the order of the others).
+   */
+  private boolean dropFinished(Memo m, Coflow c) {
+    int n = c.activeCount() + (int) (c.activeChanges() - m.changes);
+    if (memberAt.length < n) {
+      memberAt = new int[Math.max(n, 2 * memberAt.length)];
+      java.util.Arrays.fill(memberAt, -1);
+    }
+    int[] at = memberAt;
+    for (int j = 0; j < m.moved; j++) {
+      at[m.moving[j]] = j;
+    }
+    for (int k = 0; k < m.riseSize; k++) {
+      riseIndex[m.riseLive[k]] = k;
+    }
+    for (long change = m.changes + 1; change <= c.activeChanges(); change++) {
+      int gone = c.changeGone(change);
+      int last = c.changeLast(change);
+      int j = at[gone];
+      if (j >= 0) {
+        at[gone] = -1;
+        m.moving[j] = -1;
+        m.riseCounts[riseIndex[c.changeSrc(change)]]--;
+        m.riseCounts[riseIndex[ports + c.changeDst(change)]]--;
+        m.otherEnds[m.slot[j]] = -1;
+      }
+      if (last != gone) {
+        int moved = at[last];
+        at[last] = -1;
+        at[gone] = moved;
+        if (moved >= 0) {
+          m.moving[moved] = gone;
+        }
+      }
+    }
+    int kept = 0;
+    for (int j = 0; j < m.moved; j++) {
+      int k = m.moving[j];
+      if (k >= 0) {
+        at[k] = -1;
+        m.moving[kept] = k;
+        m.event[kept] = m.event[j];
+        m.slot[kept++] = m.slot[j];
+      }
+    }
+    m.moved = kept;
+    return kept >= 2 * ports;
+  }
 
   /** The memo whose rise is being redone; its saturations redone so far (-1: another one came). */
   private Memo redoing;
@@ -158,7 +239,10 @@ public final class Allocator {
     }
     count[r] = 0;
     for (int o = redoneOthers, end = m.eventEnd[e]; o < end; o++) {
-      count[m.otherEnds[o]]--;
+      int other = m.otherEnds[o];
+      if (other >= 0) { // else the flow has finished since
+        count[other]--;
+      }
     }
     redoneOthers = m.eventEnd[e];
     eventAt[e] = at;
@@ -183,7 +267,11 @@ public final class Allocator {
    * flows' rates, without offering, sorting or freezing the flows.
    */
   private boolean refilled(Memo m, Coflow c, int kind, PortBudget budget, Schedule schedule) {
-    if (m == null || m.kind != kind || !m.riseKnown || m.changes != c.activeChanges()) {
+    if (m == null || m.kind != kind || !m.riseKnown) {
+      return false;
+    }
+    boolean finished = m.changes != c.activeChanges();
+    if (finished && !(m.riseByPorts && onlyFinishedSince(m, c))) {
       return false;
     }
     double[] res = budget.residual;
@@ -192,10 +280,12 @@ public final class Allocator {
         return false;
       }
     }
-    // The step's inputs, as a full step would note them (it runs after all if this one fails).
-    for (int j = 0; j < m.size; j++) {
-      m.before[j] = res[m.resources[j]];
+    // Past this point a failed redo leaves the memo to the full step, which notes it anew.
+    if (finished && !dropFinished(m, c)) {
+      return false;
     }
+    // The step's inputs, as a full step would note them.
+    noteStart(m, c, res);
     int t = m.riseSize;
     if (riseSaved.length < t) {
       riseSaved = new double[Math.max(t, 2 * riseSaved.length)];
@@ -224,6 +314,9 @@ public final class Allocator {
       return false;
     }
     refills++;
+    if (finished) {
+      refillsAfterFinishes++;
+    }
     for (int k = 0; k < t; k++) {
       count[m.riseLive[k]] = 0;
     }
@@ -313,8 +406,13 @@ public final class Allocator {
     int[] otherEnds = new int[0];
     int others;
 
-    /** Per moving flow: the saturation that froze it. */
+    /** Per moving flow: the saturation that froze it, and its entry in {@link #otherEnds}. */
     int[] event = new int[0];
+
+    int[] slot = new int[0];
+
+    /** Whether the rise's resources were listed by a port scan (not in the order flows came). */
+    boolean riseByPorts;
   }
 
   /**
@@ -758,8 +856,10 @@ public final class Allocator {
     if (m.riseKnown) {
       if (m.event.length < groupSize) {
         m.event = new int[m.moving.length];
+        m.slot = new int[m.moving.length];
       }
       System.arraycopy(eventOf, 0, m.event, 0, groupSize);
+      System.arraycopy(slotOf, 0, m.slot, 0, groupSize);
     }
   }
 
@@ -1332,7 +1432,7 @@ public final class Allocator {
     // The resources with entries rise in touch order.
     System.arraycopy(touched, 0, live, 0, t);
     if (rising != null) {
-      noteRiseStart(rising, t, n);
+      noteRiseStart(rising, t, n, byPorts);
     }
     fillUp = up;
     fillDown = down;
@@ -1429,11 +1529,16 @@ public final class Allocator {
     }
   }
 
-  /** Per member of the water-filling being noted: the saturation that froze it. */
+  /**
+   * Per member of the water-filling being noted: the saturation that froze it, and the entry of its
+   * other end in the memo's {@code otherEnds}.
+   */
   private int[] eventOf = new int[1024];
 
+  private int[] slotOf = new int[1024];
+
   /** Notes the start of the rise of a coflow's water-filling (members of one flow each). */
-  private void noteRiseStart(Memo m, int t, int n) {
+  private void noteRiseStart(Memo m, int t, int n, boolean byPorts) {
     if (m.riseLive.length < t) {
       int len = Math.max(t, 2 * m.riseLive.length);
       m.riseLive = new int[len];
@@ -1446,12 +1551,14 @@ public final class Allocator {
     }
     if (eventOf.length < n) {
       eventOf = new int[Math.max(n, 2 * eventOf.length)];
+      slotOf = new int[eventOf.length];
     }
     for (int k = 0; k < t; k++) {
       m.riseLive[k] = live[k];
       m.riseCounts[k] = count[live[k]];
     }
     m.riseSize = t;
+    m.riseByPorts = byPorts;
     m.events = 0;
     m.others = 0;
     m.riseKnown = true;
@@ -1478,6 +1585,7 @@ public final class Allocator {
         int d = down[i];
         count[u]--;
         count[d]--;
+        slotOf[i] = o;
         others[o++] = u == r ? d : u;
         eventOf[i] = e;
       }
