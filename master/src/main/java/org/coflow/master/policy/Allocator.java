@@ -413,6 +413,9 @@ public final class Allocator {
 
     /** Whether the rise's resources were listed by a port scan (not in the order flows came). */
     boolean riseByPorts;
+
+    /** For a step of groups: the step of each group, on the residuals the groups before left. */
+    Memo[] groups = new Memo[0];
   }
 
   /**
@@ -891,7 +894,9 @@ public final class Allocator {
    * byGroup[from[j] .. from[j + 1])}, in that order, and {@code groupOf[k]} is the group of the
    * flow at position k. Each group's flows with capacity left at both ends share max-min fairly
    * what the groups before it left. Replayed like the other memoised steps when the coflow's flows,
-   * their groups and the residuals at its ports are those of its last step of groups.
+   * their groups and the residuals at its ports are those of its last step of groups; else, with
+   * the same flows and groups, each group on its own is replayed or redone from its last rise
+   * ({@link #refilled}) when its inputs allow, like a coflow's max-min step.
    */
   public void maxMinByGroups(
       Coflow c,
@@ -906,10 +911,11 @@ public final class Allocator {
       return;
     }
     Memo last = groupSteps.get(c);
-    if (last != null
-        && last.changes == c.activeChanges()
-        && java.util.Arrays.equals(last.groupOf, 0, n, groupOf, 0, n)
-        && replayed(last, c, GROUPS, budget, schedule)) {
+    boolean sameGroups =
+        last != null
+            && last.changes == c.activeChanges()
+            && java.util.Arrays.equals(last.groupOf, 0, n, groupOf, 0, n);
+    if (sameGroups && replayed(last, c, GROUPS, budget, schedule)) {
       return;
     }
     Memo memo = start(last, c, GROUPS, budget);
@@ -918,6 +924,9 @@ public final class Allocator {
       memo.moving = new int[memo.groupOf.length];
       memo.rates = new double[memo.groupOf.length];
     }
+    if (memo.groups.length < groups) {
+      memo.groups = java.util.Arrays.copyOf(memo.groups, groups);
+    }
     System.arraycopy(groupOf, 0, memo.groupOf, 0, n);
     double[] res = budget.residual;
     int moved = 0;
@@ -925,19 +934,38 @@ public final class Allocator {
       if (from[j + 1] == from[j]) {
         continue;
       }
-      groupSize = 0;
-      for (int p = from[j], end = from[j + 1]; p < end; p++) {
-        int k = byGroup[p];
-        int src = c.activeSrc(k);
-        int dst = c.activeDst(k);
-        if (res[src] > PortBudget.EPS && res[ports + dst] > PortBudget.EPS) {
-          addToGroup(src, dst, c.activeIndex(k));
-          livePosition[groupSize - 1] = k;
-        }
+      // The group's own step: its flows are the same as last time if the coflow's and their
+      // groups are, and it depends on nothing else but the residuals it starts from.
+      Memo g = memo.groups[j];
+      if (g == null) {
+        g = new Memo();
+        g.kind = GROUPS;
+        memo.groups[j] = g;
       }
-      fillGroup(budget, schedule);
-      // A group's flows had no rate before this step: the rate each has now is its level.
-      moved = noteMoving(memo, moved);
+      if (!sameGroups
+          || !(replayed(g, c, GROUPS, budget, schedule)
+              || refilled(g, c, GROUPS, budget, schedule))) {
+        noteStart(g, c, res);
+        groupSize = 0;
+        for (int p = from[j], end = from[j + 1]; p < end; p++) {
+          int k = byGroup[p];
+          int src = c.activeSrc(k);
+          int dst = c.activeDst(k);
+          if (res[src] > PortBudget.EPS && res[ports + dst] > PortBudget.EPS) {
+            addToGroup(src, dst, c.activeIndex(k));
+            livePosition[groupSize - 1] = k;
+          }
+        }
+        g.riseKnown = false;
+        rising = g;
+        fillGroup(budget, schedule);
+        rising = null;
+        // A group's flows had no rate before this step: the rate each has now is its level.
+        record(g, budget);
+      }
+      System.arraycopy(g.moving, 0, memo.moving, moved, g.moved);
+      System.arraycopy(g.rates, 0, memo.rates, moved, g.moved);
+      moved += g.moved;
     }
     memo.moved = moved;
     noteResiduals(memo, res);

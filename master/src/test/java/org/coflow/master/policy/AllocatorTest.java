@@ -220,28 +220,91 @@ class AllocatorTest {
             17,
             (s, allocator, budget, schedule, bySum) -> {
               for (Coflow c : s.coflows()) {
-                int n = c.activeCount();
-                int groups = 3;
-                int[] groupOf = new int[n];
-                int[] from = new int[groups + 1];
-                for (int k = 0; k < n; k++) {
-                  int src = c.activeSrc(k);
-                  int dst = c.activeDst(k);
-                  groupOf[k] = bySum ? (src + dst) % groups : dst % 2;
-                  from[groupOf[k] + 1]++;
-                }
-                for (int j = 0; j < groups; j++) {
-                  from[j + 1] += from[j];
-                }
-                int[] byGroup = new int[n];
-                int[] next = java.util.Arrays.copyOf(from, groups);
-                for (int k = 0; k < n; k++) {
-                  byGroup[next[groupOf[k]]++] = k;
-                }
-                allocator.maxMinByGroups(c, groupOf, byGroup, from, groups, budget, schedule);
+                stepOfGroups(c, bySum, allocator, budget, schedule);
               }
             });
     assertTrue(replays > 10, "replays: " + replays);
+  }
+
+  /**
+   * {@link Allocator#maxMinByGroups} of the coflow's flows in 3 groups, by the sum of their ports
+   * if {@code bySum}, else by receiver parity.
+   */
+  private static void stepOfGroups(
+      Coflow c, boolean bySum, Allocator allocator, PortBudget budget, Schedule schedule) {
+    int n = c.activeCount();
+    int groups = 3;
+    int[] groupOf = new int[n];
+    int[] from = new int[groups + 1];
+    for (int k = 0; k < n; k++) {
+      int src = c.activeSrc(k);
+      int dst = c.activeDst(k);
+      groupOf[k] = bySum ? (src + dst) % groups : dst % 2;
+      from[groupOf[k] + 1]++;
+    }
+    for (int j = 0; j < groups; j++) {
+      from[j + 1] += from[j];
+    }
+    int[] byGroup = new int[n];
+    int[] next = java.util.Arrays.copyOf(from, groups);
+    for (int k = 0; k < n; k++) {
+      byGroup[next[groupOf[k]]++] = k;
+    }
+    allocator.maxMinByGroups(c, groupOf, byGroup, from, groups, budget, schedule);
+  }
+
+  @Test
+  void aStepOfGroupsRedoneGroupByGroupIsAFullStep() {
+    // CODA's queues inside a coflow: the same coflow's step of groups again and again on nudged
+    // residuals (now and then a port saturated), its flows grouped by one of two rules (switched
+    // now and then) and sometimes one finishing: each step gives the rates and leaves the
+    // residuals of a fresh allocator's, while groups are replayed or redone from their last rise.
+    java.util.Random random = new java.util.Random(23);
+    long steps = 0;
+    long redone = 0;
+    for (int round = 0; round < 200; round++) {
+      int ports = 2 + random.nextInt(8);
+      ClusterState s = new ClusterState(Fabric.uniform(ports, 1000));
+      Coflow c = new Coflow("c", 0, 0, 1);
+      s.addCoflow(c);
+      java.util.List<Flow> flows = new java.util.ArrayList<>();
+      for (int k = 0, n = 2 + random.nextInt(round % 2 == 0 ? 200 : 30); k < n; k++) {
+        flows.add(s.addFlow(c, random.nextInt(ports), random.nextInt(ports), 100, 0));
+      }
+      double[] start = new double[2 * ports];
+      for (int r = 0; r < start.length; r++) {
+        start[r] = random.nextInt(5) == 0 ? 0 : 1 + random.nextInt(999);
+      }
+      Allocator kept = new Allocator(ports);
+      boolean bySum = random.nextBoolean();
+      for (int step = 0; step < 8; step++) {
+        bySum ^= random.nextInt(8) == 0;
+        if (random.nextInt(6) == 0 && flows.size() > 1) {
+          Flow f = flows.remove(random.nextInt(flows.size()));
+          s.addSent(f, 100);
+          s.finishFlow(f, 2);
+        }
+        int r = random.nextInt(start.length);
+        start[r] = random.nextInt(10) == 0 ? 0 : start[r] * (0.5 + random.nextDouble());
+        PortBudget keptBudget = budgetAt(s, start);
+        PortBudget freshBudget = budgetAt(s, start);
+        Schedule byKept = Schedule.empty(s);
+        Schedule byFresh = Schedule.empty(s);
+        stepOfGroups(c, bySum, kept, keptBudget, byKept);
+        stepOfGroups(c, bySum, new Allocator(ports), freshBudget, byFresh);
+        steps++;
+        String where = "round " + round + ", step " + step;
+        for (Flow f : s.flows()) {
+          assertEquals(byFresh.rate(f.index()), byKept.rate(f.index()), 0, where);
+        }
+        for (int p = 0; p < ports; p++) {
+          assertEquals(freshBudget.up(p), keptBudget.up(p), 0, where + ", up " + p);
+          assertEquals(freshBudget.down(p), keptBudget.down(p), 0, where + ", down " + p);
+        }
+      }
+      redone += kept.refills();
+    }
+    assertTrue(redone > steps / 4, redone + " groups redone from their last rise in " + steps);
   }
 
   /** One side of {@link #replaysAgainstFresh}: the steps of a round on a budget and schedule. */
