@@ -397,7 +397,8 @@ public final class Allocator {
 
     /**
      * The saturations, in order: saturation e saturated resource {@code eventResource[e]} and froze
-     * the flows whose other ends are {@code otherEnds[eventEnd[e - 1] .. eventEnd[e])}.
+     * the flows whose other ends are {@code otherEnds[eventEnd[e - 1] .. eventEnd[e])} (-1 for a
+     * flow that has finished since).
      */
     int events;
 

@@ -264,13 +264,10 @@ class AllocatorTest {
     long redone = 0;
     for (int round = 0; round < 200; round++) {
       int ports = 2 + random.nextInt(8);
-      ClusterState s = new ClusterState(Fabric.uniform(ports, 1000));
-      Coflow c = new Coflow("c", 0, 0, 1);
-      s.addCoflow(c);
       java.util.List<Flow> flows = new java.util.ArrayList<>();
-      for (int k = 0, n = 2 + random.nextInt(round % 2 == 0 ? 200 : 30); k < n; k++) {
-        flows.add(s.addFlow(c, random.nextInt(ports), random.nextInt(ports), 100, 0));
-      }
+      ClusterState s =
+          oneCoflow(random, ports, 2 + random.nextInt(round % 2 == 0 ? 200 : 30), flows);
+      Coflow c = s.coflows().get(0);
       double[] start = new double[2 * ports];
       for (int r = 0; r < start.length; r++) {
         start[r] = random.nextInt(5) == 0 ? 0 : 1 + random.nextInt(999);
@@ -294,13 +291,7 @@ class AllocatorTest {
         stepOfGroups(c, bySum, new Allocator(ports), freshBudget, byFresh);
         steps++;
         String where = "round " + round + ", step " + step;
-        for (Flow f : s.flows()) {
-          assertEquals(byFresh.rate(f.index()), byKept.rate(f.index()), 0, where);
-        }
-        for (int p = 0; p < ports; p++) {
-          assertEquals(freshBudget.up(p), keptBudget.up(p), 0, where + ", up " + p);
-          assertEquals(freshBudget.down(p), keptBudget.down(p), 0, where + ", down " + p);
-        }
+        assertSameStep(s, byFresh, freshBudget, byKept, keptBudget, where);
       }
       redone += kept.refills();
     }
@@ -414,13 +405,9 @@ class AllocatorTest {
     long steps = 0;
     for (int round = 0; round < 200; round++) {
       int ports = 3 + random.nextInt(12);
-      ClusterState s = new ClusterState(Fabric.uniform(ports, 1000));
-      Coflow c = new Coflow("c", 0, 0, 1);
-      s.addCoflow(c);
       java.util.List<Flow> flows = new java.util.ArrayList<>();
-      for (int k = 0, n = 2 + random.nextInt(150); k < n; k++) {
-        flows.add(s.addFlow(c, random.nextInt(ports), random.nextInt(ports), 100, 0));
-      }
+      ClusterState s = oneCoflow(random, ports, 2 + random.nextInt(150), flows);
+      Coflow c = s.coflows().get(0);
       for (int k = 0, gone = random.nextInt(flows.size() / 2); k < gone; k++) {
         Flow f = flows.remove(random.nextInt(flows.size()));
         s.addSent(f, 100);
@@ -458,13 +445,7 @@ class AllocatorTest {
         steps++;
         new Allocator(ports).greedy(c, freshBudget, byFresh);
         String where = "round " + round + ", step " + step;
-        for (Flow f : s.flows()) {
-          assertEquals(byFresh.rate(f.index()), byKept.rate(f.index()), 0, where);
-        }
-        for (int p = 0; p < ports; p++) {
-          assertEquals(freshBudget.up(p), keptBudget.up(p), 0, where + ", up " + p);
-          assertEquals(freshBudget.down(p), keptBudget.down(p), 0, where + ", down " + p);
-        }
+        assertSameStep(s, byFresh, freshBudget, byKept, keptBudget, where);
       }
     }
     assertTrue(redone > steps / 2, redone + " of " + steps + " steps redone from the last one");
@@ -484,18 +465,14 @@ class AllocatorTest {
     long afterFinishes = 0;
     for (int round = 0; round < 300; round++) {
       int ports = 2 + random.nextInt(10);
-      ClusterState s = new ClusterState(Fabric.uniform(ports, 1000));
-      Coflow c = new Coflow("c", 0, 0, 1);
-      s.addCoflow(c);
       java.util.List<Flow> flows = new java.util.ArrayList<>();
       // Every fourth round, resources tie (every port has the same residual, never changed) and
       // the coflow's flows finish from about twice the ports to fewer, across the size where the
       // rise lists resources by port rather than as flows come.
       boolean ties = round % 4 == 1;
       int n = ties ? 2 * ports + random.nextInt(6) : 2 + random.nextInt(round % 3 == 0 ? 400 : 40);
-      for (int k = 0; k < n; k++) {
-        flows.add(s.addFlow(c, random.nextInt(ports), random.nextInt(ports), 100, 0));
-      }
+      ClusterState s = oneCoflow(random, ports, n, flows);
+      Coflow c = s.coflows().get(0);
       Allocator kept = new Allocator(ports);
       double[] start = new double[2 * ports];
       for (int r = 0; r < start.length; r++) {
@@ -543,13 +520,7 @@ class AllocatorTest {
         fresh.backfillCoflow(c, freshBudget, byFresh);
         steps += 2;
         String where = "round " + round + ", step " + step;
-        for (Flow f : s.flows()) {
-          assertEquals(byFresh.rate(f.index()), byKept.rate(f.index()), 0, where);
-        }
-        for (int p = 0; p < ports; p++) {
-          assertEquals(freshBudget.up(p), keptBudget.up(p), 0, where + ", up " + p);
-          assertEquals(freshBudget.down(p), keptBudget.down(p), 0, where + ", down " + p);
-        }
+        assertSameStep(s, byFresh, freshBudget, byKept, keptBudget, where);
       }
       redone += kept.refills();
       abandoned += kept.abandonedRefills();
@@ -598,6 +569,38 @@ class AllocatorTest {
     }
   }
 
+  /**
+   * A state on {@code ports} ports of 1000 with one coflow of {@code n} flows between random ports
+   * (added to {@code flows}).
+   */
+  private static ClusterState oneCoflow(
+      java.util.Random random, int ports, int n, java.util.List<Flow> flows) {
+    ClusterState s = new ClusterState(Fabric.uniform(ports, 1000));
+    Coflow c = new Coflow("c", 0, 0, 1);
+    s.addCoflow(c);
+    for (int k = 0; k < n; k++) {
+      flows.add(s.addFlow(c, random.nextInt(ports), random.nextInt(ports), 100, 0));
+    }
+    return s;
+  }
+
+  /** The same rate for every flow of {@code s} and the same residual at every port, to the bit. */
+  private static void assertSameStep(
+      ClusterState s,
+      Schedule expected,
+      PortBudget expectedBudget,
+      Schedule actual,
+      PortBudget actualBudget,
+      String where) {
+    for (Flow f : s.flows()) {
+      assertEquals(expected.rate(f.index()), actual.rate(f.index()), 0, where);
+    }
+    for (int p = 0; p < expectedBudget.ports(); p++) {
+      assertEquals(expectedBudget.up(p), actualBudget.up(p), 0, where + ", up " + p);
+      assertEquals(expectedBudget.down(p), actualBudget.down(p), 0, where + ", down " + p);
+    }
+  }
+
   /** A budget of the state's fabric with the given residuals (uplinks, then downlinks). */
   private static PortBudget budgetAt(ClusterState s, double[] residuals) {
     PortBudget budget = new PortBudget(s.fabric());
@@ -612,13 +615,10 @@ class AllocatorTest {
   private static Allocator stepAgainstList(
       java.util.Random random, int round, boolean mostlySaturated, boolean greedy) {
     int ports = 3 + random.nextInt(12);
-    ClusterState s = new ClusterState(Fabric.uniform(ports, 1000));
-    Coflow c = new Coflow("c", 0, 0, 1);
-    s.addCoflow(c);
     java.util.List<Flow> flows = new java.util.ArrayList<>();
-    for (int k = 0, n = 2 + random.nextInt(mostlySaturated ? 120 : 200); k < n; k++) {
-      flows.add(s.addFlow(c, random.nextInt(ports), random.nextInt(ports), 100, 0));
-    }
+    ClusterState s =
+        oneCoflow(random, ports, 2 + random.nextInt(mostlySaturated ? 120 : 200), flows);
+    Coflow c = s.coflows().get(0);
     for (int k = 0, gone = random.nextInt(flows.size() / 2); k < gone; k++) {
       Flow f = flows.remove(random.nextInt(flows.size()));
       s.addSent(f, 100);
