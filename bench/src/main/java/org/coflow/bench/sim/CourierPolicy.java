@@ -1,15 +1,10 @@
 package org.coflow.bench.sim;
 
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Arrays;
 import org.coflow.api.model.ClusterState;
-import org.coflow.api.model.Flow;
 import org.coflow.api.model.PolicyType;
-import org.coflow.courier.merge.Connection;
-import org.coflow.courier.merge.FlowDemand;
 import org.coflow.courier.merge.Merge;
 import org.coflow.courier.merge.SelectAndSplit;
-import org.coflow.courier.merge.UnifiedFlow;
 import org.coflow.master.policy.Allocator;
 import org.coflow.master.policy.Backfill;
 import org.coflow.master.policy.PortBudget;
@@ -38,12 +33,39 @@ public final class CourierPolicy implements SchedulingPolicy {
   private final double minSize;
   private Allocator allocator;
   private Schedule spare;
-  private final List<List<FlowDemand<Flow>>> byReceiver = new ArrayList<>();
+
+  // The decision under way: flows in priority order with their classes, and which have a
+  // connection (by flow index).
+  private int[] order = new int[0];
+  private int[] classes = new int[0];
+
+  /** By position in the priority order: the flow's pair key (see below). */
+  private int[] keys = new int[0];
+
+  private boolean[] connected = new boolean[0];
+
+  // By pair key (receiver * ports + sender: a receiver's pairs are side by side): the decision a
+  // pair was last seen in and chosen in,
+  // and its unified flow's class, size and rate; per receiver, its senders in first-seen order.
+  private int decision;
+  private int[] pairSeen = new int[0];
+  private int[] pairChosen = new int[0];
+  private int[] pairClass = new int[0];
+  private double[] pairSize = new double[0];
+  private double[] pairRate = new double[0];
+  private int[][] sendersOf = new int[0][];
+  private int[] senderCount = new int[0];
+  private int[] top = new int[0];
 
   public CourierPolicy(SchedulingPolicy inner, int maxNum, double minSize) {
     this.inner = inner;
     this.maxNum = maxNum;
     this.minSize = minSize;
+  }
+
+  /** Connections of at most this many bytes are never split. */
+  double minSize() {
+    return minSize;
   }
 
   @Override
@@ -59,56 +81,36 @@ public final class CourierPolicy implements SchedulingPolicy {
   @Override
   public Schedule schedule(ClusterState state, double now) {
     Schedule decided = inner.schedule(state, now);
-    List<Flow> flows = state.flows();
     int ports = state.fabric().size();
-    if (byReceiver.size() != ports) {
-      byReceiver.clear();
-      for (int p = 0; p < ports; p++) {
-        byReceiver.add(new ArrayList<>());
-      }
+    int n = decided.orderSize();
+    if (order.length < n) {
+      order = new int[Math.max(n, 2 * order.length)];
+      classes = new int[order.length];
     }
-    for (List<FlowDemand<Flow>> demands : byReceiver) {
-      demands.clear();
+    int[] at = {0};
+    decided.forEachInOrder(i -> order[at[0]++] = i);
+    for (int k = 0; k < n; k++) {
+      classes[k] = decided.priority(order[k]);
     }
-    int[] order = new int[decided.orderSize()];
-    int[] n = {0};
-    decided.forEachInOrder(i -> order[n[0]++] = i);
-    for (int i : order) {
-      Flow f = flows.get(i);
-      double size = f.sizeKnown() ? f.remaining() : 0;
-      byReceiver
-          .get(f.dst())
-          .add(new FlowDemand<>(f, f.src(), f.dst(), size, decided.rate(i), decided.priority(i)));
-    }
-    boolean[] connected = new boolean[flows.size()];
-    for (List<FlowDemand<Flow>> demands : byReceiver) {
-      if (demands.isEmpty()) {
-        continue;
-      }
-      List<UnifiedFlow<Flow>> unified = Merge.merge(demands, inner.type());
-      List<Connection<Flow>> active = SelectAndSplit.select(unified, inner.type(), maxNum, minSize);
-      for (Connection<Flow> c : active) {
-        for (FlowDemand<Flow> d : c.flow().carried()) {
-          connected[d.key().index()] = true;
-        }
-      }
-    }
+    boolean[] connected = connect(state, decided, order, classes, n);
     Schedule out = Schedule.recycle(state, spare);
     spare = null;
     PortBudget budget = new PortBudget(state.fabric());
-    for (int i : order) {
-      out.append(i, decided.priority(i));
+    for (int k = 0; k < n; k++) {
+      int i = order[k];
+      out.append(i, classes[k]);
       if (!connected[i]) {
         continue;
       }
-      Flow f = flows.get(i);
+      int dst = keys[k] / ports;
+      int src = keys[k] - dst * ports;
       double r =
           inner.type() == PolicyType.RATE
-              ? Math.min(decided.rate(i), budget.available(f.src(), f.dst()))
-              : budget.available(f.src(), f.dst());
+              ? Math.min(decided.rate(i), budget.available(src, dst))
+              : budget.available(src, dst);
       if (r > 0) {
         out.setRate(i, r);
-        budget.take(f.src(), f.dst(), r);
+        budget.take(src, dst, r);
       }
     }
     if (allocator == null || allocator.ports() != ports) {
@@ -117,6 +119,129 @@ public final class CourierPolicy implements SchedulingPolicy {
     Backfill.fill(state, budget, out, connected, allocator);
     inner.recycle(decided);
     return out;
+  }
+
+  /**
+   * Which flows have a connection, by flow index: the flows the agents' {@link Merge#merge} and
+   * {@link SelectAndSplit#select} carry on a connection, given the flows in priority order ({@code
+   * order[0 .. n)}) with their classes. The same decision computed over arrays instead of one
+   * object per flow and event: per (sender, receiver) pair, its unified flow's class, size and rate
+   * (summed in the same order), then per receiver the {@code maxNum} most important pairs (the
+   * order of {@code SelectAndSplit}: rate or class, then size, then the peer that follows the
+   * receiver cyclically). Splitting a connection in two changes what it carries, not which flows.
+   */
+  boolean[] connect(ClusterState state, Schedule decided, int[] order, int[] classes, int n) {
+    int ports = state.fabric().size();
+    int flows = state.flows().size();
+    if (pairSeen.length != ports * ports) {
+      pairSeen = new int[ports * ports];
+      pairChosen = new int[ports * ports];
+      pairClass = new int[ports * ports];
+      pairSize = new double[ports * ports];
+      pairRate = new double[ports * ports];
+      sendersOf = new int[ports][ports];
+      senderCount = new int[ports];
+      top = new int[maxNum];
+    }
+    if (connected.length < flows) {
+      connected = new boolean[Math.max(flows, 2 * connected.length)];
+    } else {
+      Arrays.fill(connected, 0, flows, false);
+    }
+    if (keys.length < n) {
+      keys = new int[Math.max(n, 2 * keys.length)];
+    }
+    int stamp = ++decision;
+    boolean rate = inner.type() == PolicyType.RATE;
+    Arrays.fill(senderCount, 0);
+    // Alg. 2 (merge): each pair's unified flow, pairs per receiver in first-seen order.
+    for (int k = 0; k < n; k++) {
+      int i = order[k];
+      int src = state.srcAt(i);
+      int dst = state.dstAt(i);
+      int key = dst * ports + src;
+      keys[k] = key;
+      double left = state.remainingAt(i);
+      double size = left > 0 ? left : 0; // never -0.0
+      double r = decided.rate(i) + 0.0; // -0.0 + 0.0 is 0.0; nothing else changes
+      int cls = classes[k];
+      if (pairSeen[key] != stamp) {
+        pairSeen[key] = stamp;
+        pairClass[key] = cls;
+        pairSize[key] = size;
+        pairRate[key] = r;
+        sendersOf[dst][senderCount[dst]++] = src;
+      } else if (rate) {
+        pairRate[key] += r;
+        pairSize[key] += size;
+      } else if (cls == pairClass[key]) {
+        pairSize[key] += size;
+      } else if (cls < pairClass[key]) {
+        pairClass[key] = cls;
+        pairSize[key] = size;
+        pairRate[key] = r;
+      }
+    }
+    // Alg. 3 (select): per receiver, every pair if at most maxNum, else the maxNum most important.
+    for (int dst = 0; dst < ports; dst++) {
+      int m = senderCount[dst];
+      int[] senders = sendersOf[dst];
+      if (m <= maxNum) {
+        for (int j = 0; j < m; j++) {
+          pairChosen[dst * ports + senders[j]] = stamp;
+        }
+        continue;
+      }
+      int size = 0;
+      for (int j = 0; j < m; j++) {
+        int key = dst * ports + senders[j];
+        if (size == maxNum && !moreImportant(key, top[size - 1], ports, rate)) {
+          continue;
+        }
+        int t = size == maxNum ? size - 1 : size++;
+        while (t > 0 && moreImportant(key, top[t - 1], ports, rate)) {
+          top[t] = top[t - 1];
+          t--;
+        }
+        top[t] = key;
+      }
+      for (int t = 0; t < size; t++) {
+        pairChosen[top[t]] = stamp;
+      }
+    }
+    // A chosen pair carries all its flows (RATE) or those of its most important class (ORDER).
+    for (int k = 0; k < n; k++) {
+      int i = order[k];
+      int key = keys[k];
+      connected[i] = pairChosen[key] == stamp && (rate || classes[k] == pairClass[key]);
+    }
+    return connected;
+  }
+
+  /**
+   * {@code SelectAndSplit}'s order of unified flows, for pairs {@code a} and {@code b} into one
+   * receiver: plain comparisons of sizes and rates that are never NaN, and never -0.0 (see {@link
+   * #connect}), order them as its {@code Double.compare} does.
+   */
+  private boolean moreImportant(int a, int b, int ports, boolean rate) {
+    if (rate) {
+      double ra = pairRate[a];
+      double rb = pairRate[b];
+      if (ra != rb) {
+        return ra > rb;
+      }
+    } else if (pairClass[a] != pairClass[b]) {
+      return pairClass[a] < pairClass[b];
+    }
+    double sa = pairSize[a];
+    double sb = pairSize[b];
+    if (sa != sb) {
+      return sa > sb;
+    }
+    int dst = a / ports;
+    int srcA = a - dst * ports;
+    int srcB = b - dst * ports;
+    return Integer.compareUnsigned(srcA - dst - 1, srcB - dst - 1) < 0;
   }
 
   @Override
