@@ -87,18 +87,14 @@ public final class CourierPolicy implements SchedulingPolicy {
       order = new int[Math.max(n, 2 * order.length)];
       classes = new int[order.length];
     }
-    int[] at = {0};
-    decided.forEachInOrder(i -> order[at[0]++] = i);
-    for (int k = 0; k < n; k++) {
-      classes[k] = decided.priority(order[k]);
-    }
+    decided.orderInto(order, classes);
     boolean[] connected = connect(state, decided, order, classes, n);
     Schedule out = Schedule.recycle(state, spare);
     spare = null;
+    out.appendOrderOf(decided);
     PortBudget budget = new PortBudget(state.fabric());
     for (int k = 0; k < n; k++) {
       int i = order[k];
-      out.append(i, classes[k]);
       if (!connected[i]) {
         continue;
       }

@@ -485,6 +485,62 @@ public final class Schedule {
     return segClass[k];
   }
 
+  /**
+   * Appends the priority order of {@code other}, a schedule of the same state, to this one's,
+   * segment by segment: the same flows in the same order with the same classes as {@link #append}
+   * of each, at the cost of the segments (a wrapper that keeps its inner policy's order).
+   */
+  public void appendOrderOf(Schedule other) {
+    for (int k = 0; k < other.segments; k++) {
+      Coflow c = other.segCoflow[k];
+      int cls = other.segClass[k];
+      int flow = other.segFlow[k];
+      if (c == null) {
+        append(flow, cls);
+      } else if (flow == POSITIONS) {
+        appendPositions(c, other.positions, other.segFrom[k], other.segTo[k], cls);
+      } else if (flow == RECEIVERS) {
+        if (receiverClass[c.index()] == null) {
+          int[] byReceiver = other.receiverClass[c.index()];
+          receiverClass[c.index()] = Arrays.copyOf(byReceiver, byReceiver.length);
+        }
+        appendReceivers(c, cls);
+      } else {
+        appendCoflow(c, cls);
+      }
+    }
+  }
+
+  /**
+   * Writes every flow index in priority order into {@code flows} and its class into {@code classes}
+   * (both at least {@link #orderSize} long); returns the number written.
+   */
+  public int orderInto(int[] flows, int[] classes) {
+    int n = 0;
+    for (int k = 0; k < segments; k++) {
+      Coflow c = segCoflow[k];
+      int cls = segClass[k];
+      int[] byReceiver = segmentReceivers(k);
+      if (c == null) {
+        flows[n] = segFlow[k];
+        classes[n++] = cls;
+      } else if (segFlow[k] == POSITIONS) {
+        for (int p = segFrom[k], end = segTo[k]; p < end; p++) {
+          flows[n] = c.activeIndex(positions[p]);
+          classes[n++] = cls;
+        }
+      } else {
+        for (int i = 0, m = c.activeCount(); i < m; i++) {
+          if (byReceiver == null || byReceiver[c.activeDst(i)] == cls + 1) {
+            flows[n] = c.activeIndex(i);
+            classes[n++] = cls;
+          }
+        }
+      }
+    }
+    return n;
+  }
+
   /** Calls {@code action} with every flow index in priority order. */
   public void forEachInOrder(IntConsumer action) {
     for (int k = 0; k < segments; k++) {

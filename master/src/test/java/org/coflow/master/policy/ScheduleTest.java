@@ -101,6 +101,59 @@ class ScheduleTest {
   }
 
   @Test
+  void anOrderCopiedSegmentBySegmentIsTheOrderAppendedFlowByFlow() {
+    // Every kind of segment (a whole coflow, a coflow's flows into the receivers of a class, flows
+    // by position, a single flow), copied into another schedule: the same flows in the same order
+    // with the same classes as appending each flow, and orderInto lists them with their classes.
+    ClusterState s = new ClusterState(Fabric.uniform(4, 10));
+    Coflow a = new Coflow("a", 0, 0, 1);
+    Coflow b = new Coflow("b", 1, 0, 1);
+    Coflow c = new Coflow("c", 2, 0, 1);
+    Coflow d = new Coflow("d", 3, 0, 1);
+    for (Coflow x : List.of(a, b, c, d)) {
+      s.addCoflow(x);
+    }
+    s.addFlow(a, 0, 1, 5, 0);
+    s.addFlow(a, 1, 0, 5, 0);
+    s.addFlow(b, 0, 2, 5, 0);
+    s.addFlow(b, 1, 3, 5, 0);
+    s.addFlow(b, 0, 3, 5, 0);
+    s.addFlow(c, 0, 1, 5, 0);
+    s.addFlow(c, 1, 2, 5, 0);
+    s.addFlow(c, 2, 3, 5, 0);
+    Flow d0 = s.addFlow(d, 3, 0, 5, 0);
+    Schedule source = Schedule.empty(s);
+    source.classByReceiver(b, new int[] {7, 7, 3, 1});
+    source.appendReceivers(b, 1);
+    source.appendCoflow(a, 2);
+    source.appendPositions(c, new int[] {2, 0, 1}, 0, 2, 2);
+    source.appendReceivers(b, 3);
+    source.append(d0.index(), 4);
+    source.appendPositions(c, new int[] {2, 0, 1}, 2, 3, 5);
+    Schedule copy = Schedule.empty(s);
+    copy.appendOrderOf(source);
+    Schedule single = Schedule.empty(s);
+    List<Integer> listed = new ArrayList<>();
+    source.forEachInOrder(listed::add);
+    for (int i : listed) {
+      single.append(i, source.priority(i));
+    }
+    assertEquals(s.flows().size(), copy.orderSize());
+    List<Integer> copied = new ArrayList<>();
+    copy.forEachInOrder(copied::add);
+    assertEquals(listed, copied);
+    int[] flows = new int[s.flows().size()];
+    int[] classes = new int[flows.length];
+    assertEquals(flows.length, copy.orderInto(flows, classes));
+    for (int k = 0; k < flows.length; k++) {
+      assertEquals((int) listed.get(k), flows[k]);
+      assertEquals(single.priority(flows[k]), classes[k], "class of flow " + flows[k]);
+      assertEquals(single.priority(flows[k]), copy.priority(flows[k]), "class of flow " + flows[k]);
+    }
+    assertEquals(List.of(1, 2, 3, 4, 5), Arrays.stream(classes).boxed().distinct().toList());
+  }
+
+  @Test
   void flowsAppendedByPositionAreTheFlowsAppendedOneByOne() {
     // Coflow A's flows in two classes by position (CODA's flow queues), as runs of positions and
     // one by one: the same order, classes and backfill rates; and a recycled schedule whose
