@@ -17,25 +17,23 @@ import org.coflow.master.policy.PortBudget;
 import org.coflow.master.policy.Schedule;
 import org.coflow.master.policy.SchedulingPolicy;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The simulator against a per-flow reference on the first 60 coflows of the Facebook trace, exact
- * completion times ({@code --coalesce 0}; with Courier the first 10, see below): every policy, with
- * and without Courier, gives every coflow the same CCT (relative difference at most 1e-9) in {@link
- * Simulator} with the invariant checker on and in the plain {@link ReferenceSimulator}; and fair
- * sharing's coflow-by-coflow water-filling gives the same CCTs as water-filling over the flat list
- * of every flow. Fair sharing without Courier runs in {@link PairSimulator} (flows grouped by
- * sender-receiver pair, invariants checked per pair) against the reference's per-flow schedule, so
- * its row checks that the two entry points of {@code FairSharing} agree.
+ * completion times ({@code --coalesce 0}): every policy, with and without Courier, gives every
+ * coflow the same CCT (relative difference at most 1e-9) in {@link Simulator} with the invariant
+ * checker on and in the plain {@link ReferenceSimulator}; and fair sharing's coflow-by-coflow
+ * water-filling gives the same CCTs as water-filling over the flat list of every flow. Fair sharing
+ * without Courier runs in {@link PairSimulator} (flows grouped by sender-receiver pair, invariants
+ * checked per pair) against the reference's per-flow schedule, so its row checks that the two entry
+ * points of {@code FairSharing} agree.
  */
 class SimulatorDifferentialTest {
   static final double GBPS = 125_000_000;
   static final double TOLERANCE = 1e-9;
-  static final int COURIER_SLICE = 10;
   static Trace slice;
 
   @BeforeAll
@@ -55,22 +53,14 @@ class SimulatorDifferentialTest {
   }
 
   /**
-   * Courier-wrapped runs cost far more (every decision walks every waiting flow, and flows beyond
-   * MaxNum peers add events: 29 to 206 s per policy on 60 coflows, 11 minutes for all eight), so
-   * the default build checks the first 10 coflows (as {@link InvariantsTest} does) and {@code
-   * -Pbench} the first 60.
+   * Courier-wrapped runs cost more (every decision walks every waiting flow, and flows beyond
+   * MaxNum peers add events): about 6 minutes for all eight on these 60 coflows (9 to 101 s per
+   * policy, simulator and reference).
    */
   @ParameterizedTest
   @MethodSource("policies")
   void sameCctsAsThePerFlowReferenceWithCourier(String name) {
-    compare(slice.first(COURIER_SLICE), name, true);
-  }
-
-  @Tag("bench")
-  @ParameterizedTest
-  @MethodSource("policies")
-  void sameCctsAsThePerFlowReferenceWithCourierOnSixtyCoflows(String name) {
-    compare(slice, name, true);
+    compare(name, true);
   }
 
   private static void compare(String name, boolean courier) {
