@@ -34,19 +34,16 @@ public final class CourierPolicy implements SchedulingPolicy {
   private Allocator allocator;
   private Schedule spare;
 
-  // The decision under way: flows in priority order with their classes, and which have a
-  // connection (by flow index).
+  // The decision under way: the flows in priority order, with their classes and pair keys (by
+  // position in that order), and which flows have a connection (by flow index).
   private int[] order = new int[0];
   private int[] classes = new int[0];
-
-  /** By position in the priority order: the flow's pair key (see below). */
   private int[] keys = new int[0];
-
   private boolean[] connected = new boolean[0];
 
   // By pair key (receiver * ports + sender: a receiver's pairs are side by side): the decision a
-  // pair was last seen in and chosen in,
-  // and its unified flow's class, size and rate; per receiver, its senders in first-seen order.
+  // pair was last seen in and chosen in, and its unified flow's class, size and rate. Per
+  // receiver, its senders in first-seen order.
   private int decision;
   private int[] pairSeen = new int[0];
   private int[] pairChosen = new int[0];
