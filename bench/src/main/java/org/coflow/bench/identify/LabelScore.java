@@ -23,6 +23,7 @@ public final class LabelScore implements CoflowIdentifier {
   private final CoflowIdentifier delegate;
   private final Map<Long, String> found = new HashMap<>();
   private final Map<Long, String> truth = new HashMap<>();
+  private final Map<Long, String> seen = new java.util.TreeMap<>();
 
   public LabelScore(CoflowIdentifier delegate) {
     this.delegate = delegate;
@@ -51,6 +52,17 @@ public final class LabelScore implements CoflowIdentifier {
         if (label != null) {
           found.put(arrivals.get(i).handle(), ids.get(i));
           truth.put(arrivals.get(i).handle(), label);
+          Arrival a = arrivals.get(i);
+          seen.put(
+              a.handle(),
+              String.format(
+                  "start %d %s -> %s %s as %s %s",
+                  a.startMillis(),
+                  a.srcHost(),
+                  a.dstHost(),
+                  label,
+                  ids.get(i),
+                  blind.get(i).attributes()));
         }
       }
     }
@@ -75,6 +87,13 @@ public final class LabelScore implements CoflowIdentifier {
       ids.put(e.getKey(), clusters.computeIfAbsent(e.getValue(), k -> (long) clusters.size()));
     }
     return Accuracy.of(ids, truth);
+  }
+
+  /** One line per labelled flow so far: start, hosts, true and identified coflow, attributes. */
+  public synchronized String describe() {
+    StringBuilder b = new StringBuilder();
+    seen.values().stream().sorted().forEach(l -> b.append(l).append('\n'));
+    return b.toString();
   }
 
   /** Labelled flows identified so far, per true coflow. */

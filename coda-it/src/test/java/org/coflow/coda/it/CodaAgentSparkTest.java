@@ -156,7 +156,11 @@ class CodaAgentSparkTest {
   @Test
   void theMasterIdentifiesTheShufflesOfThreeConcurrentJobs() throws Exception {
     List<Integer> seeds = List.of(1, 2, 3);
-    Config config = masterConfig();
+    // CODA's radius must sit between the start gaps within a shuffle and those between shuffles
+    // (seed 002 §6.3). Four JVMs on this two-core machine start one shuffle's reducers up to 0.8 s
+    // apart (measured; the paper's Spark model has 100 ms), past the default ε's reach of 0.51 s:
+    // ε = 2 reaches 1.0 s, and the jobs start 4 s apart, so shuffles stay 1.5 s or more apart.
+    Config config = masterConfig().with(MasterConfig.IDENTIFY_EPS, 2.0);
     LabelScore score = new LabelScore(MasterService.identifier(config));
     List<List<Tuple2<Integer, Long>>> got;
     String app;
@@ -164,7 +168,7 @@ class CodaAgentSparkTest {
       String args = "master=127.0.0.1:" + master.port() + ",hostId=spark-host";
       try (JavaSparkContext sc = cluster("coda-agent identification", args)) {
         app = sc.sc().applicationId();
-        got = concurrently(sc, seeds, 3000);
+        got = concurrently(sc, seeds, 4000);
         Thread.sleep(1500); // the last flows' idle gap, and one more report
       }
     }
@@ -173,12 +177,13 @@ class CodaAgentSparkTest {
     System.out.printf(
         "coda-agent on Spark: %d labelled flows %s, precision %.3f, recall %.3f%n",
         a.flows(), perLabel, a.precision(), a.recall());
+    System.out.print(score.describe());
     assertEquals(withoutAgent(seeds), got, "outputs with the agent differ from Spark's own");
     List<String> shuffles =
         perLabel.keySet().stream().filter(l -> l.startsWith("spark:" + app + ":")).toList();
     assertEquals(3, shuffles.size(), "one labelled shuffle per job: " + perLabel);
-    assertTrue(a.precision() >= 0.9, "precision " + a.precision());
-    assertTrue(a.recall() >= 0.9, "recall " + a.recall());
+    assertTrue(a.precision() >= 0.9, "precision " + a.precision() + "\n" + score.describe());
+    assertTrue(a.recall() >= 0.9, "recall " + a.recall() + "\n" + score.describe());
   }
 
   @Test
