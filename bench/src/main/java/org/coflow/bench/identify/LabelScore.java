@@ -23,7 +23,10 @@ public final class LabelScore implements CoflowIdentifier {
   private final CoflowIdentifier delegate;
   private final Map<Long, String> found = new HashMap<>();
   private final Map<Long, String> truth = new HashMap<>();
-  private final Map<Long, String> seen = new java.util.TreeMap<>();
+  private final List<Line> lines = new java.util.ArrayList<>();
+
+  /** What {@link #describe} says of one labelled flow. */
+  private record Line(long start, long handle, String text) {}
 
   public LabelScore(CoflowIdentifier delegate) {
     this.delegate = delegate;
@@ -53,16 +56,18 @@ public final class LabelScore implements CoflowIdentifier {
           found.put(arrivals.get(i).handle(), ids.get(i));
           truth.put(arrivals.get(i).handle(), label);
           Arrival a = arrivals.get(i);
-          seen.put(
-              a.handle(),
-              String.format(
-                  "start %d %s -> %s %s as %s %s",
+          lines.add(
+              new Line(
                   a.startMillis(),
-                  a.srcHost(),
-                  a.dstHost(),
-                  label,
-                  ids.get(i),
-                  blind.get(i).attributes()));
+                  a.handle(),
+                  String.format(
+                      "start %d %s -> %s %s as %s %s",
+                      a.startMillis(),
+                      a.srcHost(),
+                      a.dstHost(),
+                      label,
+                      ids.get(i),
+                      new java.util.TreeMap<>(blind.get(i).attributes()))));
         }
       }
     }
@@ -89,10 +94,15 @@ public final class LabelScore implements CoflowIdentifier {
     return Accuracy.of(ids, truth);
   }
 
-  /** One line per labelled flow so far: start, hosts, true and identified coflow, attributes. */
+  /**
+   * One line per labelled flow so far, by start time: start (epoch ms), hosts, true and identified
+   * coflow, and the attributes the identifier saw. What a test prints when identification fails.
+   */
   public synchronized String describe() {
     StringBuilder b = new StringBuilder();
-    seen.values().stream().sorted().forEach(l -> b.append(l).append('\n'));
+    lines.stream()
+        .sorted(java.util.Comparator.comparingLong(Line::start).thenComparingLong(Line::handle))
+        .forEach(l -> b.append(l.text()).append('\n'));
     return b.toString();
   }
 
