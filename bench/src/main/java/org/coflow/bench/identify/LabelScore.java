@@ -1,8 +1,11 @@
 package org.coflow.bench.identify;
 
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.ToLongFunction;
 import org.coflow.api.model.Flow;
 import org.coflow.master.identify.Accuracy;
@@ -23,7 +26,7 @@ public final class LabelScore implements CoflowIdentifier {
   private final CoflowIdentifier delegate;
   private final Map<Long, String> found = new HashMap<>();
   private final Map<Long, String> truth = new HashMap<>();
-  private final List<Line> lines = new java.util.ArrayList<>();
+  private final List<Line> lines = new ArrayList<>();
 
   /** What {@link #describe} says of one labelled flow. */
   private record Line(long start, long handle, String text) {}
@@ -34,7 +37,7 @@ public final class LabelScore implements CoflowIdentifier {
 
   @Override
   public List<String> identify(List<Arrival> arrivals, long roundMillis) {
-    List<Arrival> blind = new java.util.ArrayList<>(arrivals.size());
+    List<Arrival> blind = new ArrayList<>(arrivals.size());
     for (Arrival a : arrivals) {
       Map<String, String> attrs = new HashMap<>(a.attributes());
       attrs.remove(LABEL);
@@ -67,7 +70,7 @@ public final class LabelScore implements CoflowIdentifier {
                       a.dstHost(),
                       label,
                       ids.get(i),
-                      new java.util.TreeMap<>(blind.get(i).attributes()))));
+                      new TreeMap<>(blind.get(i).attributes()))));
         }
       }
     }
@@ -101,7 +104,7 @@ public final class LabelScore implements CoflowIdentifier {
   public synchronized String describe() {
     StringBuilder b = new StringBuilder();
     lines.stream()
-        .sorted(java.util.Comparator.comparingLong(Line::start).thenComparingLong(Line::handle))
+        .sorted(Comparator.comparingLong(Line::start).thenComparingLong(Line::handle))
         .forEach(l -> b.append(l.text()).append('\n'));
     return b.toString();
   }

@@ -513,7 +513,9 @@ public final class Schedule {
 
   /**
    * Writes every flow index in priority order into {@code flows} and its class into {@code classes}
-   * (both at least {@link #orderSize} long); returns the number written.
+   * (both at least {@link #orderSize} long); returns the number written. The walk of {@link
+   * #forEachInOrder}, written out with the classes rather than through a callback: Courier calls it
+   * at every event.
    */
   public int orderInto(int[] flows, int[] classes) {
     int n = 0;
