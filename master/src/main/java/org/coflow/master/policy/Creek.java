@@ -424,13 +424,25 @@ public final class Creek extends AbstractPolicy {
     int counted = countedLevels;
     int run = -1;
     double sum = 0;
+    // The level of a run of flows into one (coflow, receiver) is looked up once per run: its pair
+    // rates if the level was filled from the counts, null if its flows already have their rates.
+    double[] pairRates = null;
     for (int i = 0, n = state.flows().size(); i < n; i++) {
       int dst = state.dstAt(i);
       int key = state.slotAt(i) * ports + dst;
-      int level = levelOf[key];
+      // Runs of flows into one (coflow, receiver) are summed in a register and stored once.
+      if (key != run) {
+        if (run >= 0) {
+          rateTo[run] = sum;
+        }
+        run = key;
+        sum = rateTo[key];
+        int level = levelOf[key];
+        pairRates = (counted >>> level & 1) != 0 ? pairRate[level] : null;
+      }
       double rate;
-      if ((counted >>> level & 1) != 0) {
-        rate = pairRate[level][state.srcAt(i) * ports + dst];
+      if (pairRates != null) {
+        rate = pairRates[state.srcAt(i) * ports + dst];
         if (rate <= 0) {
           continue;
         }
@@ -440,14 +452,6 @@ public final class Creek extends AbstractPolicy {
         if (rate <= 0) {
           continue;
         }
-      }
-      // Runs of flows into one (coflow, receiver) are summed in a register and stored once.
-      if (key != run) {
-        if (run >= 0) {
-          rateTo[run] = sum;
-        }
-        run = key;
-        sum = rateTo[key];
       }
       sum += rate;
     }
