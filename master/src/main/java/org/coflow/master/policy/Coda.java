@@ -206,8 +206,11 @@ public class Coda extends AbstractPolicy {
       levelStart = new int[levels + 1];
     }
     java.util.Arrays.fill(levelStart, 0, levels + 1, 0);
+    // A coflow's flows are mostly at one level: each flow's level is checked against the last one's
+    // before the ladder is scanned.
+    int level = 0;
     for (int k = 0; k < n; k++) {
-      int level = flowLevels.level(c.activeSent(k));
+      level = flowLevels.level(c.activeSent(k), level);
       levelOf[k] = level;
       levelStart[level + 1]++;
     }
@@ -255,9 +258,12 @@ public class Coda extends AbstractPolicy {
       next = Math.min(next, queues.nextDemotion(c, rates[c.index()], now));
     }
     int[] served = schedule.served();
+    int level = 0;
     for (int k = 0, n = schedule.servedSize(); k < n; k++) {
       int i = served[k];
-      next = Math.min(next, flowLevels.crossing(state.sentAt(i), schedule.rate(i), now));
+      double sent = state.sentAt(i);
+      level = flowLevels.level(sent, level);
+      next = Math.min(next, flowLevels.crossingAt(level, sent, schedule.rate(i), now));
     }
     return next;
   }
