@@ -57,7 +57,11 @@ class MultiAgentTest {
             CourierAgent.start(
                 Agents.local("exec-" + h, 2)
                     .set(CourierConfig.MAX_NUM, MAX_NUM)
-                    .set(CourierConfig.MIN_SIZE, (long) (1 << 20))
+                    // Below most blocks (up to 300,000 bytes): a unified flow splits as soon as
+                    // one such block waits, however fast the agents serve. With 1 MiB a fast run
+                    // could serve every block before any pair had 1 MiB outstanding, and never
+                    // split (seen once in CI).
+                    .set(CourierConfig.MIN_SIZE, (long) (64 << 10))
                     .credentials(Agents.CLUSTER)));
         Path dir = Files.createDirectories(tmp.resolve("host-" + h + "/blockmgr")).toRealPath();
         dirs.add(dir);
