@@ -341,62 +341,15 @@ public final class Allocator {
   private static final int GREEDY = 2;
   private static final int BACKFILL = 3;
   private static final int GROUPS = 4;
-  private final Memos memos = new Memos();
-  private final Memos backfills = new Memos();
-  private final Memos groupSteps = new Memos();
-
-  /**
-   * The memos of one kind, by coflow: an array indexed by {@link Coflow#slot()} (slots are dense
-   * and reused after a coflow finishes), each entry with the coflow it belongs to. A lookup is an
-   * array read, and dropping the memos of finished coflows at every decision is a scan of the
-   * slots, not of a hash table.
-   */
-  private static final class Memos {
-    private Memo[] memo = new Memo[16];
-    private Coflow[] owner = new Coflow[16];
-
-    /** The memo of {@code c}, or null. */
-    Memo get(Coflow c) {
-      int slot = c.slot();
-      return slot >= 0 && slot < owner.length && owner[slot] == c ? memo[slot] : null;
-    }
-
-    void put(Coflow c, Memo m) {
-      int slot = c.slot();
-      if (slot < 0) {
-        throw new IllegalArgumentException("coflow " + c.id() + " is not in a cluster state");
-      }
-      if (slot >= owner.length) {
-        int len = Math.max(slot + 1, 2 * owner.length);
-        memo = java.util.Arrays.copyOf(memo, len);
-        owner = java.util.Arrays.copyOf(owner, len);
-      }
-      memo[slot] = m;
-      owner[slot] = c;
-    }
-
-    /** Drops the memos of finished coflows, so that they and their flows are not kept reachable. */
-    void forgetFinished() {
-      for (int slot = 0; slot < owner.length; slot++) {
-        if (owner[slot] != null && owner[slot].index() < 0) {
-          owner[slot] = null;
-          memo[slot] = null;
-        }
-      }
-    }
-
-    int size() {
-      int n = 0;
-      for (Coflow c : owner) {
-        n += c == null ? 0 : 1;
-      }
-      return n;
-    }
-  }
+  private final java.util.IdentityHashMap<Coflow, Memo> memos = new java.util.IdentityHashMap<>();
+  private final java.util.IdentityHashMap<Coflow, Memo> backfills =
+      new java.util.IdentityHashMap<>();
+  private final java.util.IdentityHashMap<Coflow, Memo> groupSteps =
+      new java.util.IdentityHashMap<>();
 
   private long replays;
 
-  private Memos memosOf(int kind) {
+  private java.util.IdentityHashMap<Coflow, Memo> memosOf(int kind) {
     return kind == BACKFILL ? backfills : kind == GROUPS ? groupSteps : memos;
   }
 
@@ -495,9 +448,15 @@ public final class Allocator {
    * a finished coflow and its flows are not kept reachable.
    */
   public void forgetFinished() {
-    memos.forgetFinished();
-    backfills.forgetFinished();
-    groupSteps.forgetFinished();
+    if (!memos.isEmpty()) {
+      memos.keySet().removeIf(c -> c.index() < 0);
+    }
+    if (!backfills.isEmpty()) {
+      backfills.keySet().removeIf(c -> c.index() < 0);
+    }
+    if (!groupSteps.isEmpty()) {
+      groupSteps.keySet().removeIf(c -> c.index() < 0);
+    }
   }
 
   private long reratings;

@@ -206,11 +206,8 @@ public class Coda extends AbstractPolicy {
       levelStart = new int[levels + 1];
     }
     java.util.Arrays.fill(levelStart, 0, levels + 1, 0);
-    // A coflow's flows are mostly at one level: each flow's level is checked against the last one's
-    // before the ladder is scanned.
-    int level = 0;
     for (int k = 0; k < n; k++) {
-      level = flowLevels.level(c.activeSent(k), level);
+      int level = flowLevels.level(c.activeSent(k));
       levelOf[k] = level;
       levelStart[level + 1]++;
     }
@@ -258,12 +255,9 @@ public class Coda extends AbstractPolicy {
       next = Math.min(next, queues.nextDemotion(c, rates[c.index()], now));
     }
     int[] served = schedule.served();
-    int level = 0;
     for (int k = 0, n = schedule.servedSize(); k < n; k++) {
       int i = served[k];
-      double sent = state.sentAt(i);
-      level = flowLevels.level(sent, level);
-      next = Math.min(next, flowLevels.crossingAt(level, sent, schedule.rate(i), now));
+      next = Math.min(next, flowLevels.crossing(state.sentAt(i), schedule.rate(i), now));
     }
     return next;
   }

@@ -32,19 +32,6 @@ final class Thresholds {
     return q;
   }
 
-  /**
-   * {@link #level(double)}, checking {@code guess} first: two comparisons when {@code bytes} lies
-   * in the guessed level (loops over flows that are mostly at one level pass the last flow's
-   * level), the full scan otherwise. The same result as {@link #level(double)} for every guess.
-   */
-  int level(double bytes, int guess) {
-    if ((guess == 0 || bytes > upper[guess - 1])
-        && (guess == upper.length - 1 || bytes <= upper[guess])) {
-      return guess;
-    }
-    return level(bytes);
-  }
-
   /** Upper bound of a level (infinity for the last). */
   double upper(int level) {
     return upper[level];
@@ -59,14 +46,10 @@ final class Thresholds {
    * past it, so that the strict comparison sees the new level), or infinity.
    */
   double crossing(double bytes, double rate, double now) {
-    return crossingAt(level(bytes), bytes, rate, now);
-  }
-
-  /** {@link #crossing} of {@code bytes} known to be at {@code level}. */
-  double crossingAt(int level, double bytes, double rate, double now) {
-    if (isLast(level) || rate <= 0) {
+    int q = level(bytes);
+    if (isLast(q) || rate <= 0) {
       return Double.POSITIVE_INFINITY;
     }
-    return now + (upper[level] - bytes) / rate * (1 + 1e-12) + 1e-9;
+    return now + (upper[q] - bytes) / rate * (1 + 1e-12) + 1e-9;
   }
 }

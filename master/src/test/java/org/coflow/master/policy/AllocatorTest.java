@@ -673,28 +673,6 @@ class AllocatorTest {
   }
 
   @Test
-  void aCoflowInTheSlotOfAFinishedOneDoesNotReplayItsStep() {
-    ClusterState s = new ClusterState(Fabric.uniform(3, 10));
-    Coflow a = new Coflow("a", 0, 0, 1);
-    s.addCoflow(a);
-    Flow fa = s.addFlow(a, 0, 1, 5, 0);
-    Allocator allocator = new Allocator(3);
-    allocator.maxMinFair(a, new PortBudget(s.fabric()), Schedule.empty(s));
-    // a finishes and c takes its slot before the allocator forgets a: one flow, like a's, out of
-    // the same sender, whose step a's memo would pass for (a's ports have the same residuals).
-    s.finishFlow(fa, 1);
-    Coflow c = new Coflow("c", 1, 1, 1);
-    s.addCoflow(c);
-    assertEquals(a.slot(), c.slot());
-    s.addFlow(c, 0, 2, 5, 1);
-    PortBudget budget = new PortBudget(s.fabric());
-    budget.take(1, 2, 6);
-    Schedule schedule = Schedule.empty(s);
-    allocator.maxMinFair(c, budget, schedule);
-    assertEquals(4, schedule.rate(0), 1e-12, "c's flow gets what is left into port 2");
-  }
-
-  @Test
   void maddFinishesAllFlowsOfACoflowTogether() {
     ClusterState s = new ClusterState(Fabric.uniform(3, 10));
     Coflow c = new Coflow("c", 0, 0, 1);
