@@ -54,10 +54,31 @@ public final class CourierPolicy implements SchedulingPolicy {
   private int[] senderCount = new int[0];
   private int[] top = new int[0];
 
+  /**
+   * Under an ORDER policy, the connections kept from one decision to the next ({@link
+   * KeptConnections}); null under a RATE policy, whose rates move every pair at every decision.
+   */
+  private final KeptConnections kept;
+
+  /** Tests: every kept decision is checked against the one worked out from every flow. */
+  private boolean crossCheck;
+
   public CourierPolicy(SchedulingPolicy inner, int maxNum, double minSize) {
     this.inner = inner;
     this.maxNum = maxNum;
     this.minSize = minSize;
+    this.kept = inner.type() == PolicyType.ORDER ? new KeptConnections(maxNum) : null;
+  }
+
+  /** The kept connections, or null under a RATE policy (for tests). */
+  KeptConnections kept() {
+    return kept;
+  }
+
+  /** Checks every decision of the kept connections against the full one (for tests). */
+  CourierPolicy crossCheck() {
+    crossCheck = true;
+    return this;
   }
 
   /** Connections of at most this many bytes are never split. */
@@ -78,6 +99,39 @@ public final class CourierPolicy implements SchedulingPolicy {
   @Override
   public Schedule schedule(ClusterState state, double now) {
     Schedule decided = inner.schedule(state, now);
+    if (allocator == null || allocator.ports() != state.fabric().size()) {
+      allocator = new Allocator(state.fabric().size());
+    }
+    Schedule out = Schedule.recycle(state, spare);
+    spare = null;
+    out.appendOrderOf(decided);
+    if (kept == null || !kept.schedule(state, decided, out, allocator)) {
+      decide(state, decided, out);
+    } else if (crossCheck) {
+      Schedule full = Schedule.empty(state);
+      full.appendOrderOf(decided);
+      decide(state, decided, full);
+      for (int i = 0, n = state.flows().size(); i < n; i++) {
+        if (Double.compare(full.rate(i), out.rate(i)) != 0) {
+          throw new IllegalStateException(
+              "kept connections gave "
+                  + state.flows().get(i)
+                  + " the rate "
+                  + out.rate(i)
+                  + ", the full decision "
+                  + full.rate(i)
+                  + " (t="
+                  + now
+                  + ")");
+        }
+      }
+    }
+    inner.recycle(decided);
+    return out;
+  }
+
+  /** The connections and rates worked out from every active flow, into {@code out}. */
+  private void decide(ClusterState state, Schedule decided, Schedule out) {
     int ports = state.fabric().size();
     int n = decided.orderSize();
     if (order.length < n) {
@@ -86,9 +140,6 @@ public final class CourierPolicy implements SchedulingPolicy {
     }
     decided.orderInto(order, classes);
     boolean[] connected = connect(state, decided, order, classes, n);
-    Schedule out = Schedule.recycle(state, spare);
-    spare = null;
-    out.appendOrderOf(decided);
     PortBudget budget = new PortBudget(state.fabric());
     for (int k = 0; k < n; k++) {
       int i = order[k];
@@ -106,12 +157,7 @@ public final class CourierPolicy implements SchedulingPolicy {
         budget.take(src, dst, r);
       }
     }
-    if (allocator == null || allocator.ports() != ports) {
-      allocator = new Allocator(ports);
-    }
     Backfill.fill(state, budget, out, connected, allocator);
-    inner.recycle(decided);
-    return out;
   }
 
   /**
@@ -217,6 +263,18 @@ public final class CourierPolicy implements SchedulingPolicy {
    * #connect}), order them as its {@code Double.compare} does.
    */
   private boolean moreImportant(int a, int b, int ports, boolean rate) {
+    return moreImportant(a, b, ports, rate, pairRate, pairClass, pairSize);
+  }
+
+  /** {@link #moreImportant(int, int, int, boolean)} on the pairs' numbers given by key. */
+  static boolean moreImportant(
+      int a,
+      int b,
+      int ports,
+      boolean rate,
+      double[] pairRate,
+      int[] pairClass,
+      double[] pairSize) {
     if (rate) {
       double ra = pairRate[a];
       double rb = pairRate[b];

@@ -87,6 +87,14 @@ public final class Flow {
     return index;
   }
 
+  /**
+   * Position of this flow among its coflow's active flows ({@code coflow().activeIndex(position())
+   * == index()}), -1 once it finished. It changes when another flow of the coflow finishes.
+   */
+  public int position() {
+    return coflowIndex;
+  }
+
   void grow(double newSize) {
     size = newSize;
   }

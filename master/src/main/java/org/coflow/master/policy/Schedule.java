@@ -398,10 +398,13 @@ public final class Schedule {
     positionClassesWritten = true;
   }
 
+  /** {@link #segFlow} of a segment of all active flows of a coflow. */
+  private static final int WHOLE = -1;
+
   /** Appends all active flows of a coflow to the priority order with one class. */
   public void appendCoflow(Coflow c, int priorityClass) {
     coflowClass[c.index()] = priorityClass + 1;
-    segment(c, -1, priorityClass);
+    segment(c, WHOLE, priorityClass);
     ordered += c.activeFlows().size();
   }
 
@@ -466,6 +469,26 @@ public final class Schedule {
   }
 
   int segments() {
+    return segments;
+  }
+
+  /**
+   * If every segment of the order is a whole coflow ({@link #appendCoflow}), writes the segments'
+   * coflows and classes into the arrays, in order, and returns their number; otherwise, or if the
+   * arrays are too short, returns -1. Costs the segments, not the flows: a wrapper that keeps
+   * something per flow from one decision to the next learns from it whether the order changed.
+   */
+  public int wholeCoflowSegments(Coflow[] coflows, int[] classes) {
+    if (segments > coflows.length || segments > classes.length) {
+      return -1;
+    }
+    for (int k = 0; k < segments; k++) {
+      if (segCoflow[k] == null || segFlow[k] != WHOLE) {
+        return -1;
+      }
+      coflows[k] = segCoflow[k];
+      classes[k] = segClass[k];
+    }
     return segments;
   }
 

@@ -154,6 +154,47 @@ class ScheduleTest {
   }
 
   @Test
+  void wholeCoflowSegmentsAreListedOnlyWhenEverySegmentIsAWholeCoflow() {
+    ClusterState s = new ClusterState(Fabric.uniform(4, 10));
+    Coflow a = new Coflow("a", 0, 0, 1);
+    Coflow b = new Coflow("b", 1, 0, 1);
+    s.addCoflow(a);
+    s.addCoflow(b);
+    s.addFlow(a, 0, 1, 5, 0);
+    Flow b0 = s.addFlow(b, 1, 2, 5, 0);
+    Flow b1 = s.addFlow(b, 2, 3, 5, 0);
+    Coflow[] coflows = new Coflow[2];
+    int[] classes = new int[2];
+    Schedule whole = Schedule.empty(s);
+    whole.appendCoflow(b, 0);
+    whole.appendCoflow(a, 3);
+    assertEquals(2, whole.wholeCoflowSegments(coflows, classes));
+    assertEquals(List.of(b, a), List.of(coflows));
+    assertEquals(List.of(0, 3), Arrays.stream(classes).boxed().toList());
+    assertEquals(-1, whole.wholeCoflowSegments(new Coflow[1], new int[1]), "arrays too short");
+    Schedule single = Schedule.empty(s);
+    single.appendCoflow(a, 0);
+    single.append(b0.index(), 1);
+    assertEquals(-1, single.wholeCoflowSegments(coflows, classes));
+    Schedule byReceiver = Schedule.empty(s);
+    byReceiver.appendCoflow(a, 0);
+    byReceiver.classByReceiver(b, new int[] {1, 1, 1, 2});
+    byReceiver.appendReceivers(b, 1);
+    byReceiver.appendReceivers(b, 2);
+    assertEquals(-1, byReceiver.wholeCoflowSegments(new Coflow[3], new int[3]));
+    Schedule byPosition = Schedule.empty(s);
+    byPosition.appendCoflow(a, 0);
+    byPosition.appendPositions(b, new int[] {1, 0}, 0, 2, 1);
+    assertEquals(-1, byPosition.wholeCoflowSegments(coflows, classes));
+    // A flow's position in its coflow follows the coflow's active list as flows finish.
+    assertEquals(1, b1.position());
+    s.finishFlow(b0, 1);
+    assertEquals(-1, b0.position());
+    assertEquals(0, b1.position());
+    assertEquals(b1.index(), b.activeIndex(b1.position()));
+  }
+
+  @Test
   void flowsAppendedByPositionAreTheFlowsAppendedOneByOne() {
     // Coflow A's flows in two classes by position (CODA's flow queues), as runs of positions and
     // one by one: the same order, classes and backfill rates; and a recycled schedule whose
