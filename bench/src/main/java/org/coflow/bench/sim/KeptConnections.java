@@ -95,6 +95,7 @@ final class KeptConnections {
   private boolean[] segAll = new boolean[64];
 
   private long[] run = new long[8];
+  private int[] candidates = new int[64];
   private int[] sortBuffer = new int[0];
 
   private long rebuilds;
@@ -146,15 +147,22 @@ final class KeptConnections {
       rebuild(state, segs);
       n = connect();
     }
+    // A pair's key gives its ports; a flow's index is looked up only when it gets a rate or an
+    // offer. The flows that may have got a rate are noted (by place in the list) on the way.
     PortBudget budget = new PortBudget(state.fabric());
+    if (candidates.length < 2 * n) {
+      candidates = new int[Math.max(2 * n, 2 * candidates.length)];
+    }
+    int noted = 0;
     for (int j = 0; j < n; j++) {
-      int i = indexOf(connected.entry(j));
-      int src = state.srcAt(i);
-      int dst = state.dstAt(i);
+      int key = connected.pair(j);
+      int dst = key / ports;
+      int src = key - dst * ports;
       double r = budget.available(src, dst);
       if (r > 0) {
-        out.setRate(i, r);
+        out.setRate(indexOf(connected.entry(j)), r);
         budget.take(src, dst, r);
+        candidates[noted++] = j;
       }
     }
     // The backfill among connected flows (Backfill.fill with them eligible): class by class, the
@@ -163,18 +171,24 @@ final class KeptConnections {
       int cls = segClass[connected.segment(j)];
       allocator.clearGroup();
       for (; j < n && segClass[connected.segment(j)] == cls; j++) {
-        int i = indexOf(connected.entry(j));
-        allocator.offer(i, state.srcAt(i), state.dstAt(i), budget);
+        int key = connected.pair(j);
+        int dst = key / ports;
+        int src = key - dst * ports;
+        if (budget.available(src, dst) > 0) {
+          allocator.offer(indexOf(connected.entry(j)), src, dst, budget);
+          candidates[noted++] = j;
+        }
       }
       allocator.fillGroup(budget, out);
     }
     for (int seg = 0; seg < segs; seg++) {
       changesAt[seg] = segCoflow[seg].activeChanges();
     }
+    // The flows that moved (a flow rated greedily and offered leftovers is noted twice: harmless).
     movedCount = 0;
-    for (int j = 0; j < n; j++) {
-      int i = indexOf(connected.entry(j));
-      if (out.rate(i) > 0) {
+    for (int c = 0; c < noted; c++) {
+      int j = candidates[c];
+      if (out.rate(indexOf(connected.entry(j))) > 0) {
         int key = connected.pair(j);
         pairMoved[key] = true;
         receiverMoved[key / ports] = true;
