@@ -24,6 +24,11 @@ import org.coflow.master.policy.Schedule;
  * pairs are brought up to date and swapped with the best of the others while they are less
  * important. When the order changes (a coflow arrives or finishes) everything is rebuilt from the
  * flows.
+ *
+ * <p>It relies on what the simulator guarantees: between two decisions a flow changes only by the
+ * bytes its rate moved, or by finishing (flows are added, and never grow, only with a change of the
+ * state's {@link ClusterState#membershipVersion}). {@code KeptConnectionsTest} checks every kept
+ * decision against the full one.
  */
 final class KeptConnections {
   private final int maxNum;
@@ -79,7 +84,10 @@ final class KeptConnections {
   private int[] changedPairs = new int[64];
   private int changedCount;
 
-  /** The flows that moved at the last decision, and the segments of those that have finished. */
+  /**
+   * The flows that moved at the last decision and their segments; per segment, whether its coflow's
+   * moved positions were looked for at this decision.
+   */
   private Flow[] movedFlow = new Flow[64];
 
   private int[] movedSeg = new int[64];
