@@ -34,7 +34,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Four agents on loopback (four host ids, each with its own port and directories); on every host
  * eight clients fetch their reduce partition of three concurrent coflows from every other host,
- * some into files, some as streams: every byte arrives intact, over one connection per host pair.
+ * some into files, some as streams: every byte arrives intact; no agent ever holds more than MaxNum
+ * data connections, and with fewer peers than MaxNum the unified flows above MinSize are split over
+ * more connections than there are peers.
  */
 @ExtendWith(LeakCheck.class)
 class MultiAgentTest {
