@@ -321,10 +321,9 @@ public final class Allocator {
       count[m.riseLive[k]] = 0;
     }
     for (int j = 0; j < m.moved; j++) {
-      double rate = eventAt[m.event[j]];
-      m.rates[j] = rate;
-      schedule.addRate(c.activeIndex(m.moving[j]), rate);
+      m.rates[j] = eventAt[m.event[j]];
     }
+    rateByPosition(c, m.moving, m.rates, m.moved, schedule);
     noteResiduals(m, res);
     return true;
   }
@@ -437,9 +436,7 @@ public final class Allocator {
       res[m.resources[j]] = m.after[j];
     }
     replays++;
-    for (int j = 0; j < m.moved; j++) {
-      schedule.addRate(c.activeIndex(m.moving[j]), m.rates[j]);
-    }
+    rateByPosition(c, m.moving, m.rates, m.moved, schedule);
     return true;
   }
 
@@ -603,9 +600,7 @@ public final class Allocator {
         }
       }
     }
-    for (int j = 0; j < moved; j++) {
-      schedule.addRate(c.activeIndex(newMoving[j]), newRates[j]);
-    }
+    rateByPosition(c, newMoving, newRates, moved, schedule);
     if (m.moving.length < n) {
       m.moving = new int[n];
       m.rates = new double[n];
@@ -619,6 +614,25 @@ public final class Allocator {
     noteResiduals(m, res);
     reratings++;
     return true;
+  }
+
+  /** Flow indices (and rates, for MADD) handed to {@link Schedule#addRates} at once. */
+  private int[] handFlow = new int[64];
+
+  private double[] handRate = new double[64];
+
+  /**
+   * Gives the flows at {@code positions[0 .. n)} of the coflow's active flows their {@code rates},
+   * in that order, through {@link Schedule#addRates}.
+   */
+  private void rateByPosition(Coflow c, int[] positions, double[] rates, int n, Schedule schedule) {
+    if (handFlow.length < n) {
+      handFlow = new int[Math.max(n, 2 * handFlow.length)];
+    }
+    for (int j = 0; j < n; j++) {
+      handFlow[j] = c.activeIndex(positions[j]);
+    }
+    schedule.addRates(handFlow, rates, n);
   }
 
   private double[] saved = new double[0];
@@ -1247,9 +1261,7 @@ public final class Allocator {
     // The members' ends and indices are copied into int arrays as they are added: the passes
     // stay on those arrays instead of dereferencing flows scattered over the heap.
     waterFill(liveUp, liveDown, ones, n, budget.residual, levels, byPorts);
-    for (int i = 0; i < n; i++) {
-      schedule.addRate(liveIndex[i], levels[i]);
-    }
+    schedule.addRates(liveIndex, levels, n);
   }
 
   private long pairFills;
@@ -1679,7 +1691,6 @@ public final class Allocator {
         int dst = c.activeDst(k);
         double r = budget.available(src, dst);
         if (r > PortBudget.EPS) {
-          schedule.addRate(c.activeIndex(k), r);
           budget.take(src, dst, r);
           if (budget.up(src) <= PortBudget.EPS) {
             upFree--;
@@ -1700,6 +1711,7 @@ public final class Allocator {
         }
       }
       memo.moved = moved;
+      rateByPosition(c, memo.moving, memo.rates, moved, schedule);
       noteResiduals(memo, budget.residual);
     }
   }
@@ -1727,11 +1739,20 @@ public final class Allocator {
     if (gamma == Double.POSITIVE_INFINITY || gamma <= 0) {
       return Double.POSITIVE_INFINITY;
     }
-    for (int k = 0, n = c.activeCount(); k < n; k++) {
+    int n = c.activeCount();
+    if (handFlow.length < n) {
+      handFlow = new int[Math.max(n, 2 * handFlow.length)];
+    }
+    if (handRate.length < n) {
+      handRate = new double[handFlow.length];
+    }
+    for (int k = 0; k < n; k++) {
       double r = c.activeRemaining(k) / gamma;
-      schedule.addRate(c.activeIndex(k), r);
+      handFlow[k] = c.activeIndex(k);
+      handRate[k] = r;
       budget.take(c.activeSrc(k), c.activeDst(k), r);
     }
+    schedule.addRates(handFlow, handRate, n);
     return gamma;
   }
 

@@ -412,6 +412,11 @@ public final class Creek extends AbstractPolicy {
     return true;
   }
 
+  /** The flows {@link #rateInIndexOrder} gives a pair's rate, and those rates, in index order. */
+  private int[] handFlow = new int[1024];
+
+  private double[] handRate = new double[1024];
+
   /**
    * Gives every flow at a level filled from the counts its pair's rate, in index order, and sums
    * the rates per (coflow, receiver) as {@link #ratesTo} would: the served flows in index order,
@@ -427,7 +432,13 @@ public final class Creek extends AbstractPolicy {
     // The level of a run of flows into one (coflow, receiver) is looked up once per run: its pair
     // rates if the level was filled from the counts, null if its flows already have their rates.
     double[] pairRates = null;
-    for (int i = 0, n = state.flows().size(); i < n; i++) {
+    int n = state.flows().size();
+    if (handFlow.length < n) {
+      handFlow = new int[Math.max(n, 2 * handFlow.length)];
+      handRate = new double[handFlow.length];
+    }
+    int handed = 0;
+    for (int i = 0; i < n; i++) {
       int dst = state.dstAt(i);
       int key = state.slotAt(i) * ports + dst;
       // Runs of flows into one (coflow, receiver) are summed in a register and stored once.
@@ -446,7 +457,8 @@ public final class Creek extends AbstractPolicy {
         if (rate <= 0) {
           continue;
         }
-        schedule.addRate(i, rate);
+        handFlow[handed] = i;
+        handRate[handed++] = rate;
       } else {
         rate = schedule.rate(i);
         if (rate <= 0) {
@@ -458,6 +470,7 @@ public final class Creek extends AbstractPolicy {
     if (run >= 0) {
       rateTo[run] = sum;
     }
+    schedule.addRates(handFlow, handRate, handed);
     ratesOf = schedule;
     ratesChanges = schedule.rateChanges();
   }

@@ -190,6 +190,48 @@ public final class Schedule {
   }
 
   /**
+   * {@link #addRate} for {@code flows[k]} with {@code rates[k]}, k = 0 .. n-1 in that order: the
+   * same rates, served list and counts as n calls, with the bookkeeping held in locals over the
+   * loop, for a policy that hands out the rates of many flows at once.
+   */
+  public void addRates(int[] flows, double[] rates, int n) {
+    if (served.length - servedSize < n) {
+      int wanted = Math.max(64, Math.max(2 * servedSize, servedSize + n));
+      served = Arrays.copyOf(served, Math.min(this.flows, wanted));
+    }
+    int[] list = served;
+    double[] rate = this.rate;
+    int size = servedSize;
+    int sorted = sortedFrom;
+    int last = size > 0 ? list[size - 1] : -1;
+    long changes = rateChanges;
+    for (int k = 0; k < n; k++) {
+      double r = rates[k];
+      if (r > 0) {
+        int flow = flows[k];
+        if (rate[flow] == 0) {
+          if (flow < last) {
+            sorted = size;
+          }
+          list[size++] = flow;
+          last = flow;
+        }
+        rate[flow] += r;
+        changes++;
+      }
+    }
+    if (size != servedSize) {
+      inOrder = null;
+    }
+    if (changes != rateChanges) {
+      coflowSums = null;
+    }
+    servedSize = size;
+    sortedFrom = sorted;
+    rateChanges = changes;
+  }
+
+  /**
    * A count that grows whenever a rate is set or raised: a policy that summed the rates while
    * setting them knows its sums still hold if the count is what it was.
    */

@@ -57,6 +57,61 @@ class ScheduleTest {
   }
 
   @Test
+  void ratesAddedAtOnceAreTheRatesAddedOneByOne() {
+    // Two schedules given the same rates, one flow at a time and in batches: some flows twice,
+    // some rates zero, batches in and out of index order, on recycled arrays.
+    ClusterState s = new ClusterState(Fabric.uniform(5, 10));
+    Coflow a = new Coflow("a", 0, 0, 1);
+    Coflow b = new Coflow("b", 1, 0, 1);
+    s.addCoflow(a);
+    s.addCoflow(b);
+    int n = 600;
+    for (int i = 0; i < n; i++) {
+      s.addFlow(i % 3 == 0 ? b : a, i % 5, (i / 5) % 5, 5, 0);
+    }
+    Random random = new Random(5);
+    Schedule spareOne = null;
+    Schedule spareBatch = null;
+    for (int round = 0; round < 20; round++) {
+      Schedule one = Schedule.recycle(s, spareOne);
+      Schedule batch = Schedule.recycle(s, spareBatch);
+      for (int part = 0; part < 4; part++) {
+        int m = random.nextInt(300);
+        int[] flows = new int[m];
+        double[] rates = new double[m];
+        int at = random.nextInt(n);
+        for (int k = 0; k < m; k++) {
+          at = round % 2 == 0 ? (at + 1 + random.nextInt(3)) % n : random.nextInt(n);
+          flows[k] = at;
+          rates[k] = random.nextInt(6) == 0 ? 0 : random.nextDouble();
+          one.addRate(flows[k], rates[k]);
+        }
+        batch.addRates(flows, rates, m);
+        assertEquals(one.rateChanges(), batch.rateChanges());
+        assertEquals(one.servedSize(), batch.servedSize());
+      }
+      for (int i = 0; i < n; i++) {
+        assertEquals(one.rate(i), batch.rate(i));
+      }
+      int size = one.servedSize();
+      assertEquals(
+          Arrays.toString(Arrays.copyOf(one.served(), size)),
+          Arrays.toString(Arrays.copyOf(batch.served(), size)));
+      assertEquals(
+          Arrays.toString(Arrays.copyOf(one.servedInOrder(), size)),
+          Arrays.toString(Arrays.copyOf(batch.servedInOrder(), size)),
+          "round " + round);
+      assertEquals(Arrays.toString(one.coflowRates(s)), Arrays.toString(batch.coflowRates(s)));
+      // A batch after the sums were taken changes them, as one rate does.
+      batch.addRates(new int[] {0}, new double[] {1}, 1);
+      one.addRate(0, 1);
+      assertEquals(Arrays.toString(one.coflowRates(s)), Arrays.toString(batch.coflowRates(s)));
+      spareOne = one;
+      spareBatch = batch;
+    }
+  }
+
+  @Test
   void aCoflowSplitByReceiverEntersTheOrderOncePerClass() {
     // Coflow A whole in class 0; coflow B's flows into port 2 in class 1, into port 3 in class 0,
     // appended after A; a single flow of C in class 1.
