@@ -616,7 +616,7 @@ public final class Allocator {
     return true;
   }
 
-  /** Flow indices (and rates, for MADD) handed to {@link Schedule#addRates} at once. */
+  /** Flow indices and rates handed to {@link Schedule#addRates} at once. */
   private int[] handFlow = new int[64];
 
   private double[] handRate = new double[64];
@@ -1317,9 +1317,13 @@ public final class Allocator {
     clearPairSlots(m);
     pairFills++;
     waterFill(pairUp, pairDown, pairMult, m, budget.residual, levels, true);
-    for (int i = 0; i < n; i++) {
-      schedule.addRate(liveIndex[i], levels[memberPair[i]]);
+    if (handRate.length < n) {
+      handRate = new double[Math.max(n, 2 * handRate.length)];
     }
+    for (int i = 0; i < n; i++) {
+      handRate[i] = levels[memberPair[i]];
+    }
+    schedule.addRates(liveIndex, handRate, n);
     return true;
   }
 
