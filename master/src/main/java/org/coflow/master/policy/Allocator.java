@@ -626,6 +626,14 @@ public final class Allocator {
    * in that order, through {@link Schedule#addRates}.
    */
   private void rateByPosition(Coflow c, int[] positions, double[] rates, int n, Schedule schedule) {
+    if (n <= 8) {
+      // Small steps (Sincronia's greedy ones) keep the calls flow by flow: handed over at once,
+      // they made Sincronia's whole trace slower (10.3 s against 9.0 s, 5 runs each).
+      for (int j = 0; j < n; j++) {
+        schedule.addRate(c.activeIndex(positions[j]), rates[j]);
+      }
+      return;
+    }
     if (handFlow.length < n) {
       handFlow = new int[Math.max(n, 2 * handFlow.length)];
     }
