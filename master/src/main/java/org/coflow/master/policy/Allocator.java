@@ -634,13 +634,19 @@ public final class Allocator {
       }
       return;
     }
-    if (handFlow.length < n) {
-      handFlow = new int[Math.max(n, 2 * handFlow.length)];
-    }
+    ensureHand(n);
     for (int j = 0; j < n; j++) {
       handFlow[j] = c.activeIndex(positions[j]);
     }
     schedule.addRates(handFlow, rates, n);
+  }
+
+  /** Makes {@link #handFlow} and {@link #handRate} hold at least {@code n} entries. */
+  private void ensureHand(int n) {
+    if (handFlow.length < n) {
+      handFlow = new int[Math.max(n, 2 * handFlow.length)];
+      handRate = new double[handFlow.length];
+    }
   }
 
   private double[] saved = new double[0];
@@ -1325,9 +1331,7 @@ public final class Allocator {
     clearPairSlots(m);
     pairFills++;
     waterFill(pairUp, pairDown, pairMult, m, budget.residual, levels, true);
-    if (handRate.length < n) {
-      handRate = new double[Math.max(n, 2 * handRate.length)];
-    }
+    ensureHand(n);
     for (int i = 0; i < n; i++) {
       handRate[i] = levels[memberPair[i]];
     }
@@ -1752,12 +1756,7 @@ public final class Allocator {
       return Double.POSITIVE_INFINITY;
     }
     int n = c.activeCount();
-    if (handFlow.length < n) {
-      handFlow = new int[Math.max(n, 2 * handFlow.length)];
-    }
-    if (handRate.length < n) {
-      handRate = new double[handFlow.length];
-    }
+    ensureHand(n);
     for (int k = 0; k < n; k++) {
       double r = c.activeRemaining(k) / gamma;
       handFlow[k] = c.activeIndex(k);
