@@ -375,12 +375,12 @@ public final class Coflow {
    * unknown size counts as nothing left).
    */
   public double remainingFrom(int port) {
-    return port < sizeFrom.length ? Math.max(0, sizeFrom[port] - sentFrom[port]) : 0;
+    return activeFlowsFrom(port) > 0 ? Math.max(0, sizeFrom[port] - sentFrom[port]) : 0;
   }
 
   /** Bytes this coflow still has to deliver to {@code port}, over flows of known size. */
   public double remainingTo(int port) {
-    return port < sizeTo.length ? Math.max(0, sizeTo[port] - received[port]) : 0;
+    return activeFlowsTo(port) > 0 ? Math.max(0, sizeTo[port] - received[port]) : 0;
   }
 
   /** Every port this coflow has had a flow out of, in first-seen order (its senders). */

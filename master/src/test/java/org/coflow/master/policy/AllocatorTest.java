@@ -3,6 +3,7 @@ package org.coflow.master.policy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.Arrays;
 import org.coflow.api.model.ClusterState;
 import org.coflow.api.model.Coflow;
 import org.coflow.api.model.Fabric;
@@ -684,6 +685,27 @@ class AllocatorTest {
     assertEquals(5, gamma, 1e-9); // port 2 receives 50 bytes at 10/s
     assertEquals(8, sch.rate(big.index()), 1e-9);
     assertEquals(2, sch.rate(small.index()), 1e-9);
+  }
+
+  @Test
+  void aSaturatedPortACoflowIsDoneWithDoesNotBecomeItsBottleneck() {
+    ClusterState s = new ClusterState(Fabric.uniform(4, 100));
+    Coflow c = new Coflow("c", 0, 0, 1);
+    s.addCoflow(c);
+    Flow a = s.addFlow(c, 0, 1, 0.1, 0);
+    Flow b = s.addFlow(c, 0, 1, 1.1, 0);
+    s.addFlow(c, 2, 3, 5, 0);
+    // Port 1's flows finish with an ulp of its sizes' sum never received (summation order).
+    s.addSent(b, 0.1);
+    s.addSent(a, 0.1);
+    s.addSent(b, 1.1 - 0.1);
+    s.finishFlow(a, 1);
+    s.finishFlow(b, 1);
+    double[] capacity = new double[8];
+    Arrays.fill(capacity, 100);
+    capacity[4 + 1] = 0; // receiver 1 taken by other coflows
+    // SEBF's key and MADD's duration: the 5 bytes left to port 3, not an infinite wait on port 1.
+    assertEquals(0.05, new Allocator(4).bottleneck(c, capacity), 1e-12);
   }
 
   @Test
