@@ -695,12 +695,17 @@ class AllocatorTest {
     Flow a = s.addFlow(c, 0, 1, 0.1, 0);
     Flow b = s.addFlow(c, 0, 1, 1.1, 0);
     s.addFlow(c, 2, 3, 5, 0);
-    // Port 1's flows finish with an ulp of its sizes' sum never received (summation order).
+    // Ports 0 and 1 sum their sizes and their bytes in different orders, which leaves an ulp over.
     s.addSent(b, 0.1);
     s.addSent(a, 0.1);
     s.addSent(b, 1.1 - 0.1);
+    assertTrue(0.0 + 0.1 + 1.1 > 0.0 + 0.1 + 0.1 + (1.1 - 0.1));
     s.finishFlow(a, 1);
     s.finishFlow(b, 1);
+    // Nothing is left where every flow of the coflow has finished.
+    assertEquals(0, c.remainingFrom(0));
+    assertEquals(0, c.remainingTo(1));
+    assertEquals(5, c.remainingTo(3));
     double[] capacity = new double[8];
     Arrays.fill(capacity, 100);
     capacity[4 + 1] = 0; // receiver 1 taken by other coflows
