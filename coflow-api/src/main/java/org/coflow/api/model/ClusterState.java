@@ -184,16 +184,18 @@ public final class ClusterState {
       f.grow(size);
       if (!f.finished()) {
         sizeAt[f.index] = size;
+        f.coflow().grow(f, more);
       }
-      f.coflow().grow(f, more);
     }
   }
 
   /** Records {@code bytes} more sent by a flow (normally an active one). */
   public void addSent(Flow f, double bytes) {
     if (f.finished()) {
+      // Bytes reported after the end count as sent and as size alike: a finished flow has nothing
+      // left, whatever it sent.
       f.addSentAfterEnd(bytes);
-      f.coflow().addSent(f.src(), f.dst(), f.sizeKnown(), bytes);
+      f.coflow().addSent(f.src(), f.dst(), false, bytes);
     } else {
       addSentAt(f.index, bytes);
     }

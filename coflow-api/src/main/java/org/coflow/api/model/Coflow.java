@@ -453,6 +453,13 @@ public final class Coflow {
   void flowFinished(Flow f, double now) {
     int k = f.coflowIndex;
     int dst = f.dst();
+    if (f.sizeKnown() && f.sent() < f.size()) {
+      // A flow that finished short of its (estimated) size leaves nothing to send: the bytes it
+      // never sent come out of its ports' sizes.
+      double unsent = f.size() - f.sent();
+      sizeTo[dst] -= unsent;
+      sizeFrom[f.src()] -= unsent;
+    }
     // Out of its receiver's and its sender's lists (the later entries shift down).
     unlist(positionsTo[dst], activeTo[dst]--, k);
     changesTo[dst]++;

@@ -14,6 +14,26 @@ import org.junit.jupiter.api.Test;
 
 class ClusterStateTest {
   @Test
+  void aFlowThatFinishedShortOfItsSizeLeavesNothingToSend() {
+    ClusterState s = new ClusterState(Fabric.uniform(4, 100));
+    Coflow c = new Coflow("c", 0, 0, 1);
+    s.addCoflow(c);
+    Flow a = s.addFlow(c, 0, 1, 10, 0);
+    Flow b = s.addFlow(c, 2, 1, 5, 0);
+    s.addFlow(c, 0, 3, 7, 0);
+    s.addSent(a, 8);
+    s.addSent(b, 1);
+    s.finishFlow(a, 1); // its size was an estimate: 8 bytes were all it had
+    assertEquals(4, c.remainingTo(1)); // b's 4 bytes, without a's 2 never sent
+    assertEquals(7, c.remainingFrom(0));
+    s.addSent(a, 3); // reported after its end
+    s.growFlow(a, 20);
+    assertEquals(4, c.remainingTo(1));
+    assertEquals(7, c.remainingFrom(0));
+    assertEquals(12, c.bytesSent());
+  }
+
+  @Test
   void flowsKeepDenseIndicesAcrossRemovals() {
     ClusterState s = new ClusterState(Fabric.uniform(4, 100));
     Coflow a = new Coflow("a", 0, 0, 1);
