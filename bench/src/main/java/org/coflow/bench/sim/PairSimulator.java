@@ -52,6 +52,9 @@ final class PairSimulator {
   private double[] firstSize;
   private int activeSize;
 
+  /** Per active pair, in the event under way: the time until its first flow finishes. */
+  private final double[] untilFirst;
+
   // Per flow (numbered in admission order): size and coflow.
   private double[] flowSize = new double[1024];
   private int[] flowCoflow = new int[1024];
@@ -76,6 +79,7 @@ final class PairSimulator {
     service = new double[pairs];
     first = new double[pairs];
     firstSize = new double[pairs];
+    untilFirst = new double[pairs];
   }
 
   SimResult run(
@@ -114,9 +118,9 @@ final class PairSimulator {
       for (int j = 0; j < pairs; j++) {
         double r = Math.min(shares.upLevel(src[j]), shares.downLevel(dst[j]));
         rate[j] = r;
-        if (r > 0) {
-          firstDone = Math.min(firstDone, (first[j] - service[j]) / r);
-        }
+        double t = r > 0 ? (first[j] - service[j]) / r : Double.POSITIVE_INFINITY;
+        untilFirst[j] = t;
+        firstDone = Math.min(firstDone, t);
       }
       if (checker != null) {
         checker.checkPairs(fabric, src, dst, count, rate, pairs, now, policy.name());
@@ -126,8 +130,10 @@ final class PairSimulator {
       if (firstDone <= dt) {
         double limit = Math.min(dt, firstDone * (1 + coalesce));
         dt = firstDone;
+        // A pair whose first flow finishes past the limit has none within it (the heap's
+        // thresholds only grow): only the others are walked.
         for (int j = 0; j < pairs; j++) {
-          if (rate[j] > 0 && first[j] <= service[j] + rate[j] * limit) {
+          if (untilFirst[j] <= limit) {
             dt = Math.max(dt, latestWithin(j, limit));
           }
         }

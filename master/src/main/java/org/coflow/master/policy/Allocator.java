@@ -18,6 +18,10 @@ public final class Allocator {
   private final int[] members;
   private final int[] entries;
   private final int[] live;
+
+  /** {@link #rise}'s scratch: the resources saturating in one step. */
+  private final int[] due;
+
   private final int[] touched;
   private final boolean[] isTouched;
   private int[] list = new int[1024];
@@ -41,6 +45,7 @@ public final class Allocator {
     this.members = new int[2 * ports];
     this.entries = new int[2 * ports];
     this.live = new int[2 * ports];
+    this.due = new int[2 * ports];
     this.touched = new int[2 * ports];
     this.isTouched = new boolean[2 * ports];
     this.riseCount = new int[2 * ports];
@@ -304,7 +309,7 @@ public final class Allocator {
     redoing = m;
     redone = 0;
     redoneOthers = 0;
-    rise(live, t, count, res, resaturate);
+    rise(live, t, count, res, due, resaturate);
     redoing = null;
     if (redone < 0) {
       abandonedRefills++;
@@ -1495,7 +1500,7 @@ public final class Allocator {
     fillDown = down;
     fillMult = mult;
     fillLevel = level;
-    rise(live, t, count, residual, freezeEntries);
+    rise(live, t, count, residual, due, freezeEntries);
     fillUp = null;
     fillDown = null;
     fillMult = null;
@@ -1518,9 +1523,11 @@ public final class Allocator {
    * among the {@code alive} resources listed in {@code live}; every resource then at or below
    * {@link PortBudget#EPS} saturates (in list order), and resources nothing rises on any more drop
    * out of the list (in place, keeping the order, so ties go to the same resource as in a full
-   * scan). {@code count[r]} is the number of flows still rising on resource r.
+   * scan). {@code count[r]} is the number of flows still rising on resource r; {@code due} is
+   * scratch of at least {@code alive} entries.
    */
-  static void rise(int[] live, int alive, int[] count, double[] residual, Saturation saturation) {
+  static void rise(
+      int[] live, int alive, int[] count, double[] residual, int[] due, Saturation saturation) {
     double at = 0;
     while (true) {
       double step = Double.POSITIVE_INFINITY;
@@ -1542,14 +1549,22 @@ public final class Allocator {
         return;
       }
       at += step;
+      // One pass lowers every residual and lists the resources that saturate; they saturate
+      // afterwards, in list order. A saturation only lowers other resources' counts, so this is
+      // the same as lowering every residual first and then checking each resource in turn, as
+      // long as each one's count is checked again when its turn comes.
+      int dueSize = 0;
       for (int k = 0; k < alive; k++) {
         int r = live[k];
-        residual[r] -= step * count[r];
+        double left = r == argmin ? 0 : residual[r] - step * count[r];
+        residual[r] = left;
+        if (left <= PortBudget.EPS) {
+          due[dueSize++] = r;
+        }
       }
-      residual[argmin] = 0;
-      for (int k = 0; k < alive; k++) {
-        int r = live[k];
-        if (count[r] > 0 && residual[r] <= PortBudget.EPS) {
+      for (int k = 0; k < dueSize; k++) {
+        int r = due[k];
+        if (count[r] > 0) {
           residual[r] = Math.max(0, residual[r]);
           saturation.saturate(r, at);
         }

@@ -44,6 +44,7 @@ public final class PairShares {
   private final double[] residual;
   private final int[] rising;
   private final int[] live;
+  private final int[] due;
   private final boolean[] saturated;
   private final double[] level;
 
@@ -65,6 +66,7 @@ public final class PairShares {
     this.residual = new double[resources];
     this.rising = new int[resources];
     this.live = new int[resources];
+    this.due = new int[resources];
     this.saturated = new boolean[resources];
     this.level = new double[resources];
     for (int r = 0; r < resources; r++) {
@@ -163,7 +165,7 @@ public final class PairShares {
         freeze(r, 0);
       }
     }
-    Allocator.rise(live, alive, rising, residual, freeze);
+    Allocator.rise(live, alive, rising, residual, due, freeze);
   }
 
   /** Resource {@code r} saturates at {@code at}: its pairs still rising stop there. */
