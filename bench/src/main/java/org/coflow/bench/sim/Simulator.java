@@ -95,6 +95,11 @@ public final class Simulator {
     // Fair sharing is not coordinated (coflowsim re-shares it every 8 ms quantum): never gated.
     boolean gated = model.has(Model.Choice.EVENTS) && !policy.name().equals("fair");
     HeldRates held = gated ? new HeldRates() : null;
+    if (!gated) {
+      // Flows move at exactly the decided rates and every decision is followed by
+      // nextDecisionTime: a policy may carry work over (a Courier wrapper does not pass it on).
+      policy.movesAsDecided();
+    }
     boolean coflowEvent = true;
     boolean forced = false;
     while (next < n || !state.flows().isEmpty()) {

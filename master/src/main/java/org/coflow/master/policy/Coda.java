@@ -51,6 +51,7 @@ public class Coda extends AbstractPolicy {
       double diameter) {
     this.queues = new QueueTracker(queues, firstThreshold, multiplier, deltaSeconds);
     this.flowLevels = new Thresholds(flowQueues, flowFirstThreshold, flowMultiplier);
+    this.scratch = new FlowLevels(flowQueues);
     this.diameter = diameter;
   }
 
@@ -150,7 +151,7 @@ public class Coda extends AbstractPolicy {
       Coflow c = cand.coflow();
       if (!extended) {
         // No late binding anywhere: the coflow's own flows, read from arrays.
-        rank = allocateOwn(state, c, rank, budget, schedule);
+        rank = allocateOwn(c, rank, now, budget, schedule);
         continue;
       }
       for (List<Flow> level : levels) {
@@ -195,57 +196,131 @@ public class Coda extends AbstractPolicy {
    * A coflow without late binding: its active flows by intra-coflow level (in their order), each
    * level one priority class, max-min fair inside it. Returns the next free class.
    */
-  private int allocateOwn(
-      ClusterState state, Coflow c, int rank, PortBudget budget, Schedule schedule) {
+  private int allocateOwn(Coflow c, int rank, double now, PortBudget budget, Schedule schedule) {
     int levels = flowLevels.levels();
-    int n = c.activeCount();
-    if (levelOf.length < n) {
-      levelOf = new int[Math.max(n, 2 * levelOf.length)];
-    }
-    if (levelStart.length < levels + 1) {
-      levelStart = new int[levels + 1];
-    }
-    java.util.Arrays.fill(levelStart, 0, levels + 1, 0);
-    for (int k = 0; k < n; k++) {
-      int level = flowLevels.level(c.activeSent(k));
-      levelOf[k] = level;
-      levelStart[level + 1]++;
-    }
+    FlowLevels at = levelsOf(c, now);
     Allocator allocator = allocator();
-    if (n > 0 && levelStart[levelOf[0] + 1] == n) {
+    if (at.uniform) {
       // Every flow at one level (the usual case: a coflow's flows into a reducer are alike): the
       // coflow goes whole, in its order, and its max-min step can be replayed.
-      appendCoflow(c, rank + levelOf[0], schedule);
+      appendCoflow(c, rank + at.level, schedule);
       allocator.maxMinFair(c, budget, schedule);
       return rank + levels;
     }
-    // The flows by level, each level in the coflow's order (a counting sort, one pass).
     for (int j = 0; j < levels; j++) {
-      levelStart[j + 1] += levelStart[j];
-    }
-    if (byLevel.length < n) {
-      byLevel = new int[Math.max(n, 2 * byLevel.length)];
-    }
-    if (cursor.length < levels) {
-      cursor = new int[levels];
-    }
-    System.arraycopy(levelStart, 0, cursor, 0, levels);
-    for (int k = 0; k < n; k++) {
-      byLevel[cursor[levelOf[k]]++] = k;
-    }
-    for (int j = 0; j < levels; j++) {
-      schedule.appendPositions(c, byLevel, levelStart[j], levelStart[j + 1], rank + j);
+      schedule.appendPositions(c, at.byLevel, at.levelStart[j], at.levelStart[j + 1], rank + j);
     }
     // Each level max-min fair in what the levels before it left; replayed when the coflow's flows,
     // their levels and the residuals at its ports are those of its last split step.
-    allocator.maxMinByGroups(c, levelOf, byLevel, levelStart, levels, budget, schedule);
+    allocator.maxMinByGroups(c, at.levelOf, at.byLevel, at.levelStart, levels, budget, schedule);
     return rank + levels;
   }
 
-  private int[] levelStart = new int[0];
-  private int[] byLevel = new int[64];
-  private int[] cursor = new int[0];
-  private int[] levelOf = new int[64];
+  /**
+   * The intra-coflow levels of a coflow's active flows, by position. A flow's level changes only
+   * when its bytes sent pass a threshold: under {@link #movesAsDecided}, the levels of the last
+   * decision are kept while its flows are the same and none of them can have passed its level's
+   * threshold at the rates that decision gave ({@link #nextDecisionTime} works out until when).
+   */
+  private FlowLevels levelsOf(Coflow c, double now) {
+    FlowLevels at = kept == null ? null : kept.get(c);
+    if (at != null && at.changes == c.activeChanges() && now < at.until) {
+      keptLevels++;
+      at.decidedAt = now;
+      return at;
+    }
+    if (kept == null) {
+      at = scratch;
+    } else if (at == null) {
+      at = new FlowLevels(flowLevels.levels());
+      kept.put(c, at);
+    }
+    at.count(c, flowLevels);
+    at.changes = c.activeChanges();
+    at.decidedAt = now;
+    // Not valid for a later decision until nextDecisionTime knows the rates this one gives.
+    at.until = now;
+    return at;
+  }
+
+  /** The levels of one coflow's active flows at a decision ({@link #levelsOf}). */
+  private static final class FlowLevels {
+    long changes;
+    double decidedAt = Double.NaN;
+
+    /** The levels hold for a decision before this time (see {@link #levelsOf}). */
+    double until = Double.NEGATIVE_INFINITY;
+
+    boolean uniform;
+    int level;
+
+    /** Per position, its level. */
+    int[] levelOf = new int[16];
+
+    /** The positions by level, each level in the coflow's order, level j from levelStart[j]. */
+    int[] byLevel = new int[16];
+
+    final int[] levelStart;
+    private final int[] cursor;
+
+    FlowLevels(int levels) {
+      levelStart = new int[levels + 1];
+      cursor = new int[levels];
+    }
+
+    /** Works the levels out from the flows' bytes sent. */
+    void count(Coflow c, Thresholds thresholds) {
+      int levels = cursor.length;
+      int n = c.activeCount();
+      if (levelOf.length < n) {
+        levelOf = new int[Math.max(n, 2 * levelOf.length)];
+      }
+      java.util.Arrays.fill(levelStart, 0);
+      for (int k = 0; k < n; k++) {
+        int q = thresholds.level(c.activeSent(k));
+        levelOf[k] = q;
+        levelStart[q + 1]++;
+      }
+      uniform = n > 0 && levelStart[levelOf[0] + 1] == n;
+      level = n > 0 ? levelOf[0] : 0;
+      if (uniform) {
+        return;
+      }
+      // The flows by level, each level in the coflow's order (a counting sort, one pass).
+      for (int j = 0; j < levels; j++) {
+        levelStart[j + 1] += levelStart[j];
+      }
+      if (byLevel.length < n) {
+        byLevel = new int[Math.max(n, 2 * byLevel.length)];
+      }
+      System.arraycopy(levelStart, 0, cursor, 0, levels);
+      for (int k = 0; k < n; k++) {
+        byLevel[cursor[levelOf[k]]++] = k;
+      }
+    }
+  }
+
+  private final FlowLevels scratch;
+
+  /** Per coflow, the levels of its flows at the last decision: only under movesAsDecided. */
+  private java.util.IdentityHashMap<Coflow, FlowLevels> kept;
+
+  private long keptLevels;
+
+  /** Per coflow slot, the earliest time a flow of it may pass its level's threshold. */
+  private double[] safeBySlot = new double[0];
+
+  @Override
+  public void movesAsDecided() {
+    if (kept == null) {
+      kept = new java.util.IdentityHashMap<>();
+    }
+  }
+
+  /** How many times a coflow's flow levels were kept from the decision before (for tests). */
+  long keptLevels() {
+    return keptLevels;
+  }
 
   @Override
   public double nextDecisionTime(ClusterState state, Schedule schedule, double now) {
@@ -255,9 +330,65 @@ public class Coda extends AbstractPolicy {
       next = Math.min(next, queues.nextDemotion(c, rates[c.index()], now));
     }
     int[] served = schedule.served();
+    if (kept == null) {
+      for (int k = 0, n = schedule.servedSize(); k < n; k++) {
+        int i = served[k];
+        next = Math.min(next, flowLevels.crossing(state.sentAt(i), schedule.rate(i), now));
+      }
+      return next;
+    }
+    if (safeBySlot.length < state.slots()) {
+      safeBySlot = new double[Math.max(state.slots(), 2 * safeBySlot.length)];
+    }
+    for (Coflow c : state.coflows()) {
+      safeBySlot[c.slot()] = Double.POSITIVE_INFINITY;
+    }
+    // Each flow's level is found once, for its crossing (as flowLevels.crossing) and for a time
+    // before which it surely stays in its level: a millionth of the time to its threshold and a
+    // nanosecond short of it, far more than the rounding of times and bytes can move it (now when
+    // it is within a millionth of the threshold already).
+    // In index order the flows of a coflow come in runs, whose earliest time stays in a register.
+    int[] order = schedule.servedInOrder();
+    int run = -1;
+    double runSafe = Double.POSITIVE_INFINITY;
     for (int k = 0, n = schedule.servedSize(); k < n; k++) {
-      int i = served[k];
-      next = Math.min(next, flowLevels.crossing(state.sentAt(i), schedule.rate(i), now));
+      int i = order[k];
+      double sent = state.sentAt(i);
+      int q = flowLevels.level(sent);
+      if (flowLevels.isLast(q)) {
+        continue;
+      }
+      double rate = schedule.rate(i);
+      double upper = flowLevels.upper(q);
+      double left = upper - sent;
+      double t = left / rate;
+      double crossing = now + t * (1 + 1e-12) + 1e-9;
+      if (crossing < next) {
+        next = crossing;
+      }
+      double safe = left < 1e-6 * upper ? now : now + t * (1 - 1e-6) - 1e-9;
+      int slot = state.slotAt(i);
+      if (slot != run) {
+        if (run >= 0 && runSafe < safeBySlot[run]) {
+          safeBySlot[run] = runSafe;
+        }
+        run = slot;
+        runSafe = safe;
+      } else if (safe < runSafe) {
+        runSafe = safe;
+      }
+    }
+    if (run >= 0 && runSafe < safeBySlot[run]) {
+      safeBySlot[run] = runSafe;
+    }
+    // Kept levels hold until the first of their flows may pass a threshold at these rates; those
+    // of coflows this decision did not look at carry on if they held now.
+    kept.keySet().removeIf(c -> c.index() < 0);
+    for (java.util.Map.Entry<Coflow, FlowLevels> e : kept.entrySet()) {
+      Coflow c = e.getKey();
+      FlowLevels at = e.getValue();
+      boolean holds = at.changes == c.activeChanges() && (at.decidedAt == now || now < at.until);
+      at.until = holds ? safeBySlot[c.slot()] : Double.NEGATIVE_INFINITY;
     }
     return next;
   }

@@ -46,4 +46,13 @@ public interface SchedulingPolicy {
   default double nextDecisionTime(ClusterState state, Schedule schedule, double now) {
     return Double.POSITIVE_INFINITY;
   }
+
+  /**
+   * Called by a caller that promises, from now on, to move every flow between two decisions at
+   * exactly the rate of the last decision and to ask {@link #nextDecisionTime} after each one (a
+   * fluid replay: the simulator). A policy may then carry work from one decision to the next where
+   * the rates tell it nothing can have changed; its decisions must be the same as without. The live
+   * master never calls it: agents' byte counts do not follow the rates exactly.
+   */
+  default void movesAsDecided() {}
 }
