@@ -3,12 +3,8 @@ package org.coflow.master.policy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.Random;
 import org.coflow.api.model.ClusterState;
-import org.coflow.api.model.Coflow;
 import org.coflow.api.model.Fabric;
 import org.coflow.api.model.Flow;
 import org.junit.jupiter.api.Test;
@@ -47,7 +43,7 @@ class CodaKeptLevelsTest {
     while (decisions < 20_000 && (arrived < 14 || !kept.state.flows().isEmpty())) {
       if (arrived < 14 && nextArrival <= now) {
         for (Run run : List.of(kept, fresh)) {
-          admit(run, arrived, now);
+          FluidScript.admit(run.state, arrived, now, 20_000);
         }
         arrived++;
         nextArrival = now + 0.4;
@@ -82,8 +78,8 @@ class CodaKeptLevelsTest {
           dt = Math.min(dt, f.remaining() / a.rate(f.index()));
         }
       }
-      advance(kept, a, dt, now + dt);
-      advance(fresh, b, dt, now + dt);
+      FluidScript.advance(kept.state, a, dt, now + dt);
+      FluidScript.advance(fresh.state, b, dt, now + dt);
       now += dt;
     }
     assertTrue(kept.state.flows().isEmpty(), "every flow done after " + decisions + " decisions");
@@ -93,39 +89,5 @@ class CodaKeptLevelsTest {
         kept.coda.keptLevels() > decisions,
         "coflows whose levels were kept: " + kept.coda.keptLevels() + " in " + decisions);
     assertEquals(0, fresh.coda.keptLevels());
-  }
-
-  /** Coflow {@code n}: 2 + n % 4 mappers and 2 + n % 3 reducers, of unequal sizes. */
-  private static void admit(Run run, int n, double now) {
-    Random random = new Random(n);
-    Coflow c = new Coflow("c" + n, n, now, 1);
-    run.state.addCoflow(c);
-    int mappers = 2 + n % 4;
-    int reducers = 2 + n % 3;
-    for (int r = 0; r < reducers; r++) {
-      for (int m = 0; m < mappers; m++) {
-        run.state.addFlow(c, m, 5 - r, 500 + random.nextInt(20_000), now);
-      }
-    }
-  }
-
-  private static void advance(Run run, Schedule s, double dt, double then) {
-    List<Flow> done = new ArrayList<>();
-    for (Flow f : run.state.flows()) {
-      double moved = s.rate(f.index()) * dt;
-      if (moved <= 0) {
-        continue;
-      }
-      if (f.remaining() - moved <= 1e-6) {
-        run.state.addSent(f, f.remaining());
-        done.add(f);
-      } else {
-        run.state.addSent(f, moved);
-      }
-    }
-    done.sort(Comparator.comparingLong(Flow::id));
-    for (Flow f : done) {
-      run.state.finishFlow(f, then);
-    }
   }
 }

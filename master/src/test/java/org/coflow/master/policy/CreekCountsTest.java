@@ -4,9 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.Random;
 import org.coflow.api.model.ClusterState;
 import org.coflow.api.model.Coflow;
 import org.coflow.api.model.Fabric;
@@ -108,38 +106,11 @@ class CreekCountsTest {
     assertEquals(0, byFlow.creek.countedFills());
   }
 
-  /** Coflow {@code n}: 2 + n % 4 mappers and 2 + n % 3 reducers, of unequal sizes. */
   private static void admit(Run run, int n, double now) {
-    Random random = new Random(n);
-    Coflow c = new Coflow("c" + n, n, now, 1);
-    run.state.addCoflow(c);
-    run.coflows.add(c);
-    int mappers = 2 + n % 4;
-    int reducers = 2 + n % 3;
-    for (int r = 0; r < reducers; r++) {
-      for (int m = 0; m < mappers; m++) {
-        run.state.addFlow(c, m, 5 - r, 500 + random.nextInt(8_000), now);
-      }
-    }
+    run.coflows.add(FluidScript.admit(run.state, n, now, 8_000));
   }
 
   private static void advance(Run run, Schedule s, double dt, double then) {
-    List<Flow> done = new ArrayList<>();
-    for (Flow f : run.state.flows()) {
-      double moved = s.rate(f.index()) * dt;
-      if (moved <= 0) {
-        continue;
-      }
-      if (f.remaining() - moved <= 1e-6) {
-        run.state.addSent(f, f.remaining());
-        done.add(f);
-      } else {
-        run.state.addSent(f, moved);
-      }
-    }
-    done.sort(Comparator.comparingLong(Flow::id));
-    for (Flow f : done) {
-      run.state.finishFlow(f, then);
-    }
+    FluidScript.advance(run.state, s, dt, then);
   }
 }

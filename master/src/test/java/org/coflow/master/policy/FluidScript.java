@@ -1,0 +1,55 @@
+package org.coflow.master.policy;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Random;
+import org.coflow.api.model.ClusterState;
+import org.coflow.api.model.Coflow;
+import org.coflow.api.model.Flow;
+
+/** A scripted fluid replay for policy tests that run two policy variants side by side. */
+final class FluidScript {
+  private FluidScript() {}
+
+  /**
+   * Admits coflow {@code n}: 2 + n % 4 mappers and 2 + n % 3 reducers on a 6-port fabric, flows of
+   * 500 to 500 + {@code spread} bytes (the same sizes for the same n).
+   */
+  static Coflow admit(ClusterState state, int n, double now, int spread) {
+    Random random = new Random(n);
+    Coflow c = new Coflow("c" + n, n, now, 1);
+    state.addCoflow(c);
+    int mappers = 2 + n % 4;
+    int reducers = 2 + n % 3;
+    for (int r = 0; r < reducers; r++) {
+      for (int m = 0; m < mappers; m++) {
+        state.addFlow(c, m, 5 - r, 500 + random.nextInt(spread), now);
+      }
+    }
+    return c;
+  }
+
+  /**
+   * Moves every flow at its rate in {@code s} for {@code dt}; those done finish at {@code then}.
+   */
+  static void advance(ClusterState state, Schedule s, double dt, double then) {
+    List<Flow> done = new ArrayList<>();
+    for (Flow f : state.flows()) {
+      double moved = s.rate(f.index()) * dt;
+      if (moved <= 0) {
+        continue;
+      }
+      if (f.remaining() - moved <= 1e-6) {
+        state.addSent(f, f.remaining());
+        done.add(f);
+      } else {
+        state.addSent(f, moved);
+      }
+    }
+    done.sort(Comparator.comparingLong(Flow::id));
+    for (Flow f : done) {
+      state.finishFlow(f, then);
+    }
+  }
+}
