@@ -106,6 +106,7 @@ public class Coda extends AbstractPolicy {
 
   @Override
   protected void allocate(ClusterState state, double now, PortBudget budget, Schedule schedule) {
+    decisions++;
     List<Candidate> candidates = coflowsInPriorityOrder(state, now);
     binding.entrySet().removeIf(e -> e.getKey().finished() || e.getValue().index() < 0);
     java.util.Map<Coflow, List<Flow>> adopted = new java.util.IdentityHashMap<>();
@@ -226,7 +227,7 @@ public class Coda extends AbstractPolicy {
     FlowLevels at = kept == null ? null : kept.get(c);
     if (at != null && at.changes == c.activeChanges() && now < at.until) {
       keptLevels++;
-      at.decidedAt = now;
+      at.decidedIn = decisions;
       return at;
     }
     if (kept == null) {
@@ -237,7 +238,7 @@ public class Coda extends AbstractPolicy {
     }
     at.count(c, flowLevels);
     at.changes = c.activeChanges();
-    at.decidedAt = now;
+    at.decidedIn = decisions;
     // Not valid for a later decision until nextDecisionTime knows the rates this one gives.
     at.until = now;
     return at;
@@ -246,7 +247,9 @@ public class Coda extends AbstractPolicy {
   /** The levels of one coflow's active flows at a decision ({@link #levelsOf}). */
   private static final class FlowLevels {
     long changes;
-    double decidedAt = Double.NaN;
+
+    /** The decision ({@link #decisions}) that last used these levels. */
+    long decidedIn;
 
     /** The levels hold for a decision before this time (see {@link #levelsOf}). */
     double until = Double.NEGATIVE_INFINITY;
@@ -307,6 +310,9 @@ public class Coda extends AbstractPolicy {
 
   private long keptLevels;
 
+  /** Decisions taken so far: which one a coflow's levels were last used at, even at equal times. */
+  private long decisions;
+
   /** Per coflow slot, the earliest time a flow of it may pass its level's threshold. */
   private double[] safeBySlot = new double[0];
 
@@ -345,9 +351,10 @@ public class Coda extends AbstractPolicy {
     }
     // Each flow's level is found once, for its crossing (as flowLevels.crossing) and for a time
     // before which it surely stays in its level: a millionth of the time to its threshold and a
-    // nanosecond short of it, far more than the rounding of times and bytes can move it (now when
-    // it is within a millionth of the threshold already).
+    // nanosecond (or 8 ulps of the clock, if more) short of it, far more than the rounding of
+    // times and bytes can move it (now when it is within a millionth of the threshold already).
     // In index order the flows of a coflow come in runs, whose earliest time stays in a register.
+    double slack = 1e-9 + 8 * Math.ulp(now);
     int[] order = schedule.servedInOrder();
     int run = -1;
     double runSafe = Double.POSITIVE_INFINITY;
@@ -366,7 +373,7 @@ public class Coda extends AbstractPolicy {
       if (crossing < next) {
         next = crossing;
       }
-      double safe = left < 1e-6 * upper ? now : now + t * (1 - 1e-6) - 1e-9;
+      double safe = left < 1e-6 * upper ? now : now + t * (1 - 1e-6) - slack;
       int slot = state.slotAt(i);
       if (slot != run) {
         if (run >= 0 && runSafe < safeBySlot[run]) {
@@ -387,7 +394,8 @@ public class Coda extends AbstractPolicy {
     for (java.util.Map.Entry<Coflow, FlowLevels> e : kept.entrySet()) {
       Coflow c = e.getKey();
       FlowLevels at = e.getValue();
-      boolean holds = at.changes == c.activeChanges() && (at.decidedAt == now || now < at.until);
+      boolean holds =
+          at.changes == c.activeChanges() && (at.decidedIn == decisions || now < at.until);
       at.until = holds ? safeBySlot[c.slot()] : Double.NEGATIVE_INFINITY;
     }
     return next;
