@@ -7,6 +7,7 @@ import org.coflow.courier.merge.Merge;
 import org.coflow.courier.merge.SelectAndSplit;
 import org.coflow.master.policy.Allocator;
 import org.coflow.master.policy.Backfill;
+import org.coflow.master.policy.ForwardingPolicy;
 import org.coflow.master.policy.PortBudget;
 import org.coflow.master.policy.Schedule;
 import org.coflow.master.policy.SchedulingPolicy;
@@ -27,8 +28,7 @@ import org.coflow.master.policy.SchedulingPolicy;
  * <p>Rates: flows on a connection keep the inner policy's rate (RATE) or are allocated greedily in
  * the inner order (ORDER); leftovers are backfilled among flows that have a connection only.
  */
-public final class CourierPolicy implements SchedulingPolicy {
-  private final SchedulingPolicy inner;
+public final class CourierPolicy extends ForwardingPolicy {
   private final int maxNum;
   private final double minSize;
   private Allocator allocator;
@@ -64,7 +64,7 @@ public final class CourierPolicy implements SchedulingPolicy {
   private boolean crossCheck;
 
   public CourierPolicy(SchedulingPolicy inner, int maxNum, double minSize) {
-    this.inner = inner;
+    super(inner);
     this.maxNum = maxNum;
     this.minSize = minSize;
     this.kept = inner.type() == PolicyType.ORDER ? new KeptConnections(maxNum) : null;
@@ -84,16 +84,6 @@ public final class CourierPolicy implements SchedulingPolicy {
   /** Connections of at most this many bytes are never split. */
   double minSize() {
     return minSize;
-  }
-
-  @Override
-  public String name() {
-    return inner.name();
-  }
-
-  @Override
-  public PolicyType type() {
-    return inner.type();
   }
 
   @Override
@@ -298,10 +288,5 @@ public final class CourierPolicy implements SchedulingPolicy {
   @Override
   public void recycle(Schedule done) {
     spare = done;
-  }
-
-  @Override
-  public double nextDecisionTime(ClusterState state, Schedule schedule, double now) {
-    return inner.nextDecisionTime(state, schedule, now);
   }
 }

@@ -9,7 +9,6 @@ import java.util.List;
 import org.coflow.api.config.Config;
 import org.coflow.api.model.ClusterState;
 import org.coflow.api.model.Flow;
-import org.coflow.api.model.PolicyType;
 import org.coflow.bench.trace.Trace;
 import org.coflow.bench.trace.TraceParser;
 import org.coflow.courier.merge.Connection;
@@ -17,6 +16,7 @@ import org.coflow.courier.merge.FlowDemand;
 import org.coflow.courier.merge.Merge;
 import org.coflow.courier.merge.SelectAndSplit;
 import org.coflow.courier.merge.UnifiedFlow;
+import org.coflow.master.policy.ForwardingPolicy;
 import org.coflow.master.policy.Policies;
 import org.coflow.master.policy.Schedule;
 import org.coflow.master.policy.SchedulingPolicy;
@@ -48,27 +48,16 @@ class CourierSelectionTest {
   }
 
   /** The inner policy, with both selections compared at every decision it makes. */
-  private static final class Checked implements SchedulingPolicy {
-    final SchedulingPolicy inner;
+  private static final class Checked extends ForwardingPolicy {
     final CourierPolicy courier;
     final int maxNum;
     int decisions;
     long waiting;
 
     Checked(SchedulingPolicy inner, CourierPolicy courier, int maxNum) {
-      this.inner = inner;
+      super(inner);
       this.courier = courier;
       this.maxNum = maxNum;
-    }
-
-    @Override
-    public String name() {
-      return inner.name();
-    }
-
-    @Override
-    public PolicyType type() {
-      return inner.type();
     }
 
     @Override
@@ -124,16 +113,6 @@ class CourierSelectionTest {
         }
       }
       return connected;
-    }
-
-    @Override
-    public void recycle(Schedule done) {
-      inner.recycle(done);
-    }
-
-    @Override
-    public double nextDecisionTime(ClusterState state, Schedule schedule, double now) {
-      return inner.nextDecisionTime(state, schedule, now);
     }
   }
 }

@@ -12,6 +12,7 @@ import org.coflow.bench.trace.TraceParser;
 import org.coflow.courier.merge.CourierConfig;
 import org.coflow.master.policy.Allocator;
 import org.coflow.master.policy.Backfill;
+import org.coflow.master.policy.ForwardingPolicy;
 import org.coflow.master.policy.Policies;
 import org.coflow.master.policy.PortBudget;
 import org.coflow.master.policy.Schedule;
@@ -141,30 +142,9 @@ class SimulatorDifferentialTest {
   }
 
   /** A policy behind a wrapper that passes everything on but {@code movesAsDecided}. */
-  private record Unpromised(SchedulingPolicy inner) implements SchedulingPolicy {
-    @Override
-    public String name() {
-      return inner.name();
-    }
-
-    @Override
-    public PolicyType type() {
-      return inner.type();
-    }
-
-    @Override
-    public Schedule schedule(ClusterState state, double now) {
-      return inner.schedule(state, now);
-    }
-
-    @Override
-    public void recycle(Schedule done) {
-      inner.recycle(done);
-    }
-
-    @Override
-    public double nextDecisionTime(ClusterState state, Schedule schedule, double now) {
-      return inner.nextDecisionTime(state, schedule, now);
+  private static final class Unpromised extends ForwardingPolicy {
+    Unpromised(SchedulingPolicy inner) {
+      super(inner);
     }
   }
 
