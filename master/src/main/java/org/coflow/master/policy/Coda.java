@@ -335,8 +335,8 @@ public class Coda extends AbstractPolicy {
     for (Coflow c : state.coflows()) {
       next = Math.min(next, queues.nextDemotion(c, rates[c.index()], now));
     }
-    int[] served = schedule.served();
     if (kept == null) {
+      int[] served = schedule.served();
       for (int k = 0, n = schedule.servedSize(); k < n; k++) {
         int i = served[k];
         next = Math.min(next, flowLevels.crossing(state.sentAt(i), schedule.rate(i), now));
@@ -369,7 +369,7 @@ public class Coda extends AbstractPolicy {
       double upper = flowLevels.upper(q);
       double left = upper - sent;
       double t = left / rate;
-      double crossing = now + t * (1 + 1e-12) + 1e-9;
+      double crossing = Thresholds.justPast(now, t);
       if (crossing < next) {
         next = crossing;
       }

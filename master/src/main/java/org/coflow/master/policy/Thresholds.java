@@ -50,6 +50,11 @@ final class Thresholds {
     if (isLast(q) || rate <= 0) {
       return Double.POSITIVE_INFINITY;
     }
-    return now + (upper[q] - bytes) / rate * (1 + 1e-12) + 1e-9;
+    return justPast(now, (upper[q] - bytes) / rate);
+  }
+
+  /** {@code now} plus {@code seconds} to a bound, taken just past it (see {@link #crossing}). */
+  static double justPast(double now, double seconds) {
+    return now + seconds * (1 + 1e-12) + 1e-9;
   }
 }
