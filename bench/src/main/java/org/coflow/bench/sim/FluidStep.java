@@ -23,23 +23,39 @@ final class FluidStep {
    */
   double next(ClusterState state, Schedule schedule, double dt, double coalesce) {
     int m = schedule.servedSize();
-    if (untilDone.length < m) {
-      untilDone = new double[Math.max(m, 2 * untilDone.length)];
-    }
     // Flows in index order (forwards over the state's arrays), not in the order the policy set
     // rates in: the served flows are many and scattered.
     int[] order = schedule.servedInOrder();
+    // One pass, dividing only for the flows that may finish within the window of the earliest
+    // completion seen so far: a flow whose bytes left exceed that window's end times its rate (with
+    // a margin of 1e-12, far above the rounding of a division) cannot finish by the window of the
+    // final earliest completion either, which only comes sooner. The times kept are the same
+    // quotients as dividing for every flow, so the event's length is too.
     double firstDone = Double.POSITIVE_INFINITY;
+    double bound = Double.POSITIVE_INFINITY;
+    int candidates = 0;
     for (int k = 0; k < m; k++) {
       int i = order[k];
-      double t = state.remainingAt(i) / schedule.rate(i);
-      untilDone[k] = t;
-      firstDone = Math.min(firstDone, t);
+      double rate = schedule.rate(i);
+      double left = state.remainingAt(i);
+      if (left <= bound * rate) {
+        double t = left / rate;
+        if (t < firstDone) {
+          firstDone = t;
+          bound = t * (1 + coalesce) * (1 + 1e-12);
+        }
+        if (t <= firstDone * (1 + coalesce)) {
+          if (candidates == untilDone.length) {
+            untilDone = java.util.Arrays.copyOf(untilDone, 2 * candidates);
+          }
+          untilDone[candidates++] = t;
+        }
+      }
     }
     if (firstDone <= dt) {
       double limit = Math.min(dt, firstDone * (1 + coalesce));
       dt = firstDone;
-      for (int k = 0; k < m; k++) {
+      for (int k = 0; k < candidates; k++) {
         double t = untilDone[k];
         if (t > dt && t <= limit) {
           dt = t;

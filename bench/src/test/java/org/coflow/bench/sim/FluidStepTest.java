@@ -1,0 +1,88 @@
+package org.coflow.bench.sim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Random;
+import org.coflow.api.model.ClusterState;
+import org.coflow.api.model.Coflow;
+import org.coflow.api.model.Fabric;
+import org.coflow.master.policy.Schedule;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link FluidStep#next}, which divides only for flows that may finish within the window of the
+ * earliest completion, against the definition: every served flow's bytes left over its rate, the
+ * earliest of those times, and the last one within {@code (1 + coalesce)} of it, never past the
+ * next arrival or decision.
+ */
+class FluidStepTest {
+
+  @Test
+  void eventLengthIsThatOfDividingForEveryFlow() {
+    Random random = new Random(23);
+    FluidStep step = new FluidStep();
+    int nearEdge = 0;
+    for (int trial = 0; trial < 3000; trial++) {
+      double coalesce = trial % 3 == 0 ? 0 : trial % 3 == 1 ? 1e-3 : 0.25;
+      ClusterState state = new ClusterState(Fabric.uniform(8, 1e9));
+      Coflow c = new Coflow("c" + trial, trial, 0, 1);
+      state.addCoflow(c);
+      int n = 1 + random.nextInt(60);
+      double first = 0.5 + random.nextDouble();
+      for (int k = 0; k < n; k++) {
+        state.addFlow(c, k % 8, (k % 8 + 1 + (k / 8) % 7) % 8, 4e9, 0);
+      }
+      Schedule schedule = Schedule.empty(state);
+      for (int i = 0; i < n; i++) {
+        double rate = 1e6 * (1 + random.nextInt(1000)) * (1 + random.nextDouble());
+        // Times to finish clustered at the window's end, a few ulps either side, and spread out.
+        double t;
+        switch (random.nextInt(4)) {
+          case 0 -> t = first;
+          case 1 -> {
+            double end = first * (1 + coalesce);
+            t = end + (random.nextInt(9) - 4) * Math.ulp(end);
+            nearEdge++;
+          }
+          case 2 -> t = first * (1 + random.nextDouble() * 2 * coalesce);
+          default -> t = first * (1 + random.nextDouble() * 10);
+        }
+        double left = Math.min(4e9, Math.max(1, t * rate));
+        state.addSentAt(i, 4e9 - left);
+        schedule.setRate(i, rate);
+      }
+      double dt =
+          random.nextBoolean() ? Double.POSITIVE_INFINITY : first * (1 + random.nextDouble());
+      assertEquals(
+          byDefinition(state, schedule, dt, coalesce),
+          step.next(state, schedule, dt, coalesce),
+          0.0,
+          "trial " + trial);
+    }
+    assertTrue(nearEdge > 5000, "times at the window's end were tried: " + nearEdge);
+  }
+
+  private static double byDefinition(
+      ClusterState state, Schedule schedule, double dt, double coalesce) {
+    double first = Double.POSITIVE_INFINITY;
+    int[] served = schedule.served();
+    for (int k = 0; k < schedule.servedSize(); k++) {
+      int i = served[k];
+      first = Math.min(first, state.remainingAt(i) / schedule.rate(i));
+    }
+    if (first > dt) {
+      return dt;
+    }
+    double limit = Math.min(dt, first * (1 + coalesce));
+    double last = first;
+    for (int k = 0; k < schedule.servedSize(); k++) {
+      int i = served[k];
+      double t = state.remainingAt(i) / schedule.rate(i);
+      if (t <= limit) {
+        last = Math.max(last, t);
+      }
+    }
+    return last;
+  }
+}
