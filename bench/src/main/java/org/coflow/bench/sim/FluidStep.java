@@ -19,9 +19,11 @@ final class FluidStep {
   /**
    * The time to the next event: {@code dt} (the next arrival or decision), or the next flow
    * completion if sooner, extended to the last completion within {@code (1 + coalesce)} of it but
-   * never past {@code dt}. Infinite when nothing is pending and no flow moves.
+   * never past {@code dt}. Infinite when nothing is pending and no flow moves. {@code coalesce}
+   * must be 0 or more (the simulators check it).
    */
   double next(ClusterState state, Schedule schedule, double dt, double coalesce) {
+    assert coalesce >= 0 : coalesce;
     int m = schedule.servedSize();
     // Flows in index order (forwards over the state's arrays), not in the order the policy set
     // rates in: the served flows are many and scattered.
@@ -30,7 +32,8 @@ final class FluidStep {
     // completion seen so far: a flow whose bytes left exceed that window's end times its rate (with
     // a margin of 1e-12, far above the rounding of a division) cannot finish by the window of the
     // final earliest completion either, which only comes sooner. The times kept are the same
-    // quotients as dividing for every flow, so the event's length is too.
+    // quotients as dividing for every flow, so the event's length is too. The window's end is
+    // taken no lower than the smallest normal double: below it the margin would round away.
     double firstDone = Double.POSITIVE_INFINITY;
     double bound = Double.POSITIVE_INFINITY;
     int candidates = 0;
@@ -42,7 +45,7 @@ final class FluidStep {
         double t = left / rate;
         if (t < firstDone) {
           firstDone = t;
-          bound = t * (1 + coalesce) * (1 + 1e-12);
+          bound = Math.max(t * (1 + coalesce) * (1 + 1e-12), Double.MIN_NORMAL);
         }
         if (t <= firstDone * (1 + coalesce)) {
           if (candidates == untilDone.length) {

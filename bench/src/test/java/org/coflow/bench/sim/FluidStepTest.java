@@ -63,6 +63,26 @@ class FluidStepTest {
     assertTrue(nearEdge > 5000, "times at the window's end were tried: " + nearEdge);
   }
 
+  /**
+   * Times to finish below the smallest normal double, where a relative margin rounds away: a flow
+   * whose quotient rounds down onto the window's end while its bytes left exceed the rounded
+   * product of that end and its rate must still extend the event.
+   */
+  @Test
+  void subnormalTimesMatchTheDefinition() {
+    ClusterState state = new ClusterState(Fabric.uniform(4, 1e9));
+    Coflow c = new Coflow("tiny", 0, 0, 1);
+    state.addCoflow(c);
+    state.addFlow(c, 0, 1, 4 * Double.MIN_VALUE, 0);
+    state.addFlow(c, 2, 3, 0x1.5p-72, 0);
+    Schedule schedule = Schedule.empty(state);
+    schedule.setRate(0, 1.0);
+    schedule.setRate(1, 0x1p1000);
+    double expected = byDefinition(state, schedule, Double.POSITIVE_INFINITY, 0.25);
+    assertEquals(5 * Double.MIN_VALUE, expected, 0.0);
+    assertEquals(expected, new FluidStep().next(state, schedule, Double.POSITIVE_INFINITY, 0.25));
+  }
+
   private static double byDefinition(
       ClusterState state, Schedule schedule, double dt, double coalesce) {
     double first = Double.POSITIVE_INFINITY;
