@@ -4,13 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
-import org.coflow.api.model.ClusterState;
-import org.coflow.api.model.PolicyType;
 import org.coflow.bench.trace.Trace;
 import org.coflow.bench.trace.TraceParser;
 import org.coflow.master.policy.FairSharing;
-import org.coflow.master.policy.Schedule;
-import org.coflow.master.policy.SchedulingPolicy;
+import org.coflow.master.policy.ForwardingPolicy;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,22 +20,9 @@ class PairSimulatorTest {
   static final double GBPS = 125_000_000;
 
   /** Fair sharing behind another class, so that {@link Simulator} takes its per-flow loop. */
-  static final class PerFlow implements SchedulingPolicy {
-    private final FairSharing fair = new FairSharing();
-
-    @Override
-    public String name() {
-      return fair.name();
-    }
-
-    @Override
-    public PolicyType type() {
-      return fair.type();
-    }
-
-    @Override
-    public Schedule schedule(ClusterState state, double now) {
-      return fair.schedule(state, now);
+  static final class PerFlow extends ForwardingPolicy {
+    PerFlow() {
+      super(new FairSharing());
     }
   }
 
