@@ -3,6 +3,7 @@ package org.coflow.bench.sim;
 import java.util.Comparator;
 import java.util.List;
 import org.coflow.api.model.ClusterState;
+import org.coflow.api.model.Coflow;
 import org.coflow.api.model.Flow;
 import org.coflow.master.policy.Schedule;
 
@@ -16,6 +17,11 @@ final class FluidStep {
 
   private double[] untilDone = new double[1024];
 
+  /** What the last {@link #scan} found: the earliest completion and the times kept after it. */
+  private double firstDone;
+
+  private int candidates;
+
   /**
    * The time to the next event: {@code dt} (the next arrival or decision), or the next flow
    * completion if sooner, extended to the last completion within {@code (1 + coalesce)} of it but
@@ -23,6 +29,17 @@ final class FluidStep {
    * must be 0 or more (the simulators check it).
    */
   double next(ClusterState state, Schedule schedule, double dt, double coalesce) {
+    scan(state, schedule, coalesce, false);
+    return until(dt, coalesce);
+  }
+
+  /**
+   * The pass over the served flows behind {@link #next}, for the rates as they are: {@link #until}
+   * then gives the event's length for any {@code dt}. With {@code sumRates} it also sums the rates
+   * per coflow in the same pass and hands the sums to the schedule ({@link
+   * Schedule#knowCoflowRates}), so that a policy reading them next does not walk the flows again.
+   */
+  void scan(ClusterState state, Schedule schedule, double coalesce, boolean sumRates) {
     assert coalesce >= 0 : coalesce;
     int m = schedule.servedSize();
     // Flows in index order (forwards over the state's arrays), not in the order the policy set
@@ -34,27 +51,57 @@ final class FluidStep {
     // final earliest completion either, which only comes sooner. The times kept are the same
     // quotients as dividing for every flow, so the event's length is too. The window's end is
     // taken no lower than the smallest normal double: below it the margin would round away.
-    double firstDone = Double.POSITIVE_INFINITY;
+    double first = Double.POSITIVE_INFINITY;
     double bound = Double.POSITIVE_INFINITY;
-    int candidates = 0;
+    int kept = 0;
+    // The coflow sums as Schedule.coflowRates adds them: flows of one coflow come in runs, a run's
+    // sum is held in a register and stored once (the same additions in the same order).
+    double[] sums = sumRates ? new double[state.coflows().size()] : null;
+    Coflow run = null;
+    int at = 0;
+    double sum = 0;
     for (int k = 0; k < m; k++) {
       int i = order[k];
       double rate = schedule.rate(i);
+      if (sums != null) {
+        Coflow c = state.coflowAt(i);
+        if (c != run) {
+          if (run != null) {
+            sums[at] = sum;
+          }
+          run = c;
+          at = c.index();
+          sum = sums[at];
+        }
+        sum += rate;
+      }
       double left = state.remainingAt(i);
       if (left <= bound * rate) {
         double t = left / rate;
-        if (t < firstDone) {
-          firstDone = t;
+        if (t < first) {
+          first = t;
           bound = Math.max(t * (1 + coalesce) * (1 + 1e-12), Double.MIN_NORMAL);
         }
-        if (t <= firstDone * (1 + coalesce)) {
-          if (candidates == untilDone.length) {
-            untilDone = java.util.Arrays.copyOf(untilDone, 2 * candidates);
+        if (t <= first * (1 + coalesce)) {
+          if (kept == untilDone.length) {
+            untilDone = java.util.Arrays.copyOf(untilDone, 2 * kept);
           }
-          untilDone[candidates++] = t;
+          untilDone[kept++] = t;
         }
       }
     }
+    if (sums != null) {
+      if (run != null) {
+        sums[at] = sum;
+      }
+      schedule.knowCoflowRates(sums);
+    }
+    firstDone = first;
+    candidates = kept;
+  }
+
+  /** {@link #next} for the flows of the last {@link #scan}. */
+  double until(double dt, double coalesce) {
     if (firstDone <= dt) {
       double limit = Math.min(dt, firstDone * (1 + coalesce));
       dt = firstDone;

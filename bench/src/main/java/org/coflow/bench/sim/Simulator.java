@@ -102,6 +102,7 @@ public final class Simulator {
     }
     boolean coflowEvent = true;
     boolean forced = false;
+    boolean sumsWanted = false;
     while (next < n || !state.flows().isEmpty()) {
       if (state.flows().isEmpty() && arrival[next] > now) {
         now = arrival[next];
@@ -128,12 +129,24 @@ public final class Simulator {
       }
       List<Flow> flows = state.flows();
       double dt = next < n ? arrival[next] - now : Double.POSITIVE_INFINITY;
-      double decision =
-          held == null ? policy.nextDecisionTime(state, schedule, now) : Double.POSITIVE_INFINITY;
+      // The pass over the served flows for the next completion runs before the policy picks its
+      // next decision time, and sums the rates per coflow on the way for a policy that reads them
+      // there (learned at its first such read), so that it does not walk the flows again.
+      step.scan(state, schedule, coalesce, sumsWanted && !schedule.coflowRatesKnown());
+      double decision = Double.POSITIVE_INFINITY;
+      if (held == null) {
+        boolean known = schedule.coflowRatesKnown();
+        long changes = schedule.rateChanges();
+        decision = policy.nextDecisionTime(state, schedule, now);
+        sumsWanted |= !known && schedule.coflowRatesKnown();
+        if (schedule.rateChanges() != changes) {
+          step.scan(state, schedule, coalesce, false); // it changed a rate: scan the new ones
+        }
+      }
       if (decision < now + dt) {
         dt = Math.max(decision - now, FluidStep.SECONDS);
       }
-      dt = step.next(state, schedule, dt, coalesce);
+      dt = step.until(dt, coalesce);
       if (dt == Double.POSITIVE_INFINITY && held != null && !forced) {
         // Every flow with a held rate is done and nothing else is pending: decide now.
         forced = true;

@@ -83,6 +83,65 @@ class FluidStepTest {
     assertEquals(expected, new FluidStep().next(state, schedule, Double.POSITIVE_INFINITY, 0.25));
   }
 
+  /**
+   * The scan that also sums the rates per coflow hands the schedule exactly the sums {@link
+   * Schedule#coflowRates} computes (bit for bit, so policies decide the same), with the coflows'
+   * flows interleaved and reshuffled by completions so that their runs in index order break up, and
+   * gives the event length {@link FluidStep#next} gives.
+   */
+  @Test
+  void summingScanGivesTheScheduleItsOwnCoflowSums() {
+    Random random = new Random(29);
+    FluidStep step = new FluidStep();
+    for (int trial = 0; trial < 300; trial++) {
+      ClusterState state = new ClusterState(Fabric.uniform(8, 1e9));
+      int coflows = 1 + random.nextInt(6);
+      Coflow[] cs = new Coflow[coflows];
+      for (int j = 0; j < coflows; j++) {
+        cs[j] = new Coflow("c" + j, j, 0, 1);
+        state.addCoflow(cs[j]);
+      }
+      int n = 1 + random.nextInt(80);
+      java.util.List<org.coflow.api.model.Flow> flows = new java.util.ArrayList<>();
+      for (int k = 0; k < n; k++) {
+        Coflow c = cs[random.nextInt(coflows)];
+        flows.add(state.addFlow(c, random.nextInt(8), random.nextInt(8), 1e6 + k, 0));
+      }
+      for (int k = 0; k < n / 4; k++) {
+        org.coflow.api.model.Flow f = flows.remove(random.nextInt(flows.size()));
+        state.addSent(f, f.size());
+        state.finishFlow(f, 1);
+      }
+      Schedule summed = Schedule.empty(state);
+      Schedule plain = Schedule.empty(state);
+      for (int i = 0; i < state.flows().size(); i++) {
+        if (random.nextInt(5) > 0) {
+          // Rates of very different magnitudes, so that adding them in another order rounds
+          // differently.
+          double rate = Math.scalb(1 + random.nextDouble(), random.nextInt(60));
+          summed.setRate(i, rate);
+          plain.setRate(i, rate);
+        }
+      }
+      double coalesce = trial % 2 == 0 ? 0 : 1e-3;
+      step.scan(state, summed, coalesce, true);
+      assertTrue(summed.coflowRatesKnown(), "trial " + trial);
+      double length = step.until(Double.POSITIVE_INFINITY, coalesce);
+      assertEquals(
+          step.next(state, plain, Double.POSITIVE_INFINITY, coalesce), length, 0.0, "" + trial);
+      assertTrue(!plain.coflowRatesKnown(), "a plain scan leaves the sums to the schedule");
+      double[] expected = plain.coflowRates(state);
+      double[] got = summed.coflowRates(state);
+      assertEquals(expected.length, got.length);
+      for (int j = 0; j < expected.length; j++) {
+        assertEquals(
+            Double.doubleToRawLongBits(expected[j]),
+            Double.doubleToRawLongBits(got[j]),
+            "trial " + trial + ", coflow " + j + ": " + expected[j] + " vs " + got[j]);
+      }
+    }
+  }
+
   private static double byDefinition(
       ClusterState state, Schedule schedule, double dt, double coalesce) {
     double first = Double.POSITIVE_INFINITY;

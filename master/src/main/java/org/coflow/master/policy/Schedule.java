@@ -354,6 +354,25 @@ public final class Schedule {
     return sums;
   }
 
+  /**
+   * Whether {@link #coflowRates} is known for the rates as they are (asking then costs nothing).
+   */
+  public boolean coflowRatesKnown() {
+    return coflowSums != null;
+  }
+
+  /**
+   * Hands this schedule the sums {@link #coflowRates} would compute for its rates as they are, from
+   * a caller that walks the served flows in index order anyway (the simulator's event step), so
+   * that a policy asking for them next does not walk the flows again. {@code sums} must be indexed
+   * by {@link Coflow#index()} and hold the same additions in the same order: each served flow's
+   * rate added to its coflow's sum, flows in ascending index order, from zero. Kept, not copied,
+   * until a rate changes.
+   */
+  public void knowCoflowRates(double[] sums) {
+    coflowSums = sums;
+  }
+
   /** Priority class of a flow (0 = most important). */
   public int priority(int flow) {
     if (positionsUsed > 0 && !positionClassesWritten) {
