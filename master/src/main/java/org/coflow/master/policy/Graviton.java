@@ -68,6 +68,11 @@ public final class Graviton extends AbstractPolicy {
 
   @Override
   protected void allocate(ClusterState state, double now, PortBudget budget, Schedule schedule) {
+    if (unobserved != null) {
+      throw new IllegalStateException(
+          "graviton: decided again before its next decision time was asked for, which"
+              + " movesAsDecided promised to do after every decision");
+    }
     queues.refresh(state, now);
     for (Coflow c : servedByLastSchedule) {
       lastServed.put(c, now); // its rate held from the last decision until now
@@ -130,8 +135,33 @@ public final class Graviton extends AbstractPolicy {
     return width;
   }
 
+  /**
+   * Under {@link #movesAsDecided}, the decision whose service {@link #observe} has yet to note, and
+   * its time: the caller asks {@link #nextDecisionTime} next, which notes it from the coflows'
+   * rates it reads anyway (a caller that sums them while walking the flows then spares a pass).
+   */
+  private boolean deferObserve;
+
+  private Schedule unobserved;
+  private double unobservedAt;
+
+  @Override
+  public void movesAsDecided() {
+    deferObserve = true;
+  }
+
   @Override
   protected void observe(ClusterState state, Schedule schedule, double now) {
+    if (deferObserve) {
+      unobserved = schedule;
+      unobservedAt = now;
+      return;
+    }
+    noteServed(state, schedule, now);
+  }
+
+  /** Which coflows {@code schedule} serves: they were served at {@code now}. */
+  private void noteServed(ClusterState state, Schedule schedule, double now) {
     double[] rates = schedule.coflowRates(state);
     servedByLastSchedule.clear();
     for (Coflow c : state.coflows()) {
@@ -144,6 +174,15 @@ public final class Graviton extends AbstractPolicy {
 
   @Override
   public double nextDecisionTime(ClusterState state, Schedule schedule, double now) {
+    if (unobserved != null) {
+      if (unobserved != schedule) {
+        throw new IllegalStateException(
+            "graviton: asked for the next decision time of another schedule than its last one,"
+                + " which movesAsDecided promised not to do");
+      }
+      unobserved = null;
+      noteServed(state, schedule, unobservedAt);
+    }
     double[] rates = schedule.coflowRates(state);
     double next = Double.POSITIVE_INFINITY;
     for (Coflow c : state.coflows()) {
