@@ -17,9 +17,13 @@ final class FluidStep {
 
   private double[] untilDone = new double[1024];
 
-  /** What the last {@link #scan} found: the earliest completion and the times kept after it. */
+  /**
+   * What the last {@link #scan} found: the earliest completion, the end of its window (with the
+   * margin that filters the flows, see {@link #scan}), and the times kept after it.
+   */
   private double firstDone;
 
+  private double bound;
   private int candidates;
 
   /**
@@ -49,55 +53,68 @@ final class FluidStep {
     // completion seen so far: a flow whose bytes left exceed that window's end times its rate (with
     // a margin of 1e-12, far above the rounding of a division) cannot finish by the window of the
     // final earliest completion either, which only comes sooner. The times kept are the same
-    // quotients as dividing for every flow, so the event's length is too. The window's end is
-    // taken no lower than the smallest normal double: below it the margin would round away.
-    double first = Double.POSITIVE_INFINITY;
-    double bound = Double.POSITIVE_INFINITY;
-    int kept = 0;
-    // The coflow sums as Schedule.coflowRates adds them: flows of one coflow come in runs, a run's
-    // sum is held in a register and stored once (the same additions in the same order).
-    double[] sums = sumRates ? new double[state.coflows().size()] : null;
+    // quotients as dividing for every flow, so the event's length is too.
+    firstDone = Double.POSITIVE_INFINITY;
+    bound = Double.POSITIVE_INFINITY;
+    candidates = 0;
+    if (!sumRates) {
+      for (int k = 0; k < m; k++) {
+        int i = order[k];
+        double rate = schedule.rate(i);
+        double left = state.remainingAt(i);
+        if (left <= bound * rate) {
+          keep(left / rate, coalesce);
+        }
+      }
+      return;
+    }
+    // The same pass, summing the rates per coflow as Schedule.coflowRates adds them (a loop of its
+    // own: a test per flow costs the passes that do not sum). Flows of one coflow come in runs, a
+    // run's sum is held in a register and stored once (the same additions in the same order).
+    double[] sums = new double[state.coflows().size()];
     Coflow run = null;
     int at = 0;
     double sum = 0;
     for (int k = 0; k < m; k++) {
       int i = order[k];
       double rate = schedule.rate(i);
-      if (sums != null) {
-        Coflow c = state.coflowAt(i);
-        if (c != run) {
-          if (run != null) {
-            sums[at] = sum;
-          }
-          run = c;
-          at = c.index();
-          sum = sums[at];
+      Coflow c = state.coflowAt(i);
+      if (c != run) {
+        if (run != null) {
+          sums[at] = sum;
         }
-        sum += rate;
+        run = c;
+        at = c.index();
+        sum = sums[at];
       }
+      sum += rate;
       double left = state.remainingAt(i);
       if (left <= bound * rate) {
-        double t = left / rate;
-        if (t < first) {
-          first = t;
-          bound = Math.max(t * (1 + coalesce) * (1 + 1e-12), Double.MIN_NORMAL);
-        }
-        if (t <= first * (1 + coalesce)) {
-          if (kept == untilDone.length) {
-            untilDone = java.util.Arrays.copyOf(untilDone, 2 * kept);
-          }
-          untilDone[kept++] = t;
-        }
+        keep(left / rate, coalesce);
       }
     }
-    if (sums != null) {
-      if (run != null) {
-        sums[at] = sum;
-      }
-      schedule.knowCoflowRates(sums);
+    if (run != null) {
+      sums[at] = sum;
     }
-    firstDone = first;
-    candidates = kept;
+    schedule.knowCoflowRates(sums);
+  }
+
+  /**
+   * A served flow's time to finish, divided for because it may fall within the window of the
+   * earliest completion: kept if it does so far. The window's end is taken no lower than the
+   * smallest normal double: below it the margin would round away.
+   */
+  private void keep(double t, double coalesce) {
+    if (t < firstDone) {
+      firstDone = t;
+      bound = Math.max(t * (1 + coalesce) * (1 + 1e-12), Double.MIN_NORMAL);
+    }
+    if (t <= firstDone * (1 + coalesce)) {
+      if (candidates == untilDone.length) {
+        untilDone = java.util.Arrays.copyOf(untilDone, 2 * candidates);
+      }
+      untilDone[candidates++] = t;
+    }
   }
 
   /** {@link #next} for the flows of the last {@link #scan}. */
