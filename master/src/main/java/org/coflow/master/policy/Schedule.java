@@ -94,8 +94,14 @@ public final class Schedule {
     if (spare != null && spare.rate.length >= flows) {
       this.rate = spare.rate;
       this.served = spare.served;
-      for (int k = 0; k < spare.servedSize; k++) {
-        rate[served[k]] = 0;
+      if (spare.servedSize >= spare.flows / 4) {
+        // Most of its flows were served: zeroing them all in one sweep beats zeroing them one by
+        // one.
+        Arrays.fill(rate, 0, spare.flows, 0.0);
+      } else {
+        for (int k = 0; k < spare.servedSize; k++) {
+          rate[served[k]] = 0;
+        }
       }
       if (spare.flowClass != null
           && spare.flowClass.length >= flows
