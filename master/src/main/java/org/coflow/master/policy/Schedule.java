@@ -95,8 +95,8 @@ public final class Schedule {
       this.rate = spare.rate;
       this.served = spare.served;
       if (spare.servedSize >= spare.flows / 4) {
-        // Most of its flows were served: zeroing them all in one sweep beats zeroing them one by
-        // one.
+        // A quarter of its flows or more were served: zeroing them all in one sweep beats
+        // zeroing the served ones one by one.
         Arrays.fill(rate, 0, spare.flows, 0.0);
       } else {
         for (int k = 0; k < spare.servedSize; k++) {
