@@ -8,6 +8,7 @@ import org.coflow.api.model.Fabric;
 import org.coflow.api.model.Flow;
 import org.coflow.bench.trace.Trace;
 import org.coflow.bench.trace.TraceCoflow;
+import org.coflow.master.policy.Creek;
 import org.coflow.master.policy.FairSharing;
 import org.coflow.master.policy.Schedule;
 import org.coflow.master.policy.SchedulingPolicy;
@@ -29,7 +30,9 @@ import org.coflow.master.policy.SchedulingPolicy;
  *
  * <p>Per-flow fair sharing ({@link FairSharing}, not wrapped by Courier) runs the same loop on
  * (sender, receiver) pairs instead of flows ({@link PairSimulator}): every flow of a pair gets the
- * same rate, so an event costs the active pairs, not the active flows.
+ * same rate, so an event costs the active pairs, not the active flows. Creek (not wrapped by
+ * Courier, and deciding at every event) runs it on (level, sender, receiver) groups ({@link
+ * LevelPairSimulator}) for the same reason: every flow of one level on one pair gets the same rate.
  */
 public final class Simulator {
 
@@ -77,6 +80,10 @@ public final class Simulator {
     if (policy instanceof FairSharing fair && !courier) {
       return new PairSimulator(coflows, trace.ports(), bandwidth, coalesce, model)
           .run(fair, meta, checker, progress, wallStart);
+    }
+    if (policy instanceof Creek creek && !courier && !model.has(Model.Choice.EVENTS)) {
+      return new LevelPairSimulator(coflows, trace.ports(), bandwidth, coalesce, model)
+          .run(creek, meta, checker, progress, wallStart);
     }
     Fabric fabric = Fabric.uniform(trace.ports(), bandwidth);
     ClusterState state = new ClusterState(fabric);

@@ -207,6 +207,37 @@ public final class ClusterState {
     coflowAt[i].addSent(srcAt[i], dstAt[i], sizeAt[i] >= 0, bytes);
   }
 
+  /**
+   * Records {@code bytes} more delivered by {@code c}'s active flows into port {@code dst}, without
+   * saying which flows sent them: for a simulator that moves flows by group and counts a coflow's
+   * bytes per receiver ({@link Coflow#bytesSent()} and {@link Coflow#receivedAt} move at once). The
+   * flows' own counts ({@link #sentAt}, {@link Coflow#remainingFrom}) follow when the simulator
+   * {@link #settleSent settles} them, at the latest as they finish. Negative bytes take back bytes
+   * recorded for a flow that finished before the end of the time they were recorded for. Flows of
+   * unknown size grow with their bytes and cannot be counted so.
+   */
+  public void addReceived(Coflow c, int dst, double bytes) {
+    if (c.index < 0 || c.index >= coflows.size() || coflows.get(c.index) != c) {
+      throw new IllegalStateException("coflow " + c.id() + " is not active");
+    }
+    c.addReceived(dst, bytes);
+  }
+
+  /**
+   * Records {@code bytes} more sent by the active flow at dense index {@code i} that its coflow's
+   * totals already count ({@link #addReceived}): the flow's own count and its coflow's per sender.
+   *
+   * @throws IllegalStateException if the flow's size is unknown
+   */
+  public void settleSent(int i, double bytes) {
+    if (sizeAt[i] < 0) {
+      throw new IllegalStateException(
+          flows.get(i) + " has no known size: its bytes cannot be counted per receiver first");
+    }
+    sentAt[i] += bytes;
+    coflowAt[i].addSentFrom(srcAt[i], bytes);
+  }
+
   /** Source port of the active flow at dense index {@code i}. */
   public int srcAt(int i) {
     return srcAt[i];

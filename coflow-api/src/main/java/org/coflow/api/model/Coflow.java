@@ -370,6 +370,17 @@ public final class Coflow {
     }
   }
 
+  /** {@link ClusterState#addReceived}: bytes counted per receiver before their flows are. */
+  void addReceived(int dst, double bytes) {
+    bytesSent += bytes;
+    received[dst] += bytes;
+  }
+
+  /** {@link ClusterState#settleSent}: the per-sender count of bytes already counted. */
+  void addSentFrom(int src, double bytes) {
+    sentFrom[src] += bytes;
+  }
+
   /**
    * Bytes this coflow still has to send out of {@code port}, over flows of known size (a flow of
    * unknown size counts as nothing left).

@@ -34,6 +34,49 @@ class ClusterStateTest {
   }
 
   @Test
+  void bytesCountedPerReceiverFirstReachTheFlowsWhenSettled() {
+    ClusterState s = new ClusterState(Fabric.uniform(4, 100));
+    Coflow c = new Coflow("c", 0, 0, 1);
+    s.addCoflow(c);
+    Flow a = s.addFlow(c, 0, 1, 10, 0);
+    Flow b = s.addFlow(c, 2, 1, 6, 0);
+    s.addReceived(c, 1, 9);
+    s.addReceived(c, 1, -1); // one byte recorded for time a flow idled
+    assertEquals(8, c.bytesSent());
+    assertEquals(8, c.receivedAt(1));
+    assertEquals(8, c.remainingTo(1));
+    assertEquals(0, a.sent()); // the flows' own counts wait for their settlement
+    assertEquals(10, c.remainingFrom(0));
+    s.settleSent(a.index(), 5);
+    s.settleSent(b.index(), 3);
+    assertEquals(5, s.sentAt(a.index()));
+    assertEquals(5, c.remainingFrom(0));
+    assertEquals(3, c.remainingFrom(2));
+    assertEquals(8, c.bytesSent()); // counted once, per receiver
+    assertFalse(s.finishFlow(b, 1));
+    assertEquals(3, b.sent());
+  }
+
+  @Test
+  void bytesPerReceiverNeedAnActiveCoflowAndKnownSizes() {
+    ClusterState s = new ClusterState(Fabric.uniform(4, 100));
+    Coflow c = new Coflow("c", 0, 0, 1);
+    s.addCoflow(c);
+    Flow sized = s.addFlow(c, 0, 1, 10, 0);
+    Flow open = s.addFlow(c, 0, 2, Flow.UNKNOWN, 0);
+    IllegalStateException unknown =
+        assertThrows(IllegalStateException.class, () -> s.settleSent(open.index(), 1));
+    assertTrue(unknown.getMessage().contains("no known size"), unknown.getMessage());
+    s.addSent(sized, 10);
+    s.addSent(open, 4);
+    s.finishFlow(sized, 1);
+    s.finishFlow(open, 1);
+    IllegalStateException gone =
+        assertThrows(IllegalStateException.class, () -> s.addReceived(c, 1, 1));
+    assertTrue(gone.getMessage().contains("coflow c is not active"), gone.getMessage());
+  }
+
+  @Test
   void flowsKeepDenseIndicesAcrossRemovals() {
     ClusterState s = new ClusterState(Fabric.uniform(4, 100));
     Coflow a = new Coflow("a", 0, 0, 1);

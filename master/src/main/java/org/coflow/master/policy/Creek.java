@@ -31,6 +31,9 @@ import org.coflow.api.model.PolicyType;
  * </ul>
  */
 public final class Creek extends AbstractPolicy {
+  /** The most priority levels Creek takes (switch queues). */
+  public static final int MAX_LEVELS = 8;
+
   private final int levels;
   private final Thresholds ladder;
   private final double delta;
@@ -106,11 +109,17 @@ public final class Creek extends AbstractPolicy {
   /** False (tests only) to fill every level flow by flow, as a check of the kept counts. */
   private boolean keepCounts = true;
 
+  /** The entry point by groups is on ({@link #groups}): no per-flow rates at counted levels. */
+  private Groups groups;
+
   private long countedFills;
   private long flowFills;
 
   /** Whether levels with many flows are filled from the kept pair counts (tests turn it off). */
   void keepCounts(boolean on) {
+    if (!on && groups != null) {
+      throw new IllegalStateException("Creek's entry point by groups needs the kept pair counts");
+    }
     keepCounts = on;
     countedPorts = -1;
   }
@@ -183,9 +192,9 @@ public final class Creek extends AbstractPolicy {
       double multiplier,
       double starvationSeconds,
       double deltaSeconds) {
-    if (levels < 1 || levels > 8) {
+    if (levels < 1 || levels > MAX_LEVELS) {
       throw new IllegalArgumentException(
-          "Creek uses 1 to 8 priority levels (switch queues), got " + levels);
+          "Creek uses 1 to " + MAX_LEVELS + " priority levels (switch queues), got " + levels);
     }
     this.levels = levels;
     this.ladder = new Thresholds(levels, firstThreshold, multiplier);
@@ -353,10 +362,129 @@ public final class Creek extends AbstractPolicy {
         }
       }
       allocator().fillGroupByPair(budget, schedule);
+      if (groups != null) {
+        pairRatesFromFlows(k, state, schedule);
+      }
+    }
+    if (groups != null) {
+      groups.perFlow = Backfill.anyFlowWithSpareAtBothEnds(state, budget);
+      if (!groups.perFlow) {
+        sumRatesByGroup(state, schedule);
+        return;
+      }
     }
     if (countedLevels != 0) {
       rateInIndexOrder(state, schedule);
     }
+  }
+
+  /**
+   * The entry point by groups, for a simulator that moves the flows of one (level, sender,
+   * receiver) as a group ({@code LevelPairSimulator}): from now on {@link #schedule} leaves the
+   * flows of the levels filled from the pair counts without a rate in the schedule it returns, and
+   * the returned view gives every group's rate instead. Every flow of a group has the same rate,
+   * whichever way its level is filled: the rate its pair gets in the level's water-filling. The
+   * rates per (coflow, receiver) that the levels and starvation clocks read are then summed from
+   * the groups (the same rates, added in another order than by the schedule's flows, so the next
+   * decision time may differ in its last bits). A test holds the two entry points to the same rate
+   * for every flow.
+   */
+  public Groups groups() {
+    if (!keepCounts) {
+      throw new IllegalStateException("Creek's entry point by groups needs the kept pair counts");
+    }
+    if (groups == null) {
+      groups = new Groups();
+    }
+    return groups;
+  }
+
+  /** What one decision gives a simulator that moves flows by (level, sender, receiver) group. */
+  public final class Groups {
+    private boolean perFlow;
+
+    private Groups() {}
+
+    /** The level of every active flow of {@code c} into {@code receiver} (0 is served first). */
+    public int levelOf(Coflow c, int receiver) {
+      return levelOf[c.slot() * flatPorts + receiver];
+    }
+
+    /** The rate of each flow of the group at {@code level} from {@code src} to {@code dst}. */
+    public double rate(int level, int src, int dst) {
+      return pairRate[level][src * countedPorts + dst];
+    }
+
+    /** The rate {@code c}'s active flows into {@code receiver} receive together. */
+    public double rateTo(Coflow c, int receiver) {
+      return rateTo[c.slot() * flatPorts + receiver];
+    }
+
+    /**
+     * Whether the last decision left capacity at both ends of some flow, so that the backfill may
+     * give flows of one group different rates: they are then in the schedule, flow by flow, and the
+     * groups do not describe the decision. Each level's water-filling leaves every flow it fills a
+     * saturated end, so Creek's decisions never do.
+     */
+    public boolean perFlow() {
+      return perFlow;
+    }
+  }
+
+  /**
+   * For a level filled flow by flow, the rate of each of its (sender, receiver) pairs: that of its
+   * flows in the schedule (0 for a pair none of whose flows got any).
+   */
+  private void pairRatesFromFlows(int k, ClusterState state, Schedule schedule) {
+    int ports = countedPorts;
+    double[] rates = pairRate[k];
+    int[] keys = pairKeys[k];
+    for (int j = 0, m = pairsAt[k]; j < m; j++) {
+      rates[keys[j]] = 0;
+    }
+    int stride = levels + 1;
+    int[] members = byLevel[k];
+    for (int j = 0, n = levelSize[k]; j < n; j++) {
+      Coflow c = state.coflows().get(members[j] >> 1);
+      if ((members[j] & 1) == 0) {
+        for (int i = 0, m = c.activeCount(); i < m; i++) {
+          rates[c.activeSrc(i) * ports + c.activeDst(i)] = schedule.rate(c.activeIndex(i));
+        }
+      } else {
+        int at = c.index() * stride + k;
+        for (int b = splitFrom[at], end = splitFrom[at + 1]; b < end; b++) {
+          int i = splitFlows[b];
+          rates[c.activeSrc(i) * ports + c.activeDst(i)] = schedule.rate(c.activeIndex(i));
+        }
+      }
+    }
+  }
+
+  /**
+   * {@link #ratesTo} from the group rates: per (coflow, receiver), its counted senders' pair rates
+   * at its level.
+   */
+  private void sumRatesByGroup(ClusterState state, Schedule schedule) {
+    int ports = countedPorts;
+    for (Coflow c : state.coflows()) {
+      SubCoflows s = subs.get(c);
+      int base = c.slot() * ports;
+      for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
+        int r = c.receiver(rs);
+        double sum = 0;
+        int at = s.countedAt[r] - 1;
+        if (at >= 0) {
+          double[] rates = pairRate[at];
+          int[] from = s.countedFrom[r];
+          for (int i = 0, n = s.countedN[r]; i < n; i++) {
+            sum += rates[from[i] * ports + r];
+          }
+        }
+        rateTo[base + r] = sum;
+      }
+    }
+    ratesOf = schedule;
+    ratesChanges = schedule.rateChanges();
   }
 
   /**
