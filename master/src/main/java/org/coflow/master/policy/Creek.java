@@ -88,6 +88,21 @@ public final class Creek extends AbstractPolicy {
   private int countedLevels;
 
   /**
+   * Per level, what its last fill from the counts started from and left: the version its counts had
+   * ({@link #count} moves it on), the budget it found and the budget it left. A level whose counts
+   * and budget are those of its last fill would get the same rates (a fill is a function of them),
+   * so it keeps them and takes what it took then ({@link #keptFill}). A level filled flow by flow
+   * since ({@link #pairRatesFromFlows}) has other rates: {@code filledKept} is then false.
+   */
+  private int[] countsVersion;
+
+  private int[] filledVersion;
+  private double[][] filledFrom;
+  private double[][] filledLeft;
+  private boolean[] filledKept;
+  private long keptFills;
+
+  /**
    * By {@code slot * flatPorts + receiver} ({@link Coflow#slot}): the level of each (coflow,
    * receiver) with active flows at the last decision, and the rate it receives. Flat arrays keyed
    * by the state's per-flow slots, so that passes over the flows in index order never dereference a
@@ -127,6 +142,11 @@ public final class Creek extends AbstractPolicy {
   /** How many levels were filled from the kept pair counts (for tests). */
   long countedFills() {
     return countedFills;
+  }
+
+  /** How many levels kept the rates of their last fill from the counts (for tests). */
+  long keptFills() {
+    return keptFills;
   }
 
   /** How many levels with flows were filled flow by flow (for tests). */
@@ -439,6 +459,7 @@ public final class Creek extends AbstractPolicy {
     int ports = countedPorts;
     double[] rates = pairRate[k];
     int[] keys = pairKeys[k];
+    filledKept[k] = false;
     for (int j = 0, m = pairsAt[k]; j < m; j++) {
       rates[keys[j]] = 0;
     }
@@ -504,6 +525,10 @@ public final class Creek extends AbstractPolicy {
       fillCount = new int[len];
       fillRate = new double[len];
     }
+    if (keptFill(k, budget)) {
+      appendMembers(k, state, schedule);
+      return true;
+    }
     int[] keys = pairKeys[k];
     int[] count = pairCount[k];
     long flows = 0;
@@ -523,11 +548,39 @@ public final class Creek extends AbstractPolicy {
     }
     countedFills++;
     countedLevels |= 1 << k;
+    double[] residual = budget.residual;
+    System.arraycopy(residual, 0, filledFrom[k], 0, residual.length);
     allocator().fillPairs(fillSrc, fillDst, fillCount, m, budget, fillRate, true);
     double[] rates = pairRate[k];
     for (int j = 0; j < m; j++) {
       rates[keys[j]] = fillRate[j];
     }
+    System.arraycopy(residual, 0, filledLeft[k], 0, residual.length);
+    filledVersion[k] = countsVersion[k];
+    filledKept[k] = true;
+    appendMembers(k, state, schedule);
+    return true;
+  }
+
+  /**
+   * Whether level k's counts and the budget it finds are those of its last fill from the counts:
+   * its pair rates are then still those of that fill, and the budget takes what that fill took.
+   */
+  private boolean keptFill(int k, PortBudget budget) {
+    double[] residual = budget.residual;
+    if (!filledKept[k]
+        || filledVersion[k] != countsVersion[k]
+        || !Arrays.equals(filledFrom[k], residual)) {
+      return false;
+    }
+    System.arraycopy(filledLeft[k], 0, residual, 0, residual.length);
+    keptFills++;
+    countedLevels |= 1 << k;
+    return true;
+  }
+
+  /** Appends the members of level k, filled from the counts, to the schedule's order. */
+  private void appendMembers(int k, ClusterState state, Schedule schedule) {
     int[] members = byLevel[k];
     for (int j = 0, n = levelSize[k]; j < n; j++) {
       Coflow c = state.coflows().get(members[j] >> 1);
@@ -537,7 +590,6 @@ public final class Creek extends AbstractPolicy {
         schedule.appendReceivers(c, k);
       }
     }
-    return true;
   }
 
   /** The flows {@link #rateInIndexOrder} gives a pair's rate, and those rates, in index order. */
@@ -623,6 +675,11 @@ public final class Creek extends AbstractPolicy {
     pairKeys = new int[levels][64];
     pairsAt = new int[levels];
     pairRate = new double[levels][pairs];
+    countsVersion = new int[levels];
+    filledVersion = new int[levels];
+    filledFrom = new double[levels][2 * ports];
+    filledLeft = new double[levels][2 * ports];
+    filledKept = new boolean[levels];
     for (SubCoflows s : subs.values()) {
       Arrays.fill(s.countedAt, 0);
       Arrays.fill(s.countedN, 0);
@@ -670,6 +727,7 @@ public final class Creek extends AbstractPolicy {
   /** Adds {@code delta} (1 or -1) flows to pair {@code key} at {@code level}. */
   private void count(int level, int key, int delta) {
     int[] counts = pairCount[level];
+    countsVersion[level]++;
     int was = counts[key];
     counts[key] = was + delta;
     int[] slot = pairSlot[level];

@@ -104,6 +104,9 @@ class CreekCountsTest {
         kept.creek.countedFills() > 50,
         "levels filled from the counts: " + kept.creek.countedFills());
     assertEquals(0, byFlow.creek.countedFills());
+    assertTrue(
+        kept.creek.keptFills() > 50,
+        "levels that kept the rates of their last fill: " + kept.creek.keptFills());
   }
 
   private static void admit(Run run, int n, double now) {
