@@ -31,7 +31,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * water-filling gives the same CCTs as water-filling over the flat list of every flow. Fair sharing
  * without Courier runs in {@link PairSimulator} (flows grouped by sender-receiver pair, invariants
  * checked per pair) against the reference's per-flow schedule, so its row checks that the two entry
- * points of {@code FairSharing} agree.
+ * points of {@code FairSharing} agree; Creek without Courier runs in {@link LevelPairSimulator}
+ * (flows grouped by level, sender and receiver, invariants checked per group) the same way.
  */
 class SimulatorDifferentialTest {
   static final double GBPS = 125_000_000;

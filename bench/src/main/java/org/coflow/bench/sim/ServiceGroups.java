@@ -1,0 +1,302 @@
+package org.coflow.bench.sim;
+
+import java.util.Arrays;
+
+/**
+ * Flows simulated by group, for the event loops where every flow of a group gets the same rate
+ * ({@link PairSimulator}: fair sharing by (sender, receiver) pair; {@link LevelPairSimulator}:
+ * Creek by (level, sender, receiver)).
+ *
+ * <p>The virtual-time trick of fair-queueing simulators: a group counts the bytes each of its flows
+ * has been served since it was last idle ({@code service}); a flow that joins it when that count is
+ * {@code s}, with {@code b} bytes left, finishes when the count reaches {@code s + b}, its
+ * threshold. Each group keeps its flows in a min-heap by threshold (ties by flow number), and its
+ * smallest threshold and that flow's size in flat arrays, so that the loops over the active groups
+ * stay on flat arrays. Flows are numbered by the loop from 0 (in admission order); groups by a key
+ * below the number given at construction.
+ */
+final class ServiceGroups {
+  // Per group key: its flows' heap, and its position + 1 among the active groups (0 when idle).
+  private final int[][] heap;
+  private final int[] slotOf;
+
+  // Per active group, by position (the per-event loops run over these arrays in order): key, a
+  // value the loop attaches to it (Creek's level), ports, flows, per-flow rate, per-flow service
+  // since it was last idle, smallest threshold and its flow's size, and time until that flow
+  // finishes in the event under way.
+  int[] key = new int[256];
+  int[] tag = new int[256];
+  int[] src = new int[256];
+  int[] dst = new int[256];
+  int[] count = new int[256];
+  double[] rate = new double[256];
+  double[] service = new double[256];
+  double[] first = new double[256];
+  double[] firstSize = new double[256];
+  double[] untilFirst = new double[256];
+  int active;
+
+  // Per flow, by number: size, threshold in its group's service, group key (-1: none), heap
+  // position.
+  private double[] size = new double[1024];
+  private double[] threshold = new double[1024];
+  private int[] groupOf = new int[1024];
+  private int[] heapAt = new int[1024];
+
+  private int[] stack = new int[64];
+
+  ServiceGroups(int keys) {
+    heap = new int[keys][];
+    slotOf = new int[keys];
+  }
+
+  /** Registers flow {@code f} (the next number, or a lower one reused), in no group yet. */
+  void addFlow(int f, double bytes) {
+    if (f >= size.length) {
+      int len = Math.max(f + 1, 2 * size.length);
+      size = Arrays.copyOf(size, len);
+      threshold = Arrays.copyOf(threshold, len);
+      groupOf = Arrays.copyOf(groupOf, len);
+      heapAt = Arrays.copyOf(heapAt, len);
+    }
+    size[f] = bytes;
+    groupOf[f] = -1;
+  }
+
+  /** The position of the active group {@code group}, activating it if idle. */
+  int slot(int group, int tagged, int from, int to) {
+    int j = slotOf[group] - 1;
+    if (j >= 0) {
+      return j;
+    }
+    if (active == key.length) {
+      int len = 2 * active;
+      key = Arrays.copyOf(key, len);
+      tag = Arrays.copyOf(tag, len);
+      src = Arrays.copyOf(src, len);
+      dst = Arrays.copyOf(dst, len);
+      count = Arrays.copyOf(count, len);
+      rate = Arrays.copyOf(rate, len);
+      service = Arrays.copyOf(service, len);
+      first = Arrays.copyOf(first, len);
+      firstSize = Arrays.copyOf(firstSize, len);
+      untilFirst = Arrays.copyOf(untilFirst, len);
+    }
+    j = active++;
+    slotOf[group] = j + 1;
+    key[j] = group;
+    tag[j] = tagged;
+    src[j] = from;
+    dst[j] = to;
+    count[j] = 0;
+    rate[j] = 0;
+    service[j] = 0; // idle until now: count service afresh
+    if (heap[group] == null) {
+      heap[group] = new int[4];
+    }
+    return j;
+  }
+
+  /** Removes the active groups without flows (the last active group takes a freed position). */
+  void deactivateIdle() {
+    for (int j = active - 1; j >= 0; j--) {
+      if (count[j] == 0) {
+        deactivate(j);
+      }
+    }
+  }
+
+  private void deactivate(int j) {
+    slotOf[key[j]] = 0;
+    int last = --active;
+    if (j != last) {
+      key[j] = key[last];
+      tag[j] = tag[last];
+      src[j] = src[last];
+      dst[j] = dst[last];
+      count[j] = count[last];
+      rate[j] = rate[last];
+      service[j] = service[last];
+      first[j] = first[last];
+      firstSize[j] = firstSize[last];
+      untilFirst[j] = untilFirst[last];
+      slotOf[key[j]] = j + 1;
+    }
+  }
+
+  /** Puts flow {@code f}, with {@code left} bytes to send, into active group j. */
+  void join(int j, int f, double left) {
+    int g = key[j];
+    int n = count[j];
+    if (n == heap[g].length) {
+      heap[g] = Arrays.copyOf(heap[g], 2 * n);
+    }
+    groupOf[f] = g;
+    threshold[f] = service[j] + left;
+    count[j] = n + 1;
+    up(heap[g], n, f);
+    atTop(j);
+  }
+
+  /** Takes flow {@code f} out of its group; returns the bytes it has left (its size if none). */
+  double leave(int f) {
+    int g = groupOf[f];
+    if (g < 0) {
+      return size[f];
+    }
+    int j = slotOf[g] - 1;
+    double left = threshold[f] - service[j];
+    remove(j, heapAt[f]);
+    return left;
+  }
+
+  /** Takes out and returns the flow with the smallest threshold of active group j. */
+  int pop(int j) {
+    int f = heap[key[j]][0];
+    remove(j, 0);
+    return f;
+  }
+
+  /** The size of flow {@code f}. */
+  double size(int f) {
+    return size[f];
+  }
+
+  /** The group key of flow {@code f}, -1 if it is in none. */
+  int groupOf(int f) {
+    return groupOf[f];
+  }
+
+  private void remove(int j, int i) {
+    int[] h = heap[key[j]];
+    int n = --count[j];
+    groupOf[h[i]] = -1;
+    if (i < n) {
+      int last = h[n];
+      if (i > 0 && before(last, h[(i - 1) / 2])) {
+        up(h, i, last);
+      } else {
+        down(h, i, last, n);
+      }
+    }
+    if (n > 0) {
+      atTop(j);
+    }
+  }
+
+  private void atTop(int j) {
+    int f = heap[key[j]][0];
+    first[j] = threshold[f];
+    firstSize[j] = size[f];
+  }
+
+  private void up(int[] h, int i, int f) {
+    while (i > 0) {
+      int parent = (i - 1) / 2;
+      if (!before(f, h[parent])) {
+        break;
+      }
+      h[i] = h[parent];
+      heapAt[h[i]] = i;
+      i = parent;
+    }
+    h[i] = f;
+    heapAt[f] = i;
+  }
+
+  private void down(int[] h, int i, int f, int n) {
+    while (true) {
+      int child = 2 * i + 1;
+      if (child >= n) {
+        break;
+      }
+      if (child + 1 < n && before(h[child + 1], h[child])) {
+        child++;
+      }
+      if (!before(h[child], f)) {
+        break;
+      }
+      h[i] = h[child];
+      heapAt[h[i]] = i;
+      i = child;
+    }
+    h[i] = f;
+    heapAt[f] = i;
+  }
+
+  private boolean before(int a, int b) {
+    return threshold[a] < threshold[b] || (threshold[a] == threshold[b] && a < b);
+  }
+
+  /**
+   * The next event's length: {@code dt} (the next arrival or decision), or the first completion
+   * among the active groups ({@code untilFirst}, set by the loop) if sooner, extended to the last
+   * completion within {@code (1 + coalesce)} of it but never past {@code dt}.
+   */
+  double until(double firstDone, double dt, double coalesce) {
+    if (firstDone <= dt) {
+      double limit = Math.min(dt, firstDone * (1 + coalesce));
+      dt = firstDone;
+      // A group whose first flow finishes past the limit has none within it (thresholds only
+      // grow down the heap): only the others are walked.
+      for (int j = 0; j < active; j++) {
+        if (untilFirst[j] <= limit) {
+          dt = Math.max(dt, latestWithin(j, limit));
+        }
+      }
+    }
+    return dt;
+  }
+
+  /** The longest time to completion within {@code limit} among the flows of active group j. */
+  private double latestWithin(int j, double limit) {
+    double bound = service[j] + rate[j] * limit;
+    double latest = 0;
+    int[] h = heap[key[j]];
+    int n = count[j];
+    if (stack.length < 2 * n + 2) {
+      stack = new int[2 * n + 2];
+    }
+    int top = 0;
+    stack[top++] = 0;
+    while (top > 0) {
+      int i = stack[--top];
+      if (i >= n || threshold[h[i]] > bound) {
+        continue;
+      }
+      double t = (threshold[h[i]] - service[j]) / rate[j];
+      if (t <= limit) {
+        latest = Math.max(latest, t);
+      }
+      stack[top++] = 2 * i + 1;
+      stack[top++] = 2 * i + 2;
+    }
+    return latest;
+  }
+
+  /**
+   * Serves active group j for {@code dt}: the flows that finish within it (what they have left is
+   * within a nanosecond of service or a billionth of their size, as in the per-flow loop) leave the
+   * group and are handed to {@code done} with the bytes they had left.
+   */
+  void serve(int j, double dt, Finished done) {
+    double r = rate[j];
+    if (r <= 0) {
+      return;
+    }
+    double moved = r * dt;
+    while (count[j] > 0) {
+      double left = first[j] - service[j];
+      if (left - moved > r * FluidStep.SECONDS && left - moved > 1e-9 * firstSize[j]) {
+        break;
+      }
+      done.finished(j, pop(j), left);
+    }
+    service[j] += moved;
+  }
+
+  /** Where {@link #serve} hands a flow that finishes. */
+  interface Finished {
+    void finished(int group, int flow, double left);
+  }
+}
