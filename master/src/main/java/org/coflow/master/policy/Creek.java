@@ -139,18 +139,20 @@ public final class Creek extends AbstractPolicy {
     countedPorts = -1;
   }
 
-  /** How many levels were filled from the kept pair counts (for tests). */
-  long countedFills() {
+  /** How many levels were filled from the kept pair counts (for tests and benchmarks). */
+  public long countedFills() {
     return countedFills;
   }
 
-  /** How many levels kept the rates of their last fill from the counts (for tests). */
-  long keptFills() {
+  /**
+   * How many levels kept the rates of their last fill from the counts (for tests and benchmarks).
+   */
+  public long keptFills() {
     return keptFills;
   }
 
-  /** How many levels with flows were filled flow by flow (for tests). */
-  long flowFills() {
+  /** How many levels with flows were filled flow by flow (for tests and benchmarks). */
+  public long flowFills() {
     return flowFills;
   }
 
@@ -407,7 +409,7 @@ public final class Creek extends AbstractPolicy {
    * rates per (coflow, receiver) that the levels and starvation clocks read are then summed from
    * the groups (the same rates, added in another order than by the schedule's flows, so the next
    * decision time may differ in its last bits). A test holds the two entry points to the same rate
-   * for every flow.
+   * for every flow. The mode lasts for the life of this instance: a per-flow loop needs another.
    */
   public Groups groups() {
     if (!keepCounts) {

@@ -109,6 +109,51 @@ class CreekCountsTest {
         "levels that kept the rates of their last fill: " + kept.creek.keptFills());
   }
 
+  /**
+   * A level filled from the counts, then flow by flow with the same counts (a level above took
+   * ports its flows use), then finding its counts and budget as at the first fill: by groups, it
+   * must give the first fill's rates, not those the fill flow by flow left in its pair rates.
+   */
+  @Test
+  void aLevelFilledFlowByFlowInBetweenDoesNotKeepItsFill() {
+    ClusterState state = new ClusterState(Fabric.uniform(3, CAP));
+    Creek byFlow = new Creek(2, 1_000, 10, 0, 0);
+    Creek grouped = new Creek(2, 1_000, 10, 0, 0);
+    Creek.Groups groups = grouped.groups();
+    Coflow x = new Coflow("x", 0, 0, 1);
+    state.addCoflow(x);
+    for (int m = 0; m < 3; m++) {
+      for (int r = 1; r < 3; r++) {
+        state.addFlow(x, m, r, 1_000_000, 0);
+      }
+    }
+    state.addSent(x.activeFlows().get(0), 2_000); // x leaves the first level: 6 flows at level 1
+    compare(state, byFlow, grouped, groups, 0);
+    Coflow y = new Coflow("y", 1, 0.1, 1);
+    state.addCoflow(y);
+    Flow blocking = state.addFlow(y, 0, 1, 500, 0.1); // level 0: port 0 out and port 1 in are full
+    compare(state, byFlow, grouped, groups, 0.1);
+    assertEquals(1, grouped.countedFills(), "level 1 was filled flow by flow under y");
+    state.addSent(blocking, 500);
+    state.finishFlow(blocking, 0.2);
+    compare(state, byFlow, grouped, groups, 0.2);
+    assertEquals(2, grouped.countedFills(), "filled from the counts afresh");
+    assertEquals(0, grouped.keptFills(), "a fill flow by flow in between: nothing kept");
+  }
+
+  private static void compare(
+      ClusterState state, Creek byFlow, Creek grouped, Creek.Groups groups, double now) {
+    Schedule a = byFlow.schedule(state, now);
+    grouped.schedule(state, now);
+    for (Flow f : state.flows()) {
+      int level = groups.levelOf(f.coflow(), f.dst());
+      assertEquals(
+          Double.doubleToLongBits(a.rate(f.index())),
+          Double.doubleToLongBits(groups.rate(level, f.src(), f.dst())),
+          f + " at level " + level + " at t=" + now);
+    }
+  }
+
   private static void admit(Run run, int n, double now) {
     run.coflows.add(FluidScript.admit(run.state, n, now, 8_000));
   }
