@@ -221,20 +221,15 @@ final class LevelPairSimulator {
     groups.deactivateIdle();
   }
 
+  /** Admits a trace coflow into the state and numbers its flows for the groups. */
   private void admit(ClusterState state, TraceCoflow tc, int seq, double now) {
-    Coflow c = new Coflow(String.valueOf(tc.id()), seq, now, 1.0);
-    state.addCoflow(c);
-    for (int r = 0; r < tc.reducers().length; r++) {
-      double bytes = tc.flowBytes(r);
-      for (int m : tc.mappers()) {
-        Flow f = state.addFlow(c, m, tc.reducers()[r], bytes, now);
-        int id = (int) f.id();
-        if (id >= flow.length) {
-          flow = Arrays.copyOf(flow, Math.max(id + 1, 2 * flow.length));
-        }
-        flow[id] = f;
-        groups.addFlow(id, bytes);
+    for (Flow f : Simulator.admit(state, tc, seq, now).activeFlows()) {
+      int id = (int) f.id();
+      if (id >= flow.length) {
+        flow = Arrays.copyOf(flow, Math.max(id + 1, 2 * flow.length));
       }
+      flow[id] = f;
+      groups.addFlow(id, f.size());
     }
   }
 }

@@ -162,11 +162,6 @@ final class ServiceGroups {
     return size[f];
   }
 
-  /** The group key of flow {@code f}, -1 if it is in none. */
-  int groupOf(int f) {
-    return groupOf[f];
-  }
-
   private void remove(int j, int i) {
     int[] h = heap[key[j]];
     int n = --count[j];

@@ -290,7 +290,8 @@ public final class Simulator {
     }
   }
 
-  private static Coflow admit(ClusterState state, TraceCoflow tc, int seq, double now) {
+  /** Adds trace coflow {@code tc} and its M x R flows to the state, arriving at {@code now}. */
+  static Coflow admit(ClusterState state, TraceCoflow tc, int seq, double now) {
     Coflow c = new Coflow(String.valueOf(tc.id()), seq, now, 1.0);
     state.addCoflow(c);
     for (int r = 0; r < tc.reducers().length; r++) {
