@@ -33,6 +33,9 @@ import org.coflow.master.policy.SchedulingPolicy;
  * same rate, so an event costs the active pairs, not the active flows. Creek (not wrapped by
  * Courier, and deciding at every event) runs it on (level, sender, receiver) groups ({@link
  * LevelPairSimulator}) for the same reason: every flow of one level on one pair gets the same rate.
+ * Aalo, Baraat and Graviton (not wrapped by Courier, deciding at every event) read no flow's
+ * progress, only their coflows' totals: they run the same loop with each flow moved only when its
+ * rate changes ({@link LazyFlowSimulator}).
  */
 public final class Simulator {
 
@@ -84,6 +87,10 @@ public final class Simulator {
     if (policy instanceof Creek creek && !courier && !model.has(Model.Choice.EVENTS)) {
       return new LevelPairSimulator(coflows, trace.ports(), bandwidth, coalesce, model)
           .run(creek, meta, checker, progress, wallStart);
+    }
+    if (LazyFlowSimulator.suits(policy) && !courier && !model.has(Model.Choice.EVENTS)) {
+      return new LazyFlowSimulator(coflows, trace.ports(), bandwidth, coalesce, model)
+          .run(policy, meta, checker, progress, wallStart);
     }
     Fabric fabric = Fabric.uniform(trace.ports(), bandwidth);
     ClusterState state = new ClusterState(fabric);

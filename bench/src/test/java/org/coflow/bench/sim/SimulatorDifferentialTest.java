@@ -32,7 +32,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * without Courier runs in {@link PairSimulator} (flows grouped by sender-receiver pair, invariants
  * checked per pair) against the reference's per-flow schedule, so its row checks that the two entry
  * points of {@code FairSharing} agree; Creek without Courier runs in {@link LevelPairSimulator}
- * (flows grouped by level, sender and receiver, invariants checked per group) the same way.
+ * (flows grouped by level, sender and receiver, invariants checked per group) the same way; Aalo,
+ * Baraat and Graviton without Courier run in {@link LazyFlowSimulator} (flows moved only when their
+ * rate changes).
  */
 class SimulatorDifferentialTest {
   static final double GBPS = 125_000_000;

@@ -1,0 +1,82 @@
+package org.coflow.bench.sim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import org.coflow.api.config.Config;
+import org.coflow.bench.trace.Trace;
+import org.coflow.bench.trace.TraceParser;
+import org.coflow.master.policy.ForwardingPolicy;
+import org.coflow.master.policy.Policies;
+import org.coflow.master.policy.SchedulingPolicy;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * {@link LazyFlowSimulator} (flows moved only when their rate changes) against {@link Simulator}'s
+ * per-flow loop, which moves every served flow at every event, at the default completion window on
+ * the first 200 coflows: the same CCT for every coflow (relative difference at most 1e-9), every
+ * coflow's bytes delivered exactly once, and the same events up to the few that rounding moves
+ * across the window's edge. The run must go through both ways of taking rate changes (the heap
+ * mended per flow and rebuilt) and through flows the schedule stops serving.
+ */
+class LazyFlowSimulatorTest {
+  static Trace first;
+
+  @BeforeAll
+  static void load() throws Exception {
+    first = TraceParser.parse(Path.of("data/coflow-benchmark/FB2010-1Hr-150-0.txt")).first(200);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"aalo", "baraat", "graviton"})
+  void givesThePerFlowLoopsCompletionTimes(String name) {
+    double coalesce = Simulator.DEFAULT_COALESCE;
+    SchedulingPolicy policy = Policies.create(name, Config.defaults());
+    assertTrue(LazyFlowSimulator.suits(policy), name + " is simulated by its rate changes");
+    LazyFlowSimulator lazy =
+        new LazyFlowSimulator(
+            first.coflows(),
+            first.ports(),
+            SimulatorDifferentialTest.GBPS,
+            coalesce,
+            Model.DEFAULT);
+    Simulator.Coflows meta =
+        Simulator.Coflows.of(first.coflows(), Model.DEFAULT, SimulatorDifferentialTest.GBPS);
+    SimResult byChanges =
+        lazy.run(
+            policy, meta, new InvariantChecker(true), ProgressListener.NONE, System.nanoTime());
+    SimResult byFlows =
+        new Simulator(first, SimulatorDifferentialTest.GBPS, coalesce)
+            .run(new PerFlow(name), false, null, ProgressListener.NONE);
+    assertTrue(lazy.mended > 1000, "rate changes mended in the heap: " + lazy.mended);
+    assertTrue(lazy.rebuilt > 1000, "rate changes taken by a rebuild: " + lazy.rebuilt);
+    assertTrue(lazy.stopped > 100, "moving flows stopped: " + lazy.stopped);
+    assertEquals(byFlows.events(), byChanges.events(), 3, "events");
+    for (int i = 0; i < byFlows.cct().length; i++) {
+      double rel = Math.abs(byChanges.cct()[i] - byFlows.cct()[i]) / byFlows.cct()[i];
+      assertTrue(
+          rel <= 1e-9,
+          name
+              + ": coflow "
+              + i
+              + ": "
+              + byChanges.cct()[i]
+              + " s by rate changes, "
+              + byFlows.cct()[i]
+              + " s flow by flow");
+      double bytes = byChanges.bytes()[i];
+      assertEquals(
+          bytes, byChanges.delivered()[i], 1e-9 * bytes, name + ": coflow " + i + " bytes");
+    }
+  }
+
+  /** The policy behind another class, so that {@link Simulator} takes its per-flow loop. */
+  private static final class PerFlow extends ForwardingPolicy {
+    PerFlow(String name) {
+      super(Policies.create(name, Config.defaults()));
+    }
+  }
+}
