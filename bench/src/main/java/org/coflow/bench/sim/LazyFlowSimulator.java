@@ -55,11 +55,15 @@ final class LazyFlowSimulator {
   private double[] since = new double[1024];
   private double[] left = new double[1024];
   private double[] done = new double[1024];
-  private double[] ready = new double[1024];
   private int[] at = new int[1024];
 
-  /** The moving flows (dense indices), a binary min-heap on {@link #ready}. */
+  /**
+   * The moving flows (dense indices), a binary min-heap on the time each counts as finished, kept
+   * beside it in {@link #heapKey} so that sifting reads one array.
+   */
   private int[] heap = new int[1024];
+
+  private double[] heapKey = new double[1024];
 
   private int moving;
 
@@ -180,7 +184,6 @@ final class LazyFlowSimulator {
       since = Arrays.copyOf(since, len);
       left = Arrays.copyOf(left, len);
       done = Arrays.copyOf(done, len);
-      ready = Arrays.copyOf(ready, len);
       at = Arrays.copyOf(at, len);
     }
     for (int i = from; i < size; i++) {
@@ -276,16 +279,20 @@ final class LazyFlowSimulator {
     if (r > 0) {
       done[i] = now + left[i] / r;
       double slack = Math.max(r * FluidStep.SECONDS, 1e-9 * state.sizeAt(i));
-      ready[i] = now + (left[i] - slack) / r;
-      if (at[i] < 0) {
-        heap = grow(heap, moving);
-        heap[moving] = i;
-        at[i] = moving++;
-        if (!unordered) {
-          siftUp(at[i]);
+      double key = now + (left[i] - slack) / r;
+      int h = at[i];
+      if (h < 0) {
+        if (moving == heap.length) {
+          heap = Arrays.copyOf(heap, 2 * moving);
+          heapKey = Arrays.copyOf(heapKey, 2 * moving);
         }
-      } else if (!unordered) {
-        heapUpdate(i);
+        h = moving++;
+        heap[h] = i;
+        at[i] = h;
+      }
+      heapKey[h] = key;
+      if (!unordered) {
+        heapUpdate(h);
       }
     } else if (unordered) {
       int h = at[i];
@@ -293,6 +300,7 @@ final class LazyFlowSimulator {
       int last = --moving;
       if (h != last) {
         heap[h] = heap[last];
+        heapKey[h] = heapKey[last];
         at[heap[h]] = h;
       }
     } else {
@@ -364,11 +372,10 @@ final class LazyFlowSimulator {
     stack[top++] = 0;
     while (top > 0) {
       int h = stack[--top];
-      int i = heap[h];
-      if (ready[i] > first) {
+      if (heapKey[h] > first) {
         continue;
       }
-      first = Math.min(first, done[i]);
+      first = Math.min(first, done[heap[h]]);
       top = push(h, top);
     }
     double firstDone = first - now;
@@ -382,11 +389,10 @@ final class LazyFlowSimulator {
     stack[top++] = 0;
     while (top > 0) {
       int h = stack[--top];
-      int i = heap[h];
-      if (ready[i] > end) {
+      if (heapKey[h] > end) {
         continue;
       }
-      double t = done[i] - now;
+      double t = done[heap[h]] - now;
       if (t > last && t <= limit) {
         last = t;
       }
@@ -421,11 +427,10 @@ final class LazyFlowSimulator {
     stack[top++] = 0;
     while (top > 0) {
       int h = stack[--top];
-      int i = heap[h];
-      if (ready[i] > now) {
+      if (heapKey[h] > now) {
         continue;
       }
-      out.add(flows.get(i));
+      out.add(flows.get(heap[h]));
       top = push(h, top);
     }
     out.sort(BY_ID);
@@ -457,7 +462,6 @@ final class LazyFlowSimulator {
       since[i] = since[last];
       left[i] = left[last];
       done[i] = done[last];
-      ready[i] = ready[last];
       at[i] = at[last];
       if (at[i] >= 0) {
         heap[at[i]] = i;
@@ -467,9 +471,9 @@ final class LazyFlowSimulator {
     return coflowDone;
   }
 
-  private void heapUpdate(int i) {
-    int h = at[i];
-    if (h > 0 && ready[heap[(h - 1) / 2]] > ready[i]) {
+  /** Restores the heap's order around node {@code h}, whose key changed. */
+  private void heapUpdate(int h) {
+    if (h > 0 && heapKey[(h - 1) / 2] > heapKey[h]) {
       siftUp(h);
     } else {
       siftDown(h);
@@ -481,50 +485,52 @@ final class LazyFlowSimulator {
     at[i] = -1;
     int last = --moving;
     if (h != last) {
-      int j = heap[last];
-      heap[h] = j;
-      at[j] = h;
-      heapUpdate(j);
+      heap[h] = heap[last];
+      heapKey[h] = heapKey[last];
+      at[heap[h]] = h;
+      heapUpdate(h);
     }
   }
 
   private void siftUp(int h) {
     int i = heap[h];
-    double key = ready[i];
+    double key = heapKey[h];
     while (h > 0) {
       int p = (h - 1) / 2;
-      int j = heap[p];
-      if (ready[j] <= key) {
+      if (heapKey[p] <= key) {
         break;
       }
-      heap[h] = j;
-      at[j] = h;
+      heap[h] = heap[p];
+      heapKey[h] = heapKey[p];
+      at[heap[h]] = h;
       h = p;
     }
     heap[h] = i;
+    heapKey[h] = key;
     at[i] = h;
   }
 
   private void siftDown(int h) {
     int i = heap[h];
-    double key = ready[i];
+    double key = heapKey[h];
     while (true) {
       int c = 2 * h + 1;
       if (c >= moving) {
         break;
       }
-      if (c + 1 < moving && ready[heap[c + 1]] < ready[heap[c]]) {
+      if (c + 1 < moving && heapKey[c + 1] < heapKey[c]) {
         c++;
       }
-      int j = heap[c];
-      if (ready[j] >= key) {
+      if (heapKey[c] >= key) {
         break;
       }
-      heap[h] = j;
-      at[j] = h;
+      heap[h] = heap[c];
+      heapKey[h] = heapKey[c];
+      at[heap[h]] = h;
       h = c;
     }
     heap[h] = i;
+    heapKey[h] = key;
     at[i] = h;
   }
 
