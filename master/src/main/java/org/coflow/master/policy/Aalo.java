@@ -91,9 +91,16 @@ public final class Aalo extends AbstractPolicy {
         continue;
       }
       double w = k - q;
+      // Queue q's share only where it has flows: a share at a port it does not use would come
+      // back as leftover on top of the other queues' shares, more than the port has.
+      int[] mine = new int[full.length];
+      double[] own = new double[full.length];
+      for (Coflow c : byQueue.get(q)) {
+        markPorts(c, ports, own, w, q, mine);
+      }
       double[] share = new double[full.length];
       for (int r = 0; r < full.length; r++) {
-        share[r] = weightAt[r] > 0 ? full[r] * w / weightAt[r] : 0;
+        share[r] = own[r] > 0 ? full[r] * w / weightAt[r] : 0;
       }
       budget.setResiduals(share);
       for (Coflow c : byQueue.get(q)) {

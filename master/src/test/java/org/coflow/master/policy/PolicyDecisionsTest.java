@@ -102,4 +102,27 @@ class PolicyDecisionsTest {
       assertEquals(0, s.rate(1), 1e-9, policy);
     }
   }
+
+  @Test
+  void weightedAaloSharesAPortOnlyAmongTheQueuesWithFlowsOnIt() {
+    // A (queue 0, nothing sent) sends 1 -> 2; B (queue 1, past the first threshold) sends 0 -> 1.
+    // No port carries both queues, so each flow gets its whole ports. Queue 0's weight at ports it
+    // does not use (0's uplink, 1's downlink) must not come back as leftover on top of B's share.
+    Config config =
+        Config.defaults()
+            .with(PolicyConfig.AALO_INTER_QUEUE, "weighted")
+            .with(PolicyConfig.DCLAS_FIRST, 4L)
+            .with(PolicyConfig.DELTA_MS, 0L);
+    ClusterState s = new ClusterState(Fabric.uniform(3, CAP));
+    Coflow b = new Coflow("b", 0, 0, 1);
+    Coflow a = new Coflow("a", 1, 0, 1);
+    s.addCoflow(b);
+    s.addCoflow(a);
+    Flow fb = s.addFlow(b, 0, 1, 100, 0);
+    Flow fa = s.addFlow(a, 1, 2, 100, 0);
+    s.addSent(fb, 10);
+    Schedule sch = Policies.create("aalo", config).schedule(s, 0);
+    assertEquals(CAP, sch.rate(fb.index()), 1e-9, "B alone on its ports");
+    assertEquals(CAP, sch.rate(fa.index()), 1e-9, "A alone on its ports");
+  }
 }
