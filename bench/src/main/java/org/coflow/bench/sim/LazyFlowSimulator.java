@@ -73,7 +73,11 @@ final class LazyFlowSimulator {
   private int[] accountDst = new int[64];
   private int[] accountFlows = new int[64];
   private double[] accountRate = new double[64];
+  private int[] accountUpdates = new int[64];
   private int accounts;
+
+  /** An account's sum is made afresh from its flows after this many updates (rounding drift). */
+  static final int RESUM = 64;
 
   /** Account + 1 of each (coflow slot, receiver), 0 for none. */
   private int[] accountOf = new int[0];
@@ -88,8 +92,10 @@ final class LazyFlowSimulator {
 
   long rebuilt;
 
-  /** Moving flows the schedule stopped serving (for tests). */
+  /** Moving flows the schedule stopped serving, and accounts summed afresh (for tests). */
   long stopped;
+
+  long resums;
 
   LazyFlowSimulator(
       List<TraceCoflow> coflows, int ports, double bandwidth, double coalesce, Model model) {
@@ -153,10 +159,13 @@ final class LazyFlowSimulator {
       if (dt == Double.POSITIVE_INFINITY) {
         throw Simulator.stalled(policy.name(), now, state.flows().size());
       }
+      // Credited over the rounded clock's step, the time the anchors' differences see.
+      double end = now + dt;
+      double step = end - now;
       for (int a = 0; a < accounts; a++) {
-        state.addReceived(accountCoflow[a], accountDst[a], accountRate[a] * dt);
+        state.addReceived(accountCoflow[a], accountDst[a], accountRate[a] * step);
       }
-      now += dt;
+      now = end;
       collectFinished(state, now, finishing);
       for (Flow f : finishing) {
         if (finish(state, f, now)) {
@@ -261,12 +270,14 @@ final class LazyFlowSimulator {
   private void change(ClusterState state, int i, double r, double now, boolean unordered) {
     double old = rate[i];
     int a = account(state, i, r > 0);
+    boolean open = true;
     if (old > 0) {
       left[i] -= old * (now - since[i]);
       if (r > 0) {
         accountRate[a] += r - old;
       } else if (--accountFlows[a] == 0) {
         release(a);
+        open = false;
       } else {
         accountRate[a] -= old;
       }
@@ -276,6 +287,9 @@ final class LazyFlowSimulator {
     }
     since[i] = now;
     rate[i] = r;
+    if (open && ++accountUpdates[a] >= RESUM) {
+      resum(a);
+    }
     if (r > 0) {
       done[i] = now + left[i] / r;
       double slack = Math.max(r * FluidStep.SECONDS, 1e-9 * state.sizeAt(i));
@@ -323,14 +337,30 @@ final class LazyFlowSimulator {
         accountDst = Arrays.copyOf(accountDst, len);
         accountFlows = Arrays.copyOf(accountFlows, len);
         accountRate = Arrays.copyOf(accountRate, len);
+        accountUpdates = Arrays.copyOf(accountUpdates, len);
       }
       accountCoflow[a] = state.coflowAt(i);
       accountDst[a] = state.dstAt(i);
       accountFlows[a] = 0;
       accountRate[a] = 0;
+      accountUpdates[a] = 0;
       accountOf[key] = a + 1;
     }
     return a;
+  }
+
+  /** Makes account {@code a}'s sum afresh from the rates of its flows. */
+  private void resum(int a) {
+    Coflow c = accountCoflow[a];
+    int dst = accountDst[a];
+    int[] positions = c.activePositionsTo(dst);
+    double sum = 0;
+    for (int p = 0, m = c.activeFlowsTo(dst); p < m; p++) {
+      sum += rate[c.activeIndex(positions[p])];
+    }
+    accountRate[a] = sum;
+    accountUpdates[a] = 0;
+    resums++;
   }
 
   /** Closes account {@code a} (no flow of it moves any more); the last account takes its place. */
@@ -342,6 +372,7 @@ final class LazyFlowSimulator {
       accountDst[a] = accountDst[last];
       accountFlows[a] = accountFlows[last];
       accountRate[a] = accountRate[last];
+      accountUpdates[a] = accountUpdates[last];
       accountOf[accountCoflow[a].slot() * ports + accountDst[a]] = a + 1;
     }
     accountCoflow[last] = null;
@@ -446,13 +477,26 @@ final class LazyFlowSimulator {
   private boolean finish(ClusterState state, Flow f, double now) {
     int i = f.index();
     double r = rate[i];
-    state.addReceived(f.coflow(), f.dst(), left[i] - r * (now - since[i]));
+    double size = state.sizeAt(i);
+    double rest = left[i] - r * (now - since[i]);
+    // What it has left at the end of the event: within its slack (a nanosecond of service or a
+    // billionth of its size), or below zero by the time it idled in the completion window.
+    if (rest > Math.max(r * FluidStep.SECONDS, 1e-9 * size) + 1e-6 * size
+        || rest < -(coalesce * size + 1e-6 * size)) {
+      throw new IllegalStateException(
+          f + " finished at t=" + now + "s with " + rest + " of " + size + " bytes left");
+    }
+    state.addReceived(f.coflow(), f.dst(), rest);
     state.settleSent(i, state.sizeAt(i) - state.sentAt(i));
     int a = account(state, i, false);
+    rate[i] = 0;
     if (--accountFlows[a] == 0) {
       release(a);
     } else {
       accountRate[a] -= r;
+      if (++accountUpdates[a] >= RESUM) {
+        resum(a);
+      }
     }
     heapRemove(i);
     int last = state.flows().size() - 1;
