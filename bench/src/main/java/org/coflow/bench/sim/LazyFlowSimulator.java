@@ -308,17 +308,8 @@ final class LazyFlowSimulator {
       if (!unordered) {
         heapUpdate(h);
       }
-    } else if (unordered) {
-      int h = at[i];
-      at[i] = -1;
-      int last = --moving;
-      if (h != last) {
-        heap[h] = heap[last];
-        heapKey[h] = heapKey[last];
-        at[heap[h]] = h;
-      }
     } else {
-      heapRemove(i);
+      heapRemove(i, !unordered);
     }
   }
 
@@ -498,7 +489,7 @@ final class LazyFlowSimulator {
         resum(a);
       }
     }
-    heapRemove(i);
+    heapRemove(i, true);
     int last = state.flows().size() - 1;
     boolean coflowDone = state.finishFlow(f, now);
     if (last != i) {
@@ -524,7 +515,11 @@ final class LazyFlowSimulator {
     }
   }
 
-  private void heapRemove(int i) {
+  /**
+   * Takes flow {@code i} out of the heap: the last entry takes its place, and is sifted there if
+   * {@code mend} (else the heap is a bag its caller rebuilds).
+   */
+  private void heapRemove(int i, boolean mend) {
     int h = at[i];
     at[i] = -1;
     int last = --moving;
@@ -532,7 +527,9 @@ final class LazyFlowSimulator {
       heap[h] = heap[last];
       heapKey[h] = heapKey[last];
       at[heap[h]] = h;
-      heapUpdate(h);
+      if (mend) {
+        heapUpdate(h);
+      }
     }
   }
 
