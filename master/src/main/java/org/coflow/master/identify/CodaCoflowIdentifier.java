@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.PriorityQueue;
 import java.util.function.ToLongFunction;
 import org.coflow.api.model.Flow;
 import org.coflow.master.policy.CoflowExtension;
@@ -22,6 +23,18 @@ import org.coflow.master.policy.CoflowExtension;
  * A flow's start time is the reporting agent's clock ({@code start_time_ms}): like the paper we
  * assume the hosts' clocks agree to well under the radius ε (NTP does). A flow reported without one
  * (0) starts at the round that identifies it. Identified coflows are named {@code coda:<cluster>}.
+ *
+ * <p><b>A departed flow stays in the clustering while a new flow could still be near it.</b> The
+ * master hears of a start late (an agent reports a flow once it has sent its first 100 KB, at its
+ * next report) and of an end late too (an agent ends a flow after an idle gap), so the order in
+ * which starts and ends reach it is not the order they happened in. A shuffle's straggler that
+ * started while its siblings ran can be reported after they all ended; had they left the clustering
+ * at once, it would find nothing near it and make a coflow of its own (a CI run of {@code
+ * CodaAgentSparkTest} split one shuffle so). A departed flow is therefore dropped from the
+ * clustering only once the newest start reported is past its start by more than ε's time reach
+ * ({@link CodaMetric#timeReach}): no flow starting after that can be within ε of it. Clustering is
+ * then what it would be had every flow of the last time reach still been running. The simulator,
+ * which sees every start and end when it happens, drops flows at once.
  */
 public final class CodaCoflowIdentifier implements CoflowIdentifier {
   public static final String SRC_PORT = "src_port";
@@ -31,12 +44,27 @@ public final class CodaCoflowIdentifier implements CoflowIdentifier {
   private final int hadoopPort;
   private final Map<String, Integer> hosts = new HashMap<>();
 
+  /** How long past a departed flow's start a new start can still be within ε of it (s). */
+  private final double reach;
+
+  /** Start (s) of every flow held that has not departed, by handle. */
+  private final Map<Long, Double> startOf = new HashMap<>();
+
+  /** Departed flows still held, earliest start first. */
+  private final PriorityQueue<Departed> departed =
+      new PriorityQueue<>(java.util.Comparator.comparingDouble(Departed::startSec));
+
+  private double newestStart = Double.NEGATIVE_INFINITY;
+
+  private record Departed(long handle, double startSec) {}
+
   /**
    * @param hadoopPort the shuffle port Hadoop flows come from (13562 by default)
    */
   public CodaCoflowIdentifier(CodaMetric metric, double eps, double tau, int hadoopPort) {
     this.coda = new CodaIdentifier(metric, eps, tau);
     this.hadoopPort = hadoopPort;
+    this.reach = metric.timeReach(eps);
   }
 
   @Override
@@ -44,13 +72,19 @@ public final class CodaCoflowIdentifier implements CoflowIdentifier {
     for (Arrival a : arrivals) {
       // A flow reported without a start time starts when the master first hears of it.
       long start = a.startMillis() > 0 ? a.startMillis() : roundMillis;
+      double startSec = start / 1000.0;
+      startOf.put(a.handle(), startSec);
+      newestStart = Math.max(newestStart, startSec);
       coda.add(
           a.handle(),
-          start / 1000.0,
+          startSec,
           host(a.srcHost()),
           host(a.dstHost()),
           port(a, DST_PORT),
           port(a, SRC_PORT) == hadoopPort);
+    }
+    while (!departed.isEmpty() && newestStart - departed.peek().startSec() > reach) {
+      coda.remove(departed.poll().handle());
     }
     coda.round();
     List<String> ids = new ArrayList<>(arrivals.size());
@@ -62,7 +96,10 @@ public final class CodaCoflowIdentifier implements CoflowIdentifier {
 
   @Override
   public void departed(long handle) {
-    coda.remove(handle);
+    Double start = startOf.remove(handle);
+    if (start != null) {
+      departed.add(new Departed(handle, start));
+    }
   }
 
   @Override
@@ -70,9 +107,14 @@ public final class CodaCoflowIdentifier implements CoflowIdentifier {
     return (state, d) -> coda.extend(state, handleOf, d);
   }
 
-  /** Flows held (for the dashboard and tests). */
+  /** Flows held that have not departed (for the dashboard and tests). */
   public int flows() {
-    return coda.flows();
+    return coda.flows() - departed.size();
+  }
+
+  /** Departed flows still held for the flows that may start near them. */
+  public int departedHeld() {
+    return departed.size();
   }
 
   private int host(String id) {
