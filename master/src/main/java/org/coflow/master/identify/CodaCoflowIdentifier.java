@@ -24,17 +24,20 @@ import org.coflow.master.policy.CoflowExtension;
  * assume the hosts' clocks agree to well under the radius ε (NTP does). A flow reported without one
  * (0) starts at the round that identifies it. Identified coflows are named {@code coda:<cluster>}.
  *
- * <p><b>A departed flow stays in the clustering while a new flow could still be near it.</b> The
+ * <p><b>A departed flow stays in the clustering while a flow near it may still be reported.</b> The
  * master hears of a start late (an agent reports a flow once it has sent its first 100 KB, at its
  * next report) and of an end late too (an agent ends a flow after an idle gap), so the order in
  * which starts and ends reach it is not the order they happened in. A shuffle's straggler that
  * started while its siblings ran can be reported after they all ended; had they left the clustering
  * at once, it would find nothing near it and make a coflow of its own (a CI run of {@code
  * CodaAgentSparkTest} split one shuffle so). A departed flow is therefore dropped from the
- * clustering only once the newest start reported is past its start by more than ε's time reach
- * ({@link CodaMetric#timeReach}): no flow starting after that can be within ε of it. Clustering is
- * then what it would be had every flow of the last time reach still been running. The simulator,
- * which sees every start and end when it happens, drops flows at once.
+ * clustering only once the round's time is past its start by ε's time reach ({@link
+ * CodaMetric#timeReach}) plus the longest report delay allowed ({@code reportDelayMillis}): a flow
+ * reported after that started beyond ε's reach of it. The round's time is the master's clock, not
+ * the newest start reported: other flows reported early must not push out the siblings of one
+ * reported late. A straggler so joined gets its siblings' coflow id; if they had all finished, the
+ * master opens that coflow anew (its name, not its bytes sent). The simulator, which sees every
+ * start and end when it happens, drops flows at once.
  */
 public final class CodaCoflowIdentifier implements CoflowIdentifier {
   public static final String SRC_PORT = "src_port";
@@ -44,8 +47,11 @@ public final class CodaCoflowIdentifier implements CoflowIdentifier {
   private final int hadoopPort;
   private final Map<String, Integer> hosts = new HashMap<>();
 
-  /** How long past a departed flow's start a new start can still be within ε of it (s). */
-  private final double reach;
+  /**
+   * How long past a departed flow's start, on the master's clock, a flow near it may be reported
+   * (s).
+   */
+  private final double hold;
 
   /** Start (s) of every flow held that has not departed, by handle. */
   private final Map<Long, Double> startOf = new HashMap<>();
@@ -54,27 +60,29 @@ public final class CodaCoflowIdentifier implements CoflowIdentifier {
   private final PriorityQueue<Departed> departed =
       new PriorityQueue<>(java.util.Comparator.comparingDouble(Departed::startSec));
 
-  private double newestStart = Double.NEGATIVE_INFINITY;
-
   private record Departed(long handle, double startSec) {}
 
   /**
    * @param hadoopPort the shuffle port Hadoop flows come from (13562 by default)
+   * @param reportDelayMillis how late a flow's start may reach the master
    */
-  public CodaCoflowIdentifier(CodaMetric metric, double eps, double tau, int hadoopPort) {
+  public CodaCoflowIdentifier(
+      CodaMetric metric, double eps, double tau, int hadoopPort, long reportDelayMillis) {
     this.coda = new CodaIdentifier(metric, eps, tau);
     this.hadoopPort = hadoopPort;
-    this.reach = metric.timeReach(eps);
+    this.hold = metric.timeReach(eps) + reportDelayMillis / 1000.0;
   }
 
   @Override
   public List<String> identify(List<Arrival> arrivals, long roundMillis) {
+    double now = roundMillis / 1000.0;
+    while (!departed.isEmpty() && now - departed.peek().startSec() > hold) {
+      coda.remove(departed.poll().handle());
+    }
     for (Arrival a : arrivals) {
       // A flow reported without a start time starts when the master first hears of it.
       long start = a.startMillis() > 0 ? a.startMillis() : roundMillis;
       double startSec = start / 1000.0;
-      startOf.put(a.handle(), startSec);
-      newestStart = Math.max(newestStart, startSec);
       coda.add(
           a.handle(),
           startSec,
@@ -82,9 +90,7 @@ public final class CodaCoflowIdentifier implements CoflowIdentifier {
           host(a.dstHost()),
           port(a, DST_PORT),
           port(a, SRC_PORT) == hadoopPort);
-    }
-    while (!departed.isEmpty() && newestStart - departed.peek().startSec() > reach) {
-      coda.remove(departed.poll().handle());
+      startOf.put(a.handle(), startSec);
     }
     coda.round();
     List<String> ids = new ArrayList<>(arrivals.size());

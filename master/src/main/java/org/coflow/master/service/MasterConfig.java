@@ -190,6 +190,20 @@ public final class MasterConfig implements ConfigRegistry.Provider {
               .since(V)
               .build());
 
+  public static final ConfigKey<Long> IDENTIFY_REPORT_DELAY_MS =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.master.identify.reportDelay", ConfigType.DURATION_MS)
+              .defaultValue(2000L)
+              .doc(
+                  "CODA: how late a flow's start may reach the master (an agent reports a flow "
+                      + "once it has sent `coflow.coda.minFlowBytes`, at its next report). A flow "
+                      + "that ended stays in the clustering until the master's clock is past its "
+                      + "start by ε's time reach plus this, so that a straggler reported after its "
+                      + "siblings ended still joins their coflow.")
+              .check(v -> v >= 0 && v <= 3_600_000, "between 0 and 1 h")
+              .since(V)
+              .build());
+
   public static final ConfigKey<Integer> IDENTIFY_HADOOP_PORT =
       REGISTRY.add(
           ConfigKey.builder("coflow.master.identify.hadoopPort", ConfigType.INT)

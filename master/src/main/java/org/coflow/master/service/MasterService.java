@@ -79,7 +79,11 @@ public final class MasterService implements AutoCloseable {
               + ": a leader's range must be at most ε");
     }
     return new CodaCoflowIdentifier(
-        metric, eps, tau, config.get(MasterConfig.IDENTIFY_HADOOP_PORT));
+        metric,
+        eps,
+        tau,
+        config.get(MasterConfig.IDENTIFY_HADOOP_PORT),
+        config.get(MasterConfig.IDENTIFY_REPORT_DELAY_MS));
   }
 
   /**
