@@ -165,11 +165,11 @@ public final class PairShares {
         freeze(r, 0);
       }
     }
-    Allocator.rise(live, alive, rising, residual, due, freeze);
+    WaterFilling.rise(live, alive, rising, residual, due, freeze);
   }
 
   /** Resource {@code r} saturates at {@code at}: its pairs still rising stop there. */
-  private final Allocator.Saturation freeze = this::freeze;
+  private final WaterFilling.Saturation freeze = this::freeze;
 
   private void freeze(int r, double at) {
     saturated[r] = true;
