@@ -13,7 +13,7 @@ import org.coflow.api.model.Flow;
  * <p>A coflow's steps are memoised ({@link StepMemo}): replayed when neither its flows nor the
  * residuals at its ports changed since its last step of the same kind, else redone from the last
  * one where that is cheaper and gives the same rates to the last bit ({@link Refill} for
- * water-filling, {@link Rerating} for greedy steps), else computed in full ({@link FlowGroup},
+ * water-filling, {@link GreedySteps} for greedy steps), else computed in full ({@link FlowGroup},
  * {@link WaterFilling}).
  *
  * <p>Not thread-safe: an instance keeps scratch arrays sized to the fabric, so every policy owns
@@ -25,7 +25,7 @@ public final class Allocator {
   private final FlowGroup group;
   private final FlowMarks marks;
   private final Refill refill;
-  private final Rerating rerating;
+  private final GreedySteps greedySteps;
 
   /** Per coflow, its last max-min or greedy step, its last backfill, its last step of groups. */
   private final IdentityHashMap<Coflow, StepMemo> memos = new IdentityHashMap<>();
@@ -39,7 +39,7 @@ public final class Allocator {
     this.group = new FlowGroup(ports, new WaterFilling(ports), hand);
     this.marks = new FlowMarks(ports);
     this.refill = new Refill(ports, hand);
-    this.rerating = new Rerating(ports, hand);
+    this.greedySteps = new GreedySteps(ports, hand, marks);
   }
 
   public int ports() {
@@ -135,7 +135,7 @@ public final class Allocator {
 
   /** How many greedy steps were redone from the coflow's last one (for tests). */
   long reratings() {
-    return rerating.reratings();
+    return greedySteps.reratings();
   }
 
   /** How many coflow steps found their flows through the receivers' lists (for tests). */
@@ -206,9 +206,10 @@ public final class Allocator {
 
   /**
    * Notes the outcome of the max-min or backfill step just computed: the residuals it left and the
-   * rates it added. The step's flows were all offered through {@link #offerCoflow}, so the group
-   * lists them in position order with their positions and the rates the water-filling gave them:
-   * only they are looked at, not every active flow of the coflow.
+   * rates it added. The step's flows were all added to the group with their positions (by {@link
+   * #offerCoflow}, or a group of {@link #maxMinByGroups}), in position order, so the group lists
+   * them with the rates the water-filling gave them: only they are looked at, not every active flow
+   * of the coflow.
    */
   private void record(StepMemo m, PortBudget budget) {
     int n = group.size();
@@ -477,76 +478,8 @@ public final class Allocator {
     }
     StepMemo last = memos.get(c);
     if (!replayed(last, c, StepMemo.GREEDY, budget, schedule)
-        && !rerating.rerated(last, c, budget, schedule)) {
-      StepMemo memo = start(last, c, StepMemo.GREEDY, budget);
-      // Every flow given a rate saturates its sender or its receiver. Once all the coflow's
-      // senders, or all its receivers, are saturated, no later flow can get anything: stop there
-      // instead of checking each (a wide coflow's first flows take its ports).
-      int upFree = 0;
-      for (int ps = 0, pe = c.senderCount(); ps < pe; ps++) {
-        int p = c.sender(ps);
-        if (c.activeFlowsFrom(p) > 0 && budget.up(p) > PortBudget.EPS) {
-          upFree++;
-        }
-      }
-      int downFree = 0;
-      int intoFree = 0;
-      for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
-        int p = c.receiver(rs);
-        if (c.activeFlowsTo(p) > 0 && budget.down(p) > PortBudget.EPS) {
-          downFree++;
-          intoFree += c.activeFlowsTo(p);
-        }
-      }
-      int n = c.activeCount();
-      if (memo.moving.length < n) {
-        memo.moving = new int[n];
-        memo.rates = new double[n];
-      }
-      if (memo.saturated.length < n) {
-        memo.saturated = new byte[memo.moving.length];
-      }
-      int moved = 0;
-      // Visit only marked flows, in the same order: capacity only shrinks during the step, so an
-      // unmarked flow could get nothing. When most flows wait at a saturated receiver, the flows
-      // with capacity left at both ends are marked through the receivers' lists. Otherwise all
-      // are marked and the flows of saturated ports unmarked. A port's flows not reached yet are
-      // unmarked when it saturates during the step: each then costs a bit cleared, not a visit.
-      int words = 0;
-      boolean all = 2 * intoFree >= n;
-      if (upFree > 0 && downFree > 0) {
-        words =
-            all ? marks.markAll(c, budget.residual) : marks.markFree(c, budget.residual, null, 0);
-      }
-      for (int k = marks.next(0, words);
-          k < n && upFree > 0 && downFree > 0;
-          k = marks.next(k + 1, words)) {
-        int src = c.activeSrc(k);
-        int dst = c.activeDst(k);
-        double r = budget.available(src, dst);
-        if (r > PortBudget.EPS) {
-          budget.take(src, dst, r);
-          if (budget.up(src) <= PortBudget.EPS) {
-            upFree--;
-            // Unless flows were marked through the receivers: then a sender's marked flows are the
-            // few into free receivers, cheaper visited than all its flows cleared.
-            if (all) {
-              marks.unmark(c.activePositionsFrom(src), c.activeFlowsFrom(src), k);
-            }
-          }
-          if (budget.down(dst) <= PortBudget.EPS) {
-            downFree--;
-            marks.unmark(c.activePositionsTo(dst), c.activeFlowsTo(dst), k);
-          }
-          // Its flows had no rate before this step: the rate it has now is r.
-          memo.saturated[moved] = StepMemo.saturatedEnds(budget, src, dst);
-          memo.moving[moved] = k;
-          memo.rates[moved++] = r;
-        }
-      }
-      memo.moved = moved;
-      hand.rateByPosition(c, memo.moving, memo.rates, moved, schedule);
-      memo.noteResiduals(budget.residual);
+        && !greedySteps.rerated(last, c, budget, schedule)) {
+      greedySteps.full(start(last, c, StepMemo.GREEDY, budget), c, budget, schedule);
     }
   }
 

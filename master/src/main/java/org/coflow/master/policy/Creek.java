@@ -1,6 +1,5 @@
 package org.coflow.master.policy;
 
-import java.util.Arrays;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import org.coflow.api.model.ClusterState;
@@ -41,66 +40,10 @@ public final class Creek extends AbstractPolicy {
   private final Map<Coflow, SubCoflows> subs = new IdentityHashMap<>();
   private long period = Long.MIN_VALUE;
 
-  /**
-   * Per level, its members in arrival order: {@code 2 * coflow index} for a whole coflow, {@code 2
-   * * coflow index + 1} for the flows of a coflow split over levels whose receivers are at this
-   * level (plain ints: the per-event loops never touch flow objects).
-   */
-  private int[][] byLevel;
-
-  private int[] levelSize;
+  /** Per level, its members in this decision. */
+  private final LevelMembers members;
 
   private Schedule ratesOf;
-
-  /** Flows of the coflows split over levels, grouped by level: see {@link #bucket}. */
-  private int[] splitFlows = new int[1024];
-
-  private int[] splitFrom = new int[64];
-
-  /** The decision under way (numbered) and, by coflow index, the one its flows were bucketed in. */
-  private int decision;
-
-  private int[] bucketedIn = new int[64];
-  private int bucketed;
-
-  /**
-   * Per level, the active flows counted by (sender, receiver) pair, kept from one decision to the
-   * next: {@code pairCount[k][sender * countedPorts + receiver]}, with the pairs counted at level k
-   * listed in {@code pairKeys[k][0 .. pairsAt[k])} and {@code pairSlot[k][key]} the position + 1 of
-   * a key in that list (0 when not listed). A (coflow, receiver) recounts its flows only when its
-   * level or its flows change, so a level with many flows is water-filled at the cost of its pairs,
-   * not its flows ({@link #fillCounted}).
-   */
-  private int countedPorts = -1;
-
-  private int[][] pairCount;
-  private int[][] pairSlot;
-  private int[][] pairKeys;
-  private int[] pairsAt;
-
-  /**
-   * Per level filled from the counts ({@code countedLevels}, a bit per level), by pair key: the
-   * rate of each of its flows, handed to them in index order once every level is filled ({@link
-   * #rateInIndexOrder}).
-   */
-  private double[][] pairRate;
-
-  private int countedLevels;
-
-  /**
-   * Per level, what its last fill from the counts started from and left: the version its counts had
-   * ({@link #count} moves it on), the budget it found and the budget it left. A level whose counts
-   * and budget are those of its last fill would get the same rates (a fill is a function of them),
-   * so it keeps them and takes what it took then ({@link #keptFill}). A level filled flow by flow
-   * since ({@link #pairRatesFromFlows}) has other rates: {@code filledKept} is then false.
-   */
-  private int[] countsVersion;
-
-  private int[] filledVersion;
-  private double[][] filledFrom;
-  private double[][] filledLeft;
-  private boolean[] filledKept;
-  private long keptFills;
 
   /**
    * By {@code slot * flatPorts + receiver} ({@link Coflow#slot}): the level of each (coflow,
@@ -116,10 +59,16 @@ public final class Creek extends AbstractPolicy {
   /** The rate changes {@link #ratesOf} had when its rates per receiver were summed. */
   private long ratesChanges;
 
-  private int[] fillSrc = new int[64];
-  private int[] fillDst = new int[64];
-  private int[] fillCount = new int[64];
-  private double[] fillRate = new double[64];
+  /**
+   * The active flows per level counted by (sender, receiver) pair, kept from one decision to the
+   * next (null until the first decision, or when flows are not counted): a (coflow, receiver)
+   * recounts its flows only when its level or its flows change. Levels filled from them in this
+   * decision: a bit per level.
+   */
+  private LevelPairCounts counts;
+
+  private int countedLevels;
+  private long keptFills;
 
   /** False (tests only) to fill every level flow by flow, as a check of the kept counts. */
   private boolean keepCounts = true;
@@ -136,7 +85,7 @@ public final class Creek extends AbstractPolicy {
       throw new IllegalStateException("Creek's entry point by groups needs the kept pair counts");
     }
     keepCounts = on;
-    countedPorts = -1;
+    counts = null;
   }
 
   /** How many levels were filled from the kept pair counts (for tests and benchmarks). */
@@ -156,58 +105,6 @@ public final class Creek extends AbstractPolicy {
     return flowFills;
   }
 
-  /** The store's snapshot of one coflow and, per receiver port, service and boost state. */
-  private static final class SubCoflows {
-    double snapshot;
-    private final double arrival;
-    double[] lastServed = new double[0];
-    boolean[] servedLast = new boolean[0];
-
-    /** Levels a starving receiver raised the coflow by, the byte level then, and when. */
-    int[] boost = new int[0];
-
-    int[] boostBase = new int[0];
-    double[] boostedAt = new double[0];
-
-    /**
-     * Per receiver port: the level + 1 its active flows are counted at in the pair counts (0: not
-     * counted), how many, from which senders, and the coflow's {@link Coflow#changesTo} then.
-     */
-    int[] countedAt = new int[0];
-
-    int[] countedN = new int[0];
-    int[] countedChanges = new int[0];
-    int[][] countedFrom = new int[0][];
-
-    SubCoflows(int ports, double arrival, double snapshot) {
-      this.snapshot = snapshot;
-      this.arrival = arrival;
-      cover(ports);
-    }
-
-    /**
-     * Sizes the per-port state to the fabric, which in the live master grows as hosts join: a
-     * coflow may gain receivers on ports that did not exist when it arrived.
-     */
-    void cover(int ports) {
-      int had = lastServed.length;
-      if (ports <= had) {
-        return;
-      }
-      lastServed = Arrays.copyOf(lastServed, ports);
-      servedLast = Arrays.copyOf(servedLast, ports);
-      boost = Arrays.copyOf(boost, ports);
-      boostBase = Arrays.copyOf(boostBase, ports);
-      boostedAt = Arrays.copyOf(boostedAt, ports);
-      countedAt = Arrays.copyOf(countedAt, ports);
-      countedN = Arrays.copyOf(countedN, ports);
-      countedChanges = Arrays.copyOf(countedChanges, ports);
-      countedFrom = Arrays.copyOf(countedFrom, ports);
-      Arrays.fill(lastServed, had, ports, arrival);
-      Arrays.fill(boostedAt, had, ports, Double.NEGATIVE_INFINITY);
-    }
-  }
-
   public Creek(
       int levels,
       double firstThreshold,
@@ -220,8 +117,7 @@ public final class Creek extends AbstractPolicy {
     }
     this.levels = levels;
     this.ladder = new Thresholds(levels, firstThreshold, multiplier);
-    this.byLevel = new int[levels][64];
-    this.levelSize = new int[levels];
+    this.members = new LevelMembers(levels);
     this.delta = deltaSeconds;
     this.starvation = starvationSeconds;
   }
@@ -236,15 +132,6 @@ public final class Creek extends AbstractPolicy {
     return PolicyType.RATE;
   }
 
-  private void addMember(int level, int member) {
-    int n = levelSize[level];
-    if (n == byLevel[level].length) {
-      byLevel[level] = java.util.Arrays.copyOf(byLevel[level], 2 * n);
-    }
-    byLevel[level][n] = member;
-    levelSize[level] = n + 1;
-  }
-
   private int levelFor(double bytes) {
     return ladder.level(bytes);
   }
@@ -255,7 +142,7 @@ public final class Creek extends AbstractPolicy {
     long p = delta > 0 ? (long) Math.floor(now / delta) : Long.MAX_VALUE;
     boolean sync = delta <= 0 || p != period;
     period = p;
-    if (keepCounts && countedPorts != ports) {
+    if (keepCounts && (counts == null || counts.ports() != ports)) {
       resetCounts(ports);
     }
     subs.entrySet()
@@ -265,22 +152,13 @@ public final class Creek extends AbstractPolicy {
                 return false;
               }
               SubCoflows s = e.getValue();
-              for (int r = 0; r < s.countedAt.length; r++) {
-                uncount(s, r); // a coflow that finished leaves the counts
+              for (int r = 0; r < s.ports(); r++) {
+                s.uncount(r, counts); // a coflow that finished leaves the counts
               }
               return true;
             });
-    java.util.Arrays.fill(levelSize, 0);
+    members.clear(state.coflows().size());
     int[] levelAt = new int[ports];
-    int stride = levels + 1;
-    if (splitFrom.length < state.coflows().size() * stride) {
-      splitFrom = new int[Math.max(state.coflows().size() * stride, 2 * splitFrom.length)];
-    }
-    if (bucketedIn.length < state.coflows().size()) {
-      bucketedIn = new int[Math.max(state.coflows().size(), 2 * bucketedIn.length)];
-    }
-    decision++;
-    bucketed = 0;
     countedLevels = 0;
     flatPorts = ports;
     if (levelOf.length < state.slots() * ports) {
@@ -301,7 +179,7 @@ public final class Creek extends AbstractPolicy {
       for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
         int r = c.receiver(rs);
         if (c.activeFlowsTo(r) == 0) {
-          uncount(s, r);
+          s.uncount(r, counts);
           continue;
         }
         if (s.servedLast[r]) {
@@ -323,7 +201,7 @@ public final class Creek extends AbstractPolicy {
         levelAt[r] = level - s.boost[r];
         levelOf[c.slot() * ports + r] = levelAt[r];
         if (keepCounts) {
-          recount(c, s, r, levelAt[r]);
+          s.recount(c, r, levelAt[r], counts);
         }
       }
       int uniform = -1;
@@ -339,7 +217,7 @@ public final class Creek extends AbstractPolicy {
         }
       }
       if (uniform >= 0) {
-        addMember(uniform, 2 * c.index()); // every receiver at one level: the coflow goes whole
+        members.add(uniform, 2 * c.index()); // every receiver at one level: the coflow goes whole
       } else {
         // Split: its flows take their receiver's level, one member per level it uses.
         schedule.classByReceiver(c, levelAt);
@@ -352,7 +230,7 @@ public final class Creek extends AbstractPolicy {
         }
         for (int k = 0; k < levels; k++) {
           if ((used & (1 << k)) != 0) {
-            addMember(k, 2 * c.index() + 1);
+            members.add(k, 2 * c.index() + 1);
           }
         }
       }
@@ -363,22 +241,21 @@ public final class Creek extends AbstractPolicy {
       if (keepCounts && fillCounted(k, state, budget, schedule)) {
         continue;
       }
-      if (levelSize[k] > 0) {
+      if (members.size(k) > 0) {
         flowFills++;
       }
       allocator().clearGroup();
-      int[] members = byLevel[k];
-      for (int j = 0, n = levelSize[k]; j < n; j++) {
-        Coflow c = state.coflows().get(members[j] >> 1);
-        if ((members[j] & 1) == 0) {
+      int[] member = members.members(k);
+      for (int j = 0, n = members.size(k); j < n; j++) {
+        Coflow c = state.coflows().get(member[j] >> 1);
+        if ((member[j] & 1) == 0) {
           appendCoflow(c, k, schedule);
           allocator().offer(c, budget);
         } else {
           schedule.appendReceivers(c, k);
-          bucketOnce(c);
-          int at = c.index() * stride + k;
-          for (int b = splitFrom[at], end = splitFrom[at + 1]; b < end; b++) {
-            int i = splitFlows[b];
+          members.bucketOnce(c, levelOf, ports);
+          for (int b = members.from(c, k), end = members.from(c, k + 1); b < end; b++) {
+            int i = members.splitFlow(b);
             allocator().offer(c.activeIndex(i), c.activeSrc(i), c.activeDst(i), budget);
           }
         }
@@ -434,7 +311,7 @@ public final class Creek extends AbstractPolicy {
 
     /** The rate of each flow of the group at {@code level} from {@code src} to {@code dst}. */
     public double rate(int level, int src, int dst) {
-      return pairRate[level][src * countedPorts + dst];
+      return counts.rate(level, src, dst);
     }
 
     /** The rate {@code c}'s active flows into {@code receiver} receive together. */
@@ -458,26 +335,18 @@ public final class Creek extends AbstractPolicy {
    * flows in the schedule (0 for a pair none of whose flows got any).
    */
   private void pairRatesFromFlows(int k, ClusterState state, Schedule schedule) {
-    int ports = countedPorts;
-    double[] rates = pairRate[k];
-    int[] keys = pairKeys[k];
-    filledKept[k] = false;
-    for (int j = 0, m = pairsAt[k]; j < m; j++) {
-      rates[keys[j]] = 0;
-    }
-    int stride = levels + 1;
-    int[] members = byLevel[k];
-    for (int j = 0, n = levelSize[k]; j < n; j++) {
-      Coflow c = state.coflows().get(members[j] >> 1);
-      if ((members[j] & 1) == 0) {
+    counts.clearRates(k);
+    int[] member = members.members(k);
+    for (int j = 0, n = members.size(k); j < n; j++) {
+      Coflow c = state.coflows().get(member[j] >> 1);
+      if ((member[j] & 1) == 0) {
         for (int i = 0, m = c.activeCount(); i < m; i++) {
-          rates[c.activeSrc(i) * ports + c.activeDst(i)] = schedule.rate(c.activeIndex(i));
+          counts.setRate(k, c.activeSrc(i), c.activeDst(i), schedule.rate(c.activeIndex(i)));
         }
       } else {
-        int at = c.index() * stride + k;
-        for (int b = splitFrom[at], end = splitFrom[at + 1]; b < end; b++) {
-          int i = splitFlows[b];
-          rates[c.activeSrc(i) * ports + c.activeDst(i)] = schedule.rate(c.activeIndex(i));
+        for (int b = members.from(c, k), end = members.from(c, k + 1); b < end; b++) {
+          int i = members.splitFlow(b);
+          counts.setRate(k, c.activeSrc(i), c.activeDst(i), schedule.rate(c.activeIndex(i)));
         }
       }
     }
@@ -488,18 +357,18 @@ public final class Creek extends AbstractPolicy {
    * at its level.
    */
   private void sumRatesByGroup(ClusterState state, Schedule schedule) {
-    int ports = countedPorts;
+    int ports = counts.ports();
     for (Coflow c : state.coflows()) {
       SubCoflows s = subs.get(c);
       int base = c.slot() * ports;
       for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
         int r = c.receiver(rs);
         double sum = 0;
-        int at = s.countedAt[r] - 1;
+        int at = s.countedAt(r);
         if (at >= 0) {
-          double[] rates = pairRate[at];
-          int[] from = s.countedFrom[r];
-          for (int i = 0, n = s.countedN[r]; i < n; i++) {
+          double[] rates = counts.rates(at);
+          int[] from = s.countedFrom(r);
+          for (int i = 0, n = s.countedN(r); i < n; i++) {
             sum += rates[from[i] * ports + r];
           }
         }
@@ -518,75 +387,24 @@ public final class Creek extends AbstractPolicy {
    * with fewer flows (filled flow by flow: its resources rise in the order its flows touch them).
    */
   private boolean fillCounted(int k, ClusterState state, PortBudget budget, Schedule schedule) {
-    int m = pairsAt[k];
-    int ports = countedPorts;
-    if (fillSrc.length < m) {
-      int len = Math.max(m, 2 * fillSrc.length);
-      fillSrc = new int[len];
-      fillDst = new int[len];
-      fillCount = new int[len];
-      fillRate = new double[len];
-    }
-    if (keptFill(k, budget)) {
-      appendMembers(k, state, schedule);
-      return true;
-    }
-    int[] keys = pairKeys[k];
-    int[] count = pairCount[k];
-    long flows = 0;
-    for (int j = 0; j < m; j++) {
-      int key = keys[j];
-      int src = key / ports;
-      int dst = key - src * ports;
-      fillSrc[j] = src;
-      fillDst[j] = dst;
-      fillCount[j] = count[key];
-      if (budget.available(src, dst) > PortBudget.EPS) {
-        flows += count[key];
-      }
-    }
-    if (flows < 2L * ports) {
+    if (counts.keptFill(k, budget)) {
+      keptFills++;
+    } else if (counts.fill(k, budget, allocator())) {
+      countedFills++;
+    } else {
       return false;
     }
-    countedFills++;
     countedLevels |= 1 << k;
-    double[] residual = budget.residual;
-    System.arraycopy(residual, 0, filledFrom[k], 0, residual.length);
-    allocator().fillPairs(fillSrc, fillDst, fillCount, m, budget, fillRate, true);
-    double[] rates = pairRate[k];
-    for (int j = 0; j < m; j++) {
-      rates[keys[j]] = fillRate[j];
-    }
-    System.arraycopy(residual, 0, filledLeft[k], 0, residual.length);
-    filledVersion[k] = countsVersion[k];
-    filledKept[k] = true;
     appendMembers(k, state, schedule);
-    return true;
-  }
-
-  /**
-   * Whether level k's counts and the budget it finds are those of its last fill from the counts:
-   * its pair rates are then still those of that fill, and the budget takes what that fill took.
-   */
-  private boolean keptFill(int k, PortBudget budget) {
-    double[] residual = budget.residual;
-    if (!filledKept[k]
-        || filledVersion[k] != countsVersion[k]
-        || !Arrays.equals(filledFrom[k], residual)) {
-      return false;
-    }
-    System.arraycopy(filledLeft[k], 0, residual, 0, residual.length);
-    keptFills++;
-    countedLevels |= 1 << k;
     return true;
   }
 
   /** Appends the members of level k, filled from the counts, to the schedule's order. */
   private void appendMembers(int k, ClusterState state, Schedule schedule) {
-    int[] members = byLevel[k];
-    for (int j = 0, n = levelSize[k]; j < n; j++) {
-      Coflow c = state.coflows().get(members[j] >> 1);
-      if ((members[j] & 1) == 0) {
+    int[] member = members.members(k);
+    for (int j = 0, n = members.size(k); j < n; j++) {
+      Coflow c = state.coflows().get(member[j] >> 1);
+      if ((member[j] & 1) == 0) {
         appendCoflow(c, k, schedule);
       } else {
         schedule.appendReceivers(c, k);
@@ -607,7 +425,7 @@ public final class Creek extends AbstractPolicy {
    */
   private void rateInIndexOrder(ClusterState state, Schedule schedule) {
     clearRatesTo(state);
-    int ports = countedPorts;
+    int ports = counts.ports();
     int counted = countedLevels;
     int run = -1;
     double sum = 0;
@@ -631,7 +449,7 @@ public final class Creek extends AbstractPolicy {
         run = key;
         sum = rateTo[key];
         int level = levelOf[key];
-        pairRates = (counted >>> level & 1) != 0 ? pairRate[level] : null;
+        pairRates = (counted >>> level & 1) != 0 ? counts.rates(level) : null;
       }
       double rate;
       if (pairRates != null) {
@@ -670,125 +488,10 @@ public final class Creek extends AbstractPolicy {
 
   /** Starts the pair counts afresh for a fabric of {@code ports} ports (nothing counted). */
   private void resetCounts(int ports) {
-    countedPorts = ports;
-    int pairs = ports * ports;
-    pairCount = new int[levels][pairs];
-    pairSlot = new int[levels][pairs];
-    pairKeys = new int[levels][64];
-    pairsAt = new int[levels];
-    pairRate = new double[levels][pairs];
-    countsVersion = new int[levels];
-    filledVersion = new int[levels];
-    filledFrom = new double[levels][2 * ports];
-    filledLeft = new double[levels][2 * ports];
-    filledKept = new boolean[levels];
+    counts = new LevelPairCounts(levels, ports);
     for (SubCoflows s : subs.values()) {
-      Arrays.fill(s.countedAt, 0);
-      Arrays.fill(s.countedN, 0);
+      s.forgetCounts();
     }
-  }
-
-  /** Counts the active flows of (c, r) at {@code level}, unless they are counted there already. */
-  private void recount(Coflow c, SubCoflows s, int r, int level) {
-    int changes = c.changesTo(r);
-    if (s.countedAt[r] == level + 1 && s.countedChanges[r] == changes) {
-      return;
-    }
-    uncount(s, r);
-    int n = c.activeFlowsTo(r);
-    int[] from = s.countedFrom[r];
-    if (from == null || from.length < n) {
-      from = new int[n];
-      s.countedFrom[r] = from;
-    }
-    int[] positions = c.activePositionsTo(r);
-    for (int i = 0; i < n; i++) {
-      int src = c.activeSrc(positions[i]);
-      from[i] = src;
-      count(level, src * countedPorts + r, 1);
-    }
-    s.countedAt[r] = level + 1;
-    s.countedN[r] = n;
-    s.countedChanges[r] = changes;
-  }
-
-  /** Takes the flows of (c, r) out of the pair counts, if they are in. */
-  private void uncount(SubCoflows s, int r) {
-    int at = s.countedAt[r] - 1;
-    if (at < 0) {
-      return;
-    }
-    int[] from = s.countedFrom[r];
-    for (int i = 0, n = s.countedN[r]; i < n; i++) {
-      count(at, from[i] * countedPorts + r, -1);
-    }
-    s.countedAt[r] = 0;
-    s.countedN[r] = 0;
-  }
-
-  /** Adds {@code delta} (1 or -1) flows to pair {@code key} at {@code level}. */
-  private void count(int level, int key, int delta) {
-    int[] counts = pairCount[level];
-    countsVersion[level]++;
-    int was = counts[key];
-    counts[key] = was + delta;
-    int[] slot = pairSlot[level];
-    int[] keys = pairKeys[level];
-    if (was == 0) {
-      int n = pairsAt[level];
-      if (n == keys.length) {
-        keys = Arrays.copyOf(keys, 2 * n);
-        pairKeys[level] = keys;
-      }
-      keys[n] = key;
-      slot[key] = n + 1;
-      pairsAt[level] = n + 1;
-    } else if (was + delta == 0) {
-      int j = slot[key] - 1;
-      int last = keys[--pairsAt[level]];
-      keys[j] = last;
-      slot[last] = j + 1;
-      slot[key] = 0;
-    }
-  }
-
-  /** {@link #bucket} of a coflow split over levels, once per decision. */
-  private void bucketOnce(Coflow c) {
-    if (bucketedIn[c.index()] != decision) {
-      bucketedIn[c.index()] = decision;
-      bucketed = bucket(c, c.index() * (levels + 1), bucketed);
-    }
-  }
-
-  /**
-   * Lists the active flows of a coflow split over levels by level, each level's in the coflow's
-   * active order (the order a pass over all its flows per level would offer them in), so that every
-   * level costs its own flows: {@code splitFlows[splitFrom[at + k] .. splitFrom[at + k + 1])} are
-   * the positions of its flows at level k. Appends from {@code next}; returns the new end.
-   */
-  private int bucket(Coflow c, int at, int next) {
-    int n = c.activeCount();
-    int base = c.slot() * flatPorts;
-    if (splitFlows.length < next + n) {
-      splitFlows = Arrays.copyOf(splitFlows, Math.max(next + n, 2 * splitFlows.length));
-    }
-    int[] fill = new int[levels + 1];
-    for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
-      int r = c.receiver(rs);
-      if (c.activeFlowsTo(r) > 0) {
-        fill[levelOf[base + r] + 1] += c.activeFlowsTo(r);
-      }
-    }
-    fill[0] = next;
-    for (int k = 0; k < levels; k++) {
-      fill[k + 1] += fill[k];
-      splitFrom[at + k] = fill[k];
-    }
-    splitFrom[at + levels] = fill[levels];
-    for (int i = 0; i < n; i++) {
-      splitFlows[fill[levelOf[base + c.activeDst(i)]]++] = i;
-    }
-    return next + n;
   }
 
   /**

@@ -4,7 +4,7 @@ import java.util.Arrays;
 import org.coflow.api.model.Coflow;
 
 /**
- * The ends (uplinks, or {@code ports} + downlinks) of a coflow whose flows {@link Rerating} must
+ * The ends (uplinks, or {@code ports} + downlinks) of a coflow whose flows {@link GreedySteps} must
  * visit from some position on, merged into one stream of positions in increasing order: per end its
  * position list and next entry, and a binary heap of the ends by next position. An end may be
  * followed twice, and a position in two streams is visited once.

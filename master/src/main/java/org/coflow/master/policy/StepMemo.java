@@ -6,13 +6,14 @@ import org.coflow.api.model.Coflow;
  * What an {@link Allocator} remembers of one coflow's last step of one kind, to replay it or redo
  * it cheaply at the next decision.
  *
- * <p>A step of one coflow (max-min fair sharing, greedy allocation or backfill of its active flows
- * on the residual capacity) depends only on the coflow's active flows, in their order, and on the
- * residual capacity at the ports they use. When neither changed since the coflow's last step of the
- * same kind, the step's outcome is replayed instead of recomputed: the same rates added (bit for
- * bit) and the same residuals left, at the cost of the coflow's ports and its moving flows. Between
- * two events of a fluid replay most coflows are in that case. A coflow's backfill is remembered
- * apart from its policy step, which comes first in the same decision.
+ * <p>A step of one coflow (max-min fair sharing, greedy allocation, backfill of its active flows on
+ * the residual capacity, or max-min fair sharing by groups of its flows, given the groups) depends
+ * only on the coflow's active flows, in their order, and on the residual capacity at the ports they
+ * use. When neither changed since the coflow's last step of the same kind, the step's outcome is
+ * replayed instead of recomputed: the same rates added (bit for bit) and the same residuals left,
+ * at the cost of the coflow's ports and its moving flows. Between two events of a fluid replay most
+ * coflows are in that case. A coflow's backfill is remembered apart from its policy step, which
+ * comes first in the same decision.
  */
 final class StepMemo {
   static final int MAX_MIN = 1;
@@ -176,6 +177,14 @@ final class StepMemo {
     if (moving.length < n) {
       moving = new int[n];
       rates = new double[n];
+    }
+  }
+
+  /** {@link #ensureMoving}, and {@link #saturated} as long, for a greedy step. */
+  void ensureGreedy(int n) {
+    ensureMoving(n);
+    if (saturated.length < n) {
+      saturated = new byte[moving.length];
     }
   }
 }

@@ -72,8 +72,8 @@ final class WaterFilling {
    * Resources are listed in the order entries first touch them or, when entries are many ({@code
    * byPorts}), by a scan of the ports (cheaper than a check per entry); the order only decides
    * which of two resources saturating at exactly the same level is taken first. If {@code noting}
-   * is not null (entries of one flow each), the rise is noted in it, and {@link #eventOf} and
-   * {@link #slotOf} give each entry's saturation and slot.
+   * is not null (entries of one flow each), the rise is noted in it, and {@link #eventOf()} and
+   * {@link #slotOf()} give each entry's saturation and slot.
    */
   void fill(
       int[] up,

@@ -4,14 +4,16 @@ import java.util.Arrays;
 import org.coflow.api.model.Coflow;
 
 /**
- * Computes a coflow's greedy step from its last one ({@link StepMemo} of kind {@link
- * StepMemo#GREEDY}), looking only at the flows whose outcome can differ.
+ * A coflow's greedy step (strict priority per flow, in the coflow's order: each flow takes
+ * everything both its ports still have), computed in full or from the coflow's last one ({@link
+ * StepMemo} of kind {@link StepMemo#GREEDY}), looking only at the flows whose outcome can differ.
  *
  * <p>Not thread-safe: scratch arrays reused from step to step.
  */
-final class Rerating {
+final class GreedySteps {
   private final int ports;
   private final RateHand hand;
+  private final FlowMarks marks;
   private final FollowedEnds followed;
   private long reratings;
 
@@ -29,15 +31,84 @@ final class Rerating {
   private int[] pendingResource = new int[8];
   private int[] pendingAfter = new int[8];
 
-  Rerating(int ports, RateHand hand) {
+  GreedySteps(int ports, RateHand hand, FlowMarks marks) {
     this.ports = ports;
     this.hand = hand;
+    this.marks = marks;
     this.followed = new FollowedEnds(ports);
   }
 
   /** How many greedy steps were redone from the coflow's last one rather than computed. */
   long reratings() {
     return reratings;
+  }
+
+  /**
+   * Computes the coflow's greedy step in full, noting its outcome in {@code m} (its inputs already
+   * noted).
+   */
+  void full(StepMemo m, Coflow c, PortBudget budget, Schedule schedule) {
+    // Every flow given a rate saturates its sender or its receiver. Once all the coflow's
+    // senders, or all its receivers, are saturated, no later flow can get anything: stop there
+    // instead of checking each (a wide coflow's first flows take its ports).
+    int upFree = 0;
+    for (int ps = 0, pe = c.senderCount(); ps < pe; ps++) {
+      int p = c.sender(ps);
+      if (c.activeFlowsFrom(p) > 0 && budget.up(p) > PortBudget.EPS) {
+        upFree++;
+      }
+    }
+    int downFree = 0;
+    int intoFree = 0;
+    for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
+      int p = c.receiver(rs);
+      if (c.activeFlowsTo(p) > 0 && budget.down(p) > PortBudget.EPS) {
+        downFree++;
+        intoFree += c.activeFlowsTo(p);
+      }
+    }
+    int n = c.activeCount();
+    m.ensureGreedy(n);
+    int moved = 0;
+    // Visit only marked flows, in the same order: capacity only shrinks during the step, so an
+    // unmarked flow could get nothing. When most flows wait at a saturated receiver, the flows
+    // with capacity left at both ends are marked through the receivers' lists. Otherwise all
+    // are marked and the flows of saturated ports unmarked. A port's flows not reached yet are
+    // unmarked when it saturates during the step: each then costs a bit cleared, not a visit.
+    int words = 0;
+    boolean all = 2 * intoFree >= n;
+    if (upFree > 0 && downFree > 0) {
+      words = all ? marks.markAll(c, budget.residual) : marks.markFree(c, budget.residual, null, 0);
+    }
+    for (int k = marks.next(0, words);
+        k < n && upFree > 0 && downFree > 0;
+        k = marks.next(k + 1, words)) {
+      int src = c.activeSrc(k);
+      int dst = c.activeDst(k);
+      double r = budget.available(src, dst);
+      if (r > PortBudget.EPS) {
+        budget.take(src, dst, r);
+        if (budget.up(src) <= PortBudget.EPS) {
+          upFree--;
+          // Unless flows were marked through the receivers: then a sender's marked flows are the
+          // few into free receivers, cheaper visited than all its flows cleared.
+          if (all) {
+            marks.unmark(c.activePositionsFrom(src), c.activeFlowsFrom(src), k);
+          }
+        }
+        if (budget.down(dst) <= PortBudget.EPS) {
+          downFree--;
+          marks.unmark(c.activePositionsTo(dst), c.activeFlowsTo(dst), k);
+        }
+        // Its flows had no rate before this step: the rate it has now is r.
+        m.saturated[moved] = StepMemo.saturatedEnds(budget, src, dst);
+        m.moving[moved] = k;
+        m.rates[moved++] = r;
+      }
+    }
+    m.moved = moved;
+    hand.rateByPosition(c, m.moving, m.rates, moved, schedule);
+    m.noteResiduals(budget.residual);
   }
 
   /**
@@ -141,11 +212,7 @@ final class Rerating {
       }
     }
     hand.rateByPosition(c, newMoving, newRates, moved, schedule);
-    if (m.moving.length < n) {
-      m.moving = new int[n];
-      m.rates = new double[n];
-      m.saturated = new byte[n];
-    }
+    m.ensureGreedy(n);
     System.arraycopy(newMoving, 0, m.moving, 0, moved);
     System.arraycopy(newRates, 0, m.rates, 0, moved);
     System.arraycopy(newSaturated, 0, m.saturated, 0, moved);

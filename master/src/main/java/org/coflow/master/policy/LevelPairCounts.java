@@ -1,0 +1,175 @@
+package org.coflow.master.policy;
+
+import java.util.Arrays;
+
+/**
+ * {@link Creek}'s active flows per priority level counted by (sender, receiver) pair, kept from one
+ * decision to the next, and each level's water-filling from those counts.
+ *
+ * <p>{@code count[k][sender * ports + receiver]} is the number of flows of that pair at level k,
+ * with the pairs counted at level k listed in {@code keys[k][0 .. pairs[k])} and {@code
+ * slot[k][key]} the position + 1 of a key in that list (0 when not listed). A level with many flows
+ * is then water-filled at the cost of its pairs, not its flows ({@link #fill}).
+ *
+ * <p>Per level, what its last fill from the counts started from and left is kept too: the version
+ * its counts had ({@link #count} moves it on), the budget it found and the budget it left. A level
+ * whose counts and budget are those of its last fill would get the same rates (a fill is a function
+ * of them), so it keeps them and takes what it took then ({@link #keptFill}). A level whose rates
+ * were set flow by flow since ({@link #clearRates}) has other rates and keeps nothing.
+ */
+final class LevelPairCounts {
+  private final int ports;
+  private final int[][] count;
+  private final int[][] slot;
+  private final int[][] keys;
+  private final int[] pairs;
+
+  /** Per level, by pair key: the rate of each of its flows, from the level's last fill. */
+  private final double[][] rate;
+
+  private final int[] countsVersion;
+  private final int[] filledVersion;
+  private final double[][] filledFrom;
+  private final double[][] filledLeft;
+  private final boolean[] filledKept;
+
+  private int[] fillSrc = new int[64];
+  private int[] fillDst = new int[64];
+  private int[] fillCount = new int[64];
+  private double[] fillRate = new double[64];
+
+  /** Counts for {@code levels} levels on a fabric of {@code ports} ports, nothing counted. */
+  LevelPairCounts(int levels, int ports) {
+    this.ports = ports;
+    int keyed = ports * ports;
+    count = new int[levels][keyed];
+    slot = new int[levels][keyed];
+    keys = new int[levels][64];
+    pairs = new int[levels];
+    rate = new double[levels][keyed];
+    countsVersion = new int[levels];
+    filledVersion = new int[levels];
+    filledFrom = new double[levels][2 * ports];
+    filledLeft = new double[levels][2 * ports];
+    filledKept = new boolean[levels];
+  }
+
+  /** The fabric size the pair keys are made for. */
+  int ports() {
+    return ports;
+  }
+
+  /** Adds {@code delta} (1 or -1) flows to pair {@code key} at {@code level}. */
+  void count(int level, int key, int delta) {
+    int[] counts = count[level];
+    countsVersion[level]++;
+    int was = counts[key];
+    counts[key] = was + delta;
+    int[] slots = slot[level];
+    int[] listed = keys[level];
+    if (was == 0) {
+      int n = pairs[level];
+      if (n == listed.length) {
+        listed = Arrays.copyOf(listed, 2 * n);
+        keys[level] = listed;
+      }
+      listed[n] = key;
+      slots[key] = n + 1;
+      pairs[level] = n + 1;
+    } else if (was + delta == 0) {
+      int j = slots[key] - 1;
+      int last = listed[--pairs[level]];
+      listed[j] = last;
+      slots[last] = j + 1;
+      slots[key] = 0;
+    }
+  }
+
+  /**
+   * Whether level k's counts and the budget it finds are those of its last fill from the counts:
+   * its pair rates are then still those of that fill, and the budget takes what that fill took.
+   */
+  boolean keptFill(int k, PortBudget budget) {
+    double[] residual = budget.residual;
+    if (!filledKept[k]
+        || filledVersion[k] != countsVersion[k]
+        || !Arrays.equals(filledFrom[k], residual)) {
+      return false;
+    }
+    System.arraycopy(filledLeft[k], 0, residual, 0, residual.length);
+    return true;
+  }
+
+  /**
+   * Water-fills level k from its counts if its flows with capacity left at both ends are at least
+   * {@code 2 * ports}: the rates are then bit for bit those the level's flows get offered one by
+   * one ({@link Allocator#fillPairs(int[], int[], int[], int, PortBudget, double[], boolean)}).
+   * Returns false, having done nothing, for a level with fewer flows.
+   */
+  boolean fill(int k, PortBudget budget, Allocator allocator) {
+    int m = pairs[k];
+    if (fillSrc.length < m) {
+      int len = Math.max(m, 2 * fillSrc.length);
+      fillSrc = new int[len];
+      fillDst = new int[len];
+      fillCount = new int[len];
+      fillRate = new double[len];
+    }
+    int[] listed = keys[k];
+    int[] counts = count[k];
+    long flows = 0;
+    for (int j = 0; j < m; j++) {
+      int key = listed[j];
+      int src = key / ports;
+      int dst = key - src * ports;
+      fillSrc[j] = src;
+      fillDst[j] = dst;
+      fillCount[j] = counts[key];
+      if (budget.available(src, dst) > PortBudget.EPS) {
+        flows += counts[key];
+      }
+    }
+    if (flows < 2L * ports) {
+      return false;
+    }
+    double[] residual = budget.residual;
+    System.arraycopy(residual, 0, filledFrom[k], 0, residual.length);
+    allocator.fillPairs(fillSrc, fillDst, fillCount, m, budget, fillRate, true);
+    double[] rates = rate[k];
+    for (int j = 0; j < m; j++) {
+      rates[listed[j]] = fillRate[j];
+    }
+    System.arraycopy(residual, 0, filledLeft[k], 0, residual.length);
+    filledVersion[k] = countsVersion[k];
+    filledKept[k] = true;
+    return true;
+  }
+
+  /**
+   * Zeroes the rates of level k's pairs, which a fill flow by flow is about to set ({@link
+   * #setRate}): the level keeps nothing of its last fill from the counts.
+   */
+  void clearRates(int k) {
+    double[] rates = rate[k];
+    int[] listed = keys[k];
+    filledKept[k] = false;
+    for (int j = 0, m = pairs[k]; j < m; j++) {
+      rates[listed[j]] = 0;
+    }
+  }
+
+  /** Sets the rate of each flow of pair {@code src -> dst} at level k. */
+  void setRate(int k, int src, int dst, double r) {
+    rate[k][src * ports + dst] = r;
+  }
+
+  /** The rate of each flow of pair {@code src -> dst} at level k. */
+  double rate(int k, int src, int dst) {
+    return rate[k][src * ports + dst];
+  }
+
+  /** Level k's rates by pair key {@code src * ports + dst} (read-only). */
+  double[] rates(int k) {
+    return rate[k];
+  }
+}
