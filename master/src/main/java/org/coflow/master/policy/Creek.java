@@ -61,13 +61,16 @@ public final class Creek extends AbstractPolicy {
 
   /**
    * The active flows per level counted by (sender, receiver) pair, kept from one decision to the
-   * next (null until the first decision, or when flows are not counted): a (coflow, receiver)
-   * recounts its flows only when its level or its flows change. Levels filled from them in this
-   * decision: a bit per level.
+   * next: a (coflow, receiver) recounts its flows only when its level or its flows change. Null
+   * when flows are not counted, and from the start or a change of {@link #keepCounts} until the
+   * next decision.
    */
   private LevelPairCounts counts;
 
+  /** The levels filled from the counts in this decision: a bit per level. */
   private int countedLevels;
+
+  /** How many levels kept the rates of their last fill from the counts. */
   private long keptFills;
 
   /** False (tests only) to fill every level flow by flow, as a check of the kept counts. */
