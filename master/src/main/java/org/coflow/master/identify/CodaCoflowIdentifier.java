@@ -1,6 +1,7 @@
 package org.coflow.master.identify;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -58,7 +59,7 @@ public final class CodaCoflowIdentifier implements CoflowIdentifier {
 
   /** Departed flows still held, earliest start first. */
   private final PriorityQueue<Departed> departed =
-      new PriorityQueue<>(java.util.Comparator.comparingDouble(Departed::startSec));
+      new PriorityQueue<>(Comparator.comparingDouble(Departed::startSec));
 
   private record Departed(long handle, double startSec) {}
 
