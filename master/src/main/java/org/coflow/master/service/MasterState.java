@@ -2,11 +2,8 @@ package org.coflow.master.service;
 
 import io.grpc.Status;
 import io.grpc.StatusException;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -38,13 +35,9 @@ final class MasterState {
   private final List<String> unregistered = new ArrayList<>();
   private final Map<String, AgentSession> sessions = new LinkedHashMap<>();
 
-  /** The exclusive session of each host id it holds (shared-host sessions are never here). */
-  private final Map<String, AgentSession> byHost = new HashMap<>();
+  /** Which sessions hold which host ids. */
+  private final SessionClaims claims;
 
-  /** Live shared-host sessions per host id (a host id is in this map or in byHost, never both). */
-  private final Map<String, Integer> sharedByHost = new HashMap<>();
-
-  private final Map<String, Integer> sessionsByPeer = new HashMap<>();
   private final Map<String, RegisteredCoflow> coflows = new LinkedHashMap<>();
   private List<FlowRecord> dirty = new ArrayList<>();
   private final List<AgentSession> ended = new ArrayList<>();
@@ -60,6 +53,7 @@ final class MasterState {
   MasterState(long sessionTimeoutMillis, Limits limits) {
     this.sessionTimeoutNanos = sessionTimeoutMillis * 1_000_000L;
     this.limits = limits;
+    this.claims = new SessionClaims(sessionTimeoutNanos, limits);
   }
 
   /**
@@ -78,86 +72,7 @@ final class MasterState {
     RequestChecks.open(req, limits);
     String host = req.getHostId();
     boolean shared = req.getSharedHost();
-    AgentSession exclusive = byHost.get(host);
-    int sharers = sharedByHost.getOrDefault(host, 0);
-    if (shared && exclusive != null) {
-      throw Status.ALREADY_EXISTS
-          .withDescription(
-              "host '"
-                  + host
-                  + "' is held by an exclusive session (a Courier agent, last report "
-                  + (nowNanos - exclusive.lastSeenNanos) / 1_000_000
-                  + " ms ago): a shared-host session (shared_host, one per JVM as the coda-agent "
-                  + "opens) cannot join it. Run either a Courier agent or coda-agents on a host, "
-                  + "not both, or give them different host ids")
-          .asException();
-    }
-    if (!shared && sharers > 0) {
-      throw Status.ALREADY_EXISTS
-          .withDescription(
-              "host '"
-                  + host
-                  + "' is held by "
-                  + sharers
-                  + " shared-host session(s) (coda-agents, one per JVM): an exclusive session (a "
-                  + "Courier agent) cannot take a host they share. Stop the coda-agents of this "
-                  + "host first (their sessions end when they close, or expire after "
-                  + "coflow.master.sessionTimeout="
-                  + sessionTimeoutNanos / 1_000_000
-                  + " ms), open this session with shared_host set, or give this agent another "
-                  + "host id")
-          .asException();
-    }
-    AgentSession previous = shared ? null : exclusive;
-    if (previous != null && !mayReplace(previous, req, caller)) {
-      throw Status.ALREADY_EXISTS
-          .withDescription(
-              "host '"
-                  + host
-                  + "' is held by a live session (last report "
-                  + (nowNanos - previous.lastSeenNanos) / 1_000_000
-                  + " ms ago): a second session for a host id is refused unless it names the live "
-                  + "session (previous_session_id) or presents the same client certificate. A "
-                  + "restarted agent gets the host once the old session expires "
-                  + "(coflow.master.sessionTimeout="
-                  + sessionTimeoutNanos / 1_000_000
-                  + " ms); if another agent uses this host id, give each agent its own")
-          .asException();
-    }
-    if (!shared && !req.getEngineAddress().isEmpty()) {
-      // Shared sessions are never found by engine address: only exclusive ones claim one.
-      for (AgentSession s : sessions.values()) {
-        if (!s.sharedHost
-            && s.engineAddress.equals(req.getEngineAddress())
-            && !s.hostId.equals(host)) {
-          throw Status.ALREADY_EXISTS
-              .withDescription(
-                  "engine address '"
-                      + req.getEngineAddress()
-                      + "' is held by the live session of host '"
-                      + s.hostId
-                      + "': each agent serves its own engine address")
-              .asException();
-        }
-      }
-    }
-    if (!caller.local()) {
-      int held = sessionsByPeer.getOrDefault(caller.peerKey(), 0);
-      if (previous != null && previous.owner.peerKey().equals(caller.peerKey())) {
-        held--;
-      }
-      if (held >= limits.maxSessionsPerPeer) {
-        throw Limits.exhausted(
-            caller
-                + " already holds "
-                + held
-                + " live sessions, the most "
-                + MasterConfig.MAX_SESSIONS_PER_PEER.key()
-                + "="
-                + limits.maxSessionsPerPeer
-                + " allows: close sessions first, or give each host's agent its own identity");
-      }
-    }
+    AgentSession previous = claims.admit(req, caller, nowNanos, sessions.values());
     requireRoom(hosts.contains(host) ? 0 : 1, "host " + host);
     if (previous != null) {
       end(previous, "replaced by a new session of host " + host);
@@ -177,27 +92,9 @@ final class MasterState {
     s.lastSeenNanos = nowNanos;
     hosts.add(host);
     sessions.put(s.id, s);
-    if (shared) {
-      sharedByHost.merge(host, 1, Integer::sum);
-    } else {
-      byHost.put(s.hostId, s);
-    }
-    sessionsByPeer.merge(caller.peerKey(), 1, Integer::sum);
+    claims.claim(s);
     sessionsChanged = true;
     return s;
-  }
-
-  /** The same agent (it knows the live session's id) or the same client certificate. */
-  private static boolean mayReplace(AgentSession live, OpenSessionRequest req, Caller caller) {
-    if (!live.owner.identity().equals(caller.identity())) {
-      return false;
-    }
-    if (caller.certified()) {
-      return true;
-    }
-    return MessageDigest.isEqual(
-        live.id.getBytes(StandardCharsets.UTF_8),
-        req.getPreviousSessionId().getBytes(StandardCharsets.UTF_8));
   }
 
   synchronized void close(String sessionId, Caller caller) {
@@ -509,7 +406,7 @@ final class MasterState {
         }
       }
     } else {
-      found = byHost.get(hostId);
+      found = claims.exclusive(hostId);
     }
     if (found == null) {
       throw Status.NOT_FOUND
@@ -517,7 +414,7 @@ final class MasterState {
               "no live agent session has "
                   + (byEngine ? "engine address '" + engineAddress : "host id '" + hostId)
                   + "'; is the host's agent running and connected?"
-                  + (!byEngine && sharedByHost.containsKey(hostId)
+                  + (!byEngine && claims.shared(hostId)
                       ? " (the host has only shared-host sessions, of coda-agents, which serve"
                           + " no data and are never found)"
                       : ""))
@@ -558,13 +455,8 @@ final class MasterState {
     s.closed = true;
     s.closeReason = reason;
     sessions.remove(s.id);
-    if (s.sharedHost) {
-      sharedByHost.computeIfPresent(s.hostId, (k, n) -> n == 1 ? null : n - 1);
-    } else if (byHost.get(s.hostId) == s) {
-      byHost.remove(s.hostId);
-    }
+    claims.release(s);
     hosts.release(s.hostId);
-    sessionsByPeer.computeIfPresent(s.owner.peerKey(), (k, n) -> n == 1 ? null : n - 1);
     for (FlowRecord f : s.flows.values()) {
       f.ended = true;
       markDirty(f);
