@@ -1,16 +1,13 @@
 package org.coflow.courier.fetch;
 
-import io.netty.buffer.ByteBuf;
-import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import org.coflow.api.proto.courier.v1.ErrorCode;
 import org.coflow.api.proto.courier.v1.RemoteBlock;
@@ -37,8 +34,7 @@ import org.coflow.courier.transport.TransportContext;
 public final class FetchService implements AutoCloseable {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(FetchService.class);
 
-  private final java.util.concurrent.atomic.LongAdder received =
-      new java.util.concurrent.atomic.LongAdder();
+  private final LongAdder received = new LongAdder();
   private final TransportContext transport;
 
   /** A peer that refuses a connection as busy is tried again this often, this many times. */
@@ -72,7 +68,7 @@ public final class FetchService implements AutoCloseable {
    * Who shares connections: a host (merging), or a coflow's blocks from a host (without). Guarded
    * by this.
    */
-  private final Map<FlowKey, Peer> peers = new LinkedHashMap<>();
+  private final Map<FlowKey, FetchPeer> peers = new LinkedHashMap<>();
 
   private int open;
   private int highWater;
@@ -84,7 +80,7 @@ public final class FetchService implements AutoCloseable {
   private int nextPeerIndex;
 
   /** Connections closed by the plan whose sockets have not closed yet. Guarded by this. */
-  private final Set<Conn> closing = new java.util.HashSet<>();
+  private final Set<FetchPeer.Conn> closing = new java.util.HashSet<>();
 
   private PriorityPacer receive = PriorityPacer.UNLIMITED;
 
@@ -155,73 +151,6 @@ public final class FetchService implements AutoCloseable {
     }
   }
 
-  /** A block waiting for, or running on, a connection. */
-  private static final class Pending {
-    final String coflow;
-    final RemoteBlock block;
-    BlockSink sink;
-    final long window;
-    final boolean autoCredit;
-    final Consumer<Handle> started;
-    Conn conn;
-
-    Pending(
-        String coflow,
-        RemoteBlock block,
-        BlockSink sink,
-        long window,
-        boolean autoCredit,
-        Consumer<Handle> started) {
-      this.coflow = coflow;
-      this.block = block;
-      this.sink = sink;
-      this.window = window;
-      this.autoCredit = autoCredit;
-      this.started = started;
-    }
-
-    long bytes() {
-      return Math.max(0, block.getSize());
-    }
-  }
-
-  /** One data connection to a peer. */
-  private static final class Conn {
-    PeerConnection connection;
-    int running;
-    boolean draining;
-  }
-
-  /** A remote host: its connections and blocks. */
-  private static final class Peer {
-    final String host;
-
-    /**
-     * Where the host's agent is: the address the first fetch named, replaced by a later fetch's
-     * only while no connection to it is open or opening (a dead address is retried and replaced; a
-     * live, proven one is never redirected).
-     */
-    InetSocketAddress address;
-
-    final int index;
-    final List<Conn> conns = new ArrayList<>();
-    final ArrayDeque<Pending> waiting = new ArrayDeque<>();
-    long outstanding;
-    int opening;
-
-    /** Connection attempts in a row that the peer refused as busy. */
-    int busyRetries;
-
-    /** Blocks waiting or running, per coflow. */
-    final Map<String, Integer> coflows = new HashMap<>();
-
-    Peer(String host, InetSocketAddress address, int index) {
-      this.host = host;
-      this.address = address;
-      this.index = index;
-    }
-  }
-
   /**
    * Fetches one remote block into {@code sink}; {@code started} receives the stream's handle once
    * it is requested (never, if the remote agent cannot be reached: the sink fails instead).
@@ -246,18 +175,19 @@ public final class FetchService implements AutoCloseable {
               e));
       return;
     }
-    flows.requested(FlowKey.of(coflowId, block.getHostId()), block);
+    FlowKey key = FlowKey.of(coflowId, block.getHostId());
+    flows.requested(key, block);
     long w = streamWindow > 0 ? streamWindow : window;
     synchronized (this) {
-      Peer p =
+      FetchPeer p =
           peers.computeIfAbsent(
               unit(coflowId, block.getHostId()),
-              k -> new Peer(block.getHostId(), address, nextPeerIndex++));
+              k -> new FetchPeer(block.getHostId(), address, nextPeerIndex++));
       if (!p.address.equals(address) && p.conns.isEmpty() && p.opening == 0) {
         p.address = address;
       }
-      Pending b = new Pending(coflowId, block, null, w, autoCredit, started);
-      b.sink = new Tracked(sink, b, p);
+      FetchPeer.Block b = new FetchPeer.Block(coflowId, block, w, autoCredit, started);
+      b.sink = new TrackedSink(sink, block, key, flows, received, () -> ended(b, p));
       p.waiting.add(b);
       p.outstanding += b.bytes();
       p.coflows.merge(coflowId, 1, Integer::sum);
@@ -270,21 +200,16 @@ public final class FetchService implements AutoCloseable {
    * dispatches.
    */
   private void plan() {
-    List<ConnectionPlan.Peer<Peer>> state = new ArrayList<>();
-    for (Peer p : peers.values()) {
-      int running = 0;
-      for (Conn c : p.conns) {
-        running += c.running;
-      }
-      state.add(
-          new ConnectionPlan.Peer<>(
-              p, p.index, p.outstanding, order(p), !p.waiting.isEmpty() || running > 0, usable(p)));
+    List<ConnectionPlan.Peer<FetchPeer>> state = new ArrayList<>();
+    for (FetchPeer p : peers.values()) {
+      boolean busy = !p.waiting.isEmpty() || p.running() > 0;
+      state.add(new ConnectionPlan.Peer<>(p, p.index, p.outstanding, order(p), busy, p.usable()));
     }
-    ConnectionPlan<Peer> plan = ConnectionPlan.plan(state, maxNum, minSize);
-    for (Peer p : peers.values()) {
+    ConnectionPlan<FetchPeer> plan = ConnectionPlan.plan(state, maxNum, minSize);
+    for (FetchPeer p : peers.values()) {
       int drain = plan.drain(p);
       for (int i = p.conns.size() - 1; i >= 0 && drain > 0; i--) {
-        Conn c = p.conns.get(i);
+        FetchPeer.Conn c = p.conns.get(i);
         if (!c.draining) {
           c.draining = true;
           drain--;
@@ -293,8 +218,8 @@ public final class FetchService implements AutoCloseable {
       closeDrained(p);
     }
     drainBeyondBudget(plan);
-    for (Peer p : peers.values()) {
-      for (int n = ConnectionPlan.toOpen(plan.wanted(p), usable(p), open, maxNum); n > 0; n--) {
+    for (FetchPeer p : peers.values()) {
+      for (int n = ConnectionPlan.toOpen(plan.wanted(p), p.usable(), open, maxNum); n > 0; n--) {
         openConnection(p);
       }
       dispatch(p);
@@ -305,14 +230,14 @@ public final class FetchService implements AutoCloseable {
    * After the budget shrank: connections beyond it drain (those of peers above their share first),
    * so that the host holds at most {@code maxNum} once their running blocks end.
    */
-  private void drainBeyondBudget(ConnectionPlan<Peer> plan) {
+  private void drainBeyondBudget(ConnectionPlan<FetchPeer> plan) {
     int over = -maxNum;
-    for (Peer p : peers.values()) {
-      over += usable(p);
+    for (FetchPeer p : peers.values()) {
+      over += p.usable();
     }
-    for (Peer p : peers.values()) {
-      for (int i = p.conns.size() - 1; i >= 0 && over > 0 && usable(p) > plan.wanted(p); i--) {
-        Conn c = p.conns.get(i);
+    for (FetchPeer p : peers.values()) {
+      for (int i = p.conns.size() - 1; i >= 0 && over > 0 && p.usable() > plan.wanted(p); i--) {
+        FetchPeer.Conn c = p.conns.get(i);
         if (!c.draining) {
           c.draining = true;
           over--;
@@ -322,18 +247,8 @@ public final class FetchService implements AutoCloseable {
     }
   }
 
-  private static int usable(Peer p) {
-    int n = p.opening;
-    for (Conn c : p.conns) {
-      if (!c.draining) {
-        n++;
-      }
-    }
-    return n;
-  }
-
   /** The unified flow's order: the best priority among the coflows it carries. */
-  private int order(Peer p) {
+  private int order(FetchPeer p) {
     int best = Integer.MAX_VALUE;
     for (String coflow : p.coflows.keySet()) {
       best = Math.min(best, priorities.getOrDefault(coflow, 0));
@@ -341,7 +256,7 @@ public final class FetchService implements AutoCloseable {
     return best == Integer.MAX_VALUE ? 0 : Math.max(0, best);
   }
 
-  private void openConnection(Peer p) {
+  private void openConnection(FetchPeer p) {
     LOG.debug("opening remote={} open={} maxNum={}", p.host, open, maxNum);
     open++;
     highWater = Math.max(highWater, open);
@@ -389,15 +304,15 @@ public final class FetchService implements AutoCloseable {
                             java.util.concurrent.TimeUnit.MILLISECONDS);
                     return;
                   }
-                  List<Pending> failed = new ArrayList<>(p.waiting);
+                  List<FetchPeer.Block> failed = new ArrayList<>(p.waiting);
                   p.waiting.clear();
-                  for (Pending b : failed) {
+                  for (FetchPeer.Block b : failed) {
                     b.sink.fail(failure);
                   }
                   return;
                 }
                 p.busyRetries = 0;
-                Conn c = new Conn();
+                FetchPeer.Conn c = new FetchPeer.Conn();
                 c.connection = conn;
                 conn.receiveCap(receive);
                 p.conns.add(c);
@@ -407,7 +322,7 @@ public final class FetchService implements AutoCloseable {
             });
   }
 
-  private void connectionClosed(Peer p, Conn c) {
+  private void connectionClosed(FetchPeer p, FetchPeer.Conn c) {
     synchronized (this) {
       if (!p.conns.remove(c) && !closing.remove(c)) {
         return;
@@ -430,10 +345,10 @@ public final class FetchService implements AutoCloseable {
   }
 
   /** Hands waiting blocks to the peer's usable connections, least busy first. */
-  private void dispatch(Peer p) {
+  private void dispatch(FetchPeer p) {
     while (!p.waiting.isEmpty()) {
-      Conn best = null;
-      for (Conn c : p.conns) {
+      FetchPeer.Conn best = null;
+      for (FetchPeer.Conn c : p.conns) {
         if (!c.draining
             && c.connection.isOpen()
             && c.running < c.connection.maxStreams()
@@ -444,7 +359,7 @@ public final class FetchService implements AutoCloseable {
       if (best == null) {
         return;
       }
-      Pending b = p.waiting.poll();
+      FetchPeer.Block b = p.waiting.poll();
       b.conn = best;
       best.running++;
       PairSchedule s = schedules.get(FlowKey.of(b.coflow, p.host));
@@ -464,9 +379,9 @@ public final class FetchService implements AutoCloseable {
    * budget until its socket is closed ({@link #connectionClosed}): otherwise its replacement could
    * open while it lingers, and the host would hold one more than {@code maxNum}.
    */
-  private void closeDrained(Peer p) {
+  private void closeDrained(FetchPeer p) {
     for (int i = p.conns.size() - 1; i >= 0; i--) {
-      Conn c = p.conns.get(i);
+      FetchPeer.Conn c = p.conns.get(i);
       if (c.draining && c.running == 0) {
         p.conns.remove(i);
         closing.add(c);
@@ -476,7 +391,7 @@ public final class FetchService implements AutoCloseable {
     }
   }
 
-  private synchronized void ended(Pending b, Peer p) {
+  private synchronized void ended(FetchPeer.Block b, FetchPeer p) {
     p.outstanding -= b.bytes();
     p.coflows.computeIfPresent(b.coflow, (k, n) -> n == 1 ? null : n - 1);
     if (b.conn != null) {
@@ -486,7 +401,7 @@ public final class FetchService implements AutoCloseable {
     }
     if (!merge && p.waiting.isEmpty() && p.coflows.isEmpty() && p.opening == 0) {
       // Without merging a connection belongs to one flow: it ends with the flow's last block.
-      for (Conn c : p.conns) {
+      for (FetchPeer.Conn c : p.conns) {
         c.draining = true;
       }
       closeDrained(p);
@@ -505,8 +420,8 @@ public final class FetchService implements AutoCloseable {
     }
     List<PeerConnection> conns = new ArrayList<>();
     synchronized (this) {
-      for (Peer p : peers.values()) {
-        for (Conn c : p.conns) {
+      for (FetchPeer p : peers.values()) {
+        for (FetchPeer.Conn c : p.conns) {
           conns.add(c.connection);
         }
       }
@@ -535,11 +450,11 @@ public final class FetchService implements AutoCloseable {
         next.rate());
     List<PeerConnection> conns = new ArrayList<>();
     synchronized (this) {
-      Peer p = peers.get(unit(key.coflow(), key.peer()));
+      FetchPeer p = peers.get(unit(key.coflow(), key.peer()));
       if (p == null) {
         return;
       }
-      for (Conn c : p.conns) {
+      for (FetchPeer.Conn c : p.conns) {
         conns.add(c.connection);
       }
     }
@@ -606,8 +521,8 @@ public final class FetchService implements AutoCloseable {
     if (open < maxNum) {
       return false;
     }
-    for (Peer p : peers.values()) {
-      if (!p.waiting.isEmpty() && usable(p) == 0) {
+    for (FetchPeer p : peers.values()) {
+      if (!p.waiting.isEmpty() && p.usable() == 0) {
         return true;
       }
     }
@@ -627,7 +542,7 @@ public final class FetchService implements AutoCloseable {
   /** Data connections open now to {@code host}. */
   public synchronized int connectionsTo(String host) {
     int n = 0;
-    for (Peer p : peers.values()) {
+    for (FetchPeer p : peers.values()) {
       if (p.host.equals(host)) {
         n += p.conns.size() + p.opening;
       }
@@ -640,58 +555,10 @@ public final class FetchService implements AutoCloseable {
     return received.sum();
   }
 
-  /** Counts a block's bytes into its flow and its end into the plan, then passes it on. */
-  private final class Tracked implements BlockSink {
-    private final BlockSink sink;
-    private final Pending self;
-    private final Peer peer;
-    private final FlowKey key;
-
-    Tracked(BlockSink sink, Pending self, Peer peer) {
-      this.sink = sink;
-      this.self = self;
-      this.peer = peer;
-      this.key = FlowKey.of(self.coflow, self.block.getHostId());
-    }
-
-    @Override
-    public void start(long length, long rawLength) throws IOException {
-      if (self.block.getSize() < 0) {
-        flows.learned(key, length);
-      }
-      sink.start(length, rawLength);
-    }
-
-    @Override
-    public void write(ByteBuf data) throws IOException {
-      received.add(data.readableBytes());
-      flows.received(key, data.readableBytes());
-      sink.write(data);
-    }
-
-    @Override
-    public void complete() throws IOException {
-      flows.ended(key);
-      done();
-      sink.complete();
-    }
-
-    @Override
-    public void fail(ProtocolException error) {
-      flows.ended(key);
-      done();
-      sink.fail(error);
-    }
-
-    private void done() {
-      ended(self, peer);
-    }
-  }
-
   @Override
   public synchronized void close() {
-    for (Peer p : peers.values()) {
-      for (Conn c : p.conns) {
+    for (FetchPeer p : peers.values()) {
+      for (FetchPeer.Conn c : p.conns) {
         c.connection.close();
       }
     }

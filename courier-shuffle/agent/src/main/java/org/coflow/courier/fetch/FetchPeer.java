@@ -1,0 +1,104 @@
+package org.coflow.courier.fetch;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.coflow.api.proto.courier.v1.RemoteBlock;
+
+/**
+ * What {@link FetchService} holds per unit that shares connections (a remote host when merging, a
+ * coflow's blocks from a host without): its data connections and the blocks waiting for or running
+ * on them. Plain state, guarded by the service's lock.
+ */
+final class FetchPeer {
+  final String host;
+
+  /**
+   * Where the host's agent is: the address the first fetch named, replaced by a later fetch's only
+   * while no connection to it is open or opening (a dead address is retried and replaced; a live,
+   * proven one is never redirected).
+   */
+  InetSocketAddress address;
+
+  /** A stable number, never reused (the plan's tie-break between equal unified flows). */
+  final int index;
+
+  final List<Conn> conns = new ArrayList<>();
+  final ArrayDeque<Block> waiting = new ArrayDeque<>();
+
+  /** Bytes of the blocks waiting or running. */
+  long outstanding;
+
+  int opening;
+
+  /** Connection attempts in a row that the peer refused as busy. */
+  int busyRetries;
+
+  /** Blocks waiting or running, per coflow. */
+  final Map<String, Integer> coflows = new HashMap<>();
+
+  FetchPeer(String host, InetSocketAddress address, int index) {
+    this.host = host;
+    this.address = address;
+    this.index = index;
+  }
+
+  /** Connections that take blocks: open and not draining, or still opening. */
+  int usable() {
+    int n = opening;
+    for (Conn c : conns) {
+      if (!c.draining) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** Blocks running on its connections. */
+  int running() {
+    int n = 0;
+    for (Conn c : conns) {
+      n += c.running;
+    }
+    return n;
+  }
+
+  /** One data connection to the peer. */
+  static final class Conn {
+    PeerConnection connection;
+    int running;
+    boolean draining;
+  }
+
+  /** A block waiting for, or running on, a connection. */
+  static final class Block {
+    final String coflow;
+    final RemoteBlock block;
+    BlockSink sink;
+    final long window;
+    final boolean autoCredit;
+    final Consumer<FetchService.Handle> started;
+    Conn conn;
+
+    Block(
+        String coflow,
+        RemoteBlock block,
+        long window,
+        boolean autoCredit,
+        Consumer<FetchService.Handle> started) {
+      this.coflow = coflow;
+      this.block = block;
+      this.window = window;
+      this.autoCredit = autoCredit;
+      this.started = started;
+    }
+
+    long bytes() {
+      return Math.max(0, block.getSize());
+    }
+  }
+}
