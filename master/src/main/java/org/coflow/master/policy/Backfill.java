@@ -27,34 +27,35 @@ public final class Backfill {
     if (!anyFlowWithSpareAtBothEnds(state, budget)) {
       return;
     }
-    int segments = schedule.segments();
+    PriorityOrder order = schedule.order();
+    int segments = order.segments();
     for (int k = 0; k < segments; ) {
-      int cls = schedule.segmentClass(k);
-      Coflow whole = schedule.segmentCoflow(k);
+      int cls = order.segmentClass(k);
+      Coflow whole = order.segmentCoflow(k);
       if (eligible == null
           && whole != null
-          && schedule.segmentReceivers(k) == null
-          && schedule.segmentPositions(k) == null
-          && (k + 1 == segments || schedule.segmentClass(k + 1) != cls)) {
+          && order.segmentReceivers(k) == null
+          && order.segmentPositions(k) == null
+          && (k + 1 == segments || order.segmentClass(k + 1) != cls)) {
         // A class of one whole coflow: its own step, replayed when its inputs did not change.
         allocator.backfillCoflow(whole, budget, schedule);
         k++;
         continue;
       }
       allocator.clearGroup();
-      for (; k < segments && schedule.segmentClass(k) == cls; k++) {
-        Coflow c = schedule.segmentCoflow(k);
-        int[] positions = schedule.segmentPositions(k);
+      for (; k < segments && order.segmentClass(k) == cls; k++) {
+        Coflow c = order.segmentCoflow(k);
+        int[] positions = order.segmentPositions(k);
         if (c == null) {
-          int index = schedule.segmentFlow(k);
+          int index = order.segmentFlow(k);
           offer(index, state.srcAt(index), state.dstAt(index), budget, eligible, allocator);
         } else if (positions != null) {
-          for (int p = schedule.segmentFrom(k), end = schedule.segmentTo(k); p < end; p++) {
+          for (int p = order.segmentFrom(k), end = order.segmentTo(k); p < end; p++) {
             int at = positions[p];
             offer(c.activeIndex(at), c.activeSrc(at), c.activeDst(at), budget, eligible, allocator);
           }
         } else if (Allocator.mayTake(c, budget)) {
-          allocator.offerCoflow(c, schedule.segmentReceivers(k), cls + 1, budget, eligible);
+          allocator.offerCoflow(c, order.segmentReceivers(k), cls + 1, budget, eligible);
         }
       }
       allocator.fillGroup(budget, schedule);

@@ -24,7 +24,10 @@ final class FetchPeer {
    */
   InetSocketAddress address;
 
-  /** A stable number, never reused (the plan's tie-break between equal unified flows). */
+  /**
+   * A stable number, never reused: the plan merges the blocks of peers with one number into one
+   * unified flow (see {@link FetchService}'s nextPeerIndex).
+   */
   final int index;
 
   final List<Conn> conns = new ArrayList<>();
