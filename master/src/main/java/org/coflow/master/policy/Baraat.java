@@ -40,6 +40,19 @@ public final class Baraat extends AbstractPolicy {
   private int historySize;
   private double threshold;
 
+  /**
+   * The first class's active flows counted by (sender, receiver) pair, as one level (null before
+   * the first decision), and where each of its coflows has its flows counted.
+   */
+  private LevelPairCounts counts;
+
+  private final Map<Coflow, Member> counted = new IdentityHashMap<>();
+  private final RateHand hand = new RateHand();
+  private long decisions;
+  private boolean keepCounts = true;
+  private long countedFills;
+  private long keptFills;
+
   public Baraat(double percentile, int minHistory, double initialThreshold) {
     if (!(percentile > 0 && percentile < 1)) {
       throw new IllegalArgumentException(
@@ -61,6 +74,23 @@ public final class Baraat extends AbstractPolicy {
     return PolicyType.RATE;
   }
 
+  /** Whether the first class is filled from kept pair counts (tests turn it off). */
+  void keepCounts(boolean on) {
+    keepCounts = on;
+    counts = null;
+    counted.clear();
+  }
+
+  /** How many decisions filled the first class from the pair counts afresh (for tests). */
+  long countedFills() {
+    return countedFills;
+  }
+
+  /** How many decisions kept the first class's rates of its last fill (for tests). */
+  long keptFills() {
+    return keptFills;
+  }
+
   /** The current heavy-task threshold H in bytes. */
   public double threshold() {
     return threshold;
@@ -73,17 +103,104 @@ public final class Baraat extends AbstractPolicy {
     int rank = 0;
     int i = 0;
     while (i < coflows.size()) {
-      allocator().clearGroup();
+      int from = i;
       Coflow c;
       do {
         c = coflows.get(i++);
-        appendCoflow(c, rank, schedule);
-        allocator().offer(c, budget);
       } while (isHeavy(c) && i < coflows.size());
+      if (rank == 0 && keepCounts && fillFirstFromCounts(coflows, i, budget, schedule)) {
+        rank++;
+        continue;
+      }
+      allocator().clearGroup();
+      for (int j = from; j < i; j++) {
+        appendCoflow(coflows.get(j), rank, schedule);
+        allocator().offer(coflows.get(j), budget);
+      }
       // A chain of heavy coflows is many flows on shared (sender, receiver) pairs: water-filled by
       // pair when that halves it, with the same rates.
       allocator().fillGroupByPair(budget, schedule);
       rank++;
+    }
+  }
+
+  /**
+   * The first class, {@code coflows[0 .. to)}, filled from its flows counted by (sender, receiver)
+   * pair and kept from one decision to the next, if it has at least {@code 2 * ports} flows with
+   * capacity left at both ends: the rates are then bit for bit those of offering its flows one by
+   * one ({@link LevelPairCounts#fill}), and a class whose counts and budget are those of its last
+   * fill keeps its rates ({@link LevelPairCounts#keptFill}). The first class is where a chain of
+   * heavy coflows gathers most active flows (41,739 of 57,444 per decision over the first 300
+   * Facebook coflows); counted, a decision costs the flows that changed there plus one pass to hand
+   * out the rates, not gathering every flow by pair again. Returns false, having only updated the
+   * counts, for a smaller class.
+   */
+  private boolean fillFirstFromCounts(
+      List<Coflow> coflows, int to, PortBudget budget, Schedule schedule) {
+    int ports = budget.ports();
+    if (counts == null || counts.ports() != ports) {
+      counts = new LevelPairCounts(1, ports);
+      counted.clear();
+    }
+    decisions++;
+    for (int j = 0; j < to; j++) {
+      Coflow c = coflows.get(j);
+      Member m = counted.get(c);
+      if (m == null) {
+        m = new Member(ports);
+        counted.put(c, m);
+      }
+      m.decision = decisions;
+      for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
+        int r = c.receiver(rs);
+        if (c.activeFlowsTo(r) == 0) {
+          m.uncount(r, counts);
+        } else {
+          m.recount(c, r, 0, counts);
+        }
+      }
+    }
+    // Coflows that finished or left the class (a threshold that rose made them light) leave it.
+    counted
+        .values()
+        .removeIf(
+            m -> {
+              if (m.decision == decisions) {
+                return false;
+              }
+              for (int r = 0; r < m.ports(); r++) {
+                m.uncount(r, counts);
+              }
+              return true;
+            });
+    if (counts.keptFill(0, budget)) {
+      keptFills++;
+    } else if (counts.fill(0, budget, allocator())) {
+      countedFills++;
+    } else {
+      return false; // filled flow by flow, which leaves the pair rates of the last fill alone
+    }
+    double[] rates = counts.rates(0);
+    for (int j = 0; j < to; j++) {
+      Coflow c = coflows.get(j);
+      appendCoflow(c, 0, schedule);
+      int n = c.activeCount();
+      hand.ensure(n);
+      for (int k = 0; k < n; k++) {
+        hand.flow[k] = c.activeIndex(k);
+        hand.rate[k] = rates[c.activeSrc(k) * ports + c.activeDst(k)];
+      }
+      schedule.addRates(hand.flow, hand.rate, n);
+    }
+    return true;
+  }
+
+  /** Where a coflow of the first class has its flows counted, and the decision it was last in. */
+  private static final class Member extends CountedFlows {
+    long decision;
+
+    Member(int ports) {
+      super(ports);
     }
   }
 
