@@ -8,7 +8,6 @@ import java.util.List;
 import org.coflow.api.model.ClusterState;
 import org.coflow.api.model.Coflow;
 import org.coflow.api.model.Fabric;
-import org.coflow.api.model.Flow;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -52,11 +51,7 @@ class BaraatCountsTest {
       if (decisions == 40) {
         // The live master: a running coflow gains flows, and the fabric grows under it.
         for (Run run : List.of(kept, byFlow)) {
-          run.state.setFabric(Fabric.uniform(8, CAP));
-          Coflow c = run.state.coflows().get(0);
-          for (int m = 0; m < 8; m++) {
-            run.state.addFlow(c, m, 7, 3_000 + 100 * m, now);
-          }
+          FluidScript.growUnder(run.state, run.state.coflows().get(0), CAP, now);
         }
       }
       if (decisions == 80) {
@@ -65,10 +60,7 @@ class BaraatCountsTest {
         for (Run run : List.of(kept, byFlow)) {
           Coflow c = run.coflows.get(arrived - 1);
           assertTrue(c.activeCount() > 0, "the last coflow is still running");
-          Flow gone = c.activeFlows().get(0);
-          run.state.addSent(gone, gone.remaining());
-          run.state.finishFlow(gone, now);
-          run.state.addFlow(c, (gone.src() + 1) % 8, gone.dst(), 5_000, now);
+          FluidScript.replaceFirstFlow(run.state, c, now);
         }
       }
       Schedule a = kept.baraat.schedule(kept.state, now);
@@ -89,11 +81,7 @@ class BaraatCountsTest {
           "next decision after decision " + decisions);
       double dt = arrived < 16 ? Math.min(nextArrival - now, 0.05) : 0.05;
       dt = Math.min(dt, Math.max(1e-6, next - now));
-      for (Flow f : kept.state.flows()) {
-        if (a.rate(f.index()) > 0) {
-          dt = Math.min(dt, f.remaining() / a.rate(f.index()));
-        }
-      }
+      dt = FluidScript.untilFirstDone(kept.state, a, dt);
       FluidScript.advance(kept.state, a, dt, now + dt);
       FluidScript.advance(byFlow.state, b, dt, now + dt);
       now += dt;

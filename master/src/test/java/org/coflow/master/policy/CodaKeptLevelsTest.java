@@ -73,11 +73,7 @@ class CodaKeptLevelsTest {
           "next decision after decision " + decisions);
       double dt = arrived < 14 ? nextArrival - now : Double.POSITIVE_INFINITY;
       dt = Math.min(dt, Math.max(1e-6, next - now));
-      for (Flow f : kept.state.flows()) {
-        if (a.rate(f.index()) > 0) {
-          dt = Math.min(dt, f.remaining() / a.rate(f.index()));
-        }
-      }
+      dt = FluidScript.untilFirstDone(kept.state, a, dt);
       FluidScript.advance(kept.state, a, dt, now + dt);
       FluidScript.advance(fresh.state, b, dt, now + dt);
       now += dt;

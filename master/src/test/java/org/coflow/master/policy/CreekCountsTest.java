@@ -50,11 +50,7 @@ class CreekCountsTest {
       if (decisions == 300) {
         // The live master: a running coflow gains flows, and the fabric grows under it.
         for (Run run : List.of(kept, byFlow)) {
-          run.state.setFabric(Fabric.uniform(8, CAP));
-          Coflow c = run.coflows.get(0);
-          for (int m = 0; m < 8; m++) {
-            run.state.addFlow(c, m, 7, 3_000 + 100 * m, now);
-          }
+          FluidScript.growUnder(run.state, run.coflows.get(0), CAP, now);
         }
       }
       if (decisions == 600) {
@@ -63,10 +59,7 @@ class CreekCountsTest {
         for (Run run : List.of(kept, byFlow)) {
           Coflow c = run.coflows.get(arrived - 1);
           assertTrue(c.activeCount() > 0, "the last coflow is still running");
-          Flow gone = c.activeFlows().get(0);
-          run.state.addSent(gone, gone.remaining());
-          run.state.finishFlow(gone, now);
-          run.state.addFlow(c, (gone.src() + 1) % 8, gone.dst(), 5_000, now);
+          FluidScript.replaceFirstFlow(run.state, c, now);
         }
       }
       Schedule a = kept.creek.schedule(kept.state, now);
@@ -90,11 +83,7 @@ class CreekCountsTest {
           Double.doubleToLongBits(next),
           "next decision after decision " + decisions);
       dt = Math.min(dt, Math.max(1e-6, next - now));
-      for (Flow f : kept.state.flows()) {
-        if (a.rate(f.index()) > 0) {
-          dt = Math.min(dt, f.remaining() / a.rate(f.index()));
-        }
-      }
+      dt = FluidScript.untilFirstDone(kept.state, a, dt);
       advance(kept, a, dt, now + dt);
       advance(byFlow, b, dt, now + dt);
       now += dt;

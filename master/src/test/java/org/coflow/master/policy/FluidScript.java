@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Random;
 import org.coflow.api.model.ClusterState;
 import org.coflow.api.model.Coflow;
+import org.coflow.api.model.Fabric;
 import org.coflow.api.model.Flow;
 
 /** A scripted fluid replay for policy tests that run two policy variants side by side. */
@@ -51,5 +52,38 @@ final class FluidScript {
     for (Flow f : done) {
       state.finishFlow(f, then);
     }
+  }
+
+  /**
+   * As in the live master: the fabric grows from 6 to 8 ports of {@code capacity} under running
+   * coflow {@code c}, which gains 8 flows into the new port 7.
+   */
+  static void growUnder(ClusterState state, Coflow c, double capacity, double now) {
+    state.setFabric(Fabric.uniform(8, capacity));
+    for (int m = 0; m < 8; m++) {
+      state.addFlow(c, m, 7, 3_000 + 100 * m, now);
+    }
+  }
+
+  /**
+   * Flows into one receiver of running coflow {@code c}: its first active flow finishes and another
+   * into the same receiver is added, between two decisions (the same number of flows into it, not
+   * the same flows).
+   */
+  static void replaceFirstFlow(ClusterState state, Coflow c, double now) {
+    Flow gone = c.activeFlows().get(0);
+    state.addSent(gone, gone.remaining());
+    state.finishFlow(gone, now);
+    state.addFlow(c, (gone.src() + 1) % 8, gone.dst(), 5_000, now);
+  }
+
+  /** {@code dt}, or the time until the first flow served by {@code s} finishes if sooner. */
+  static double untilFirstDone(ClusterState state, Schedule s, double dt) {
+    for (Flow f : state.flows()) {
+      if (s.rate(f.index()) > 0) {
+        dt = Math.min(dt, f.remaining() / s.rate(f.index()));
+      }
+    }
+    return dt;
   }
 }
