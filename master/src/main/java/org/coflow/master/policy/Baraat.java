@@ -46,6 +46,9 @@ public final class Baraat extends AbstractPolicy {
    */
   private LevelPairCounts counts;
 
+  /** The largest fabric the first class is counted on (beyond, it is offered flow by flow). */
+  static final int MAX_COUNTED_PORTS = 1024;
+
   private final Map<Coflow, Member> counted = new IdentityHashMap<>();
   private final RateHand hand = new RateHand();
   private long decisions;
@@ -100,6 +103,10 @@ public final class Baraat extends AbstractPolicy {
   protected void allocate(ClusterState state, double now, PortBudget budget, Schedule schedule) {
     learnFromCompleted(state);
     List<Coflow> coflows = state.coflows();
+    if (coflows.isEmpty()) {
+      counted.clear(); // the finished coflows leave no flows in the counts, only references
+      counts = null;
+    }
     int rank = 0;
     int i = 0;
     while (i < coflows.size()) {
@@ -130,17 +137,23 @@ public final class Baraat extends AbstractPolicy {
    * capacity left at both ends: the rates are then bit for bit those of offering its flows one by
    * one ({@link LevelPairCounts#fill}), and a class whose counts and budget are those of its last
    * fill keeps its rates ({@link LevelPairCounts#keptFill}). The first class is where a chain of
-   * heavy coflows gathers most active flows (41,739 of 57,444 per decision over the first 300
-   * Facebook coflows); counted, a decision costs the flows that changed there plus one pass to hand
-   * out the rates, not gathering every flow by pair again. Returns false, having only updated the
-   * counts, for a smaller class.
+   * heavy coflows gathers most active flows: counted, a decision costs the flows that changed there
+   * plus one pass to hand out the rates, not gathering every flow by pair again. Returns false for
+   * a smaller class (having updated the counts, if it has them) and on a fabric of more than {@link
+   * #MAX_COUNTED_PORTS} ports.
    */
   private boolean fillFirstFromCounts(
       List<Coflow> coflows, int to, PortBudget budget, Schedule schedule) {
     int ports = budget.ports();
     if (counts == null || counts.ports() != ports) {
-      counts = new LevelPairCounts(1, ports);
       counted.clear();
+      counts = null;
+      // Counts take 16 bytes per (sender, receiver) pair: made only for a class large enough to
+      // use them, and only on fabrics where they stay small (16 MiB at 1,024 ports).
+      if (ports > MAX_COUNTED_PORTS || activeFlows(coflows, to) < 2L * ports) {
+        return false;
+      }
+      counts = new LevelPairCounts(1, ports);
     }
     decisions++;
     for (int j = 0; j < to; j++) {
@@ -193,6 +206,14 @@ public final class Baraat extends AbstractPolicy {
       schedule.addRates(hand.flow, hand.rate, n);
     }
     return true;
+  }
+
+  private static long activeFlows(List<Coflow> coflows, int to) {
+    long n = 0;
+    for (int j = 0; j < to; j++) {
+      n += coflows.get(j).activeCount();
+    }
+    return n;
   }
 
   /** Where a coflow of the first class has its flows counted, and the decision it was last in. */

@@ -3,8 +3,9 @@ package org.coflow.master.policy;
 import java.util.Arrays;
 
 /**
- * {@link Creek}'s active flows per priority level counted by (sender, receiver) pair, kept from one
- * decision to the next, and each level's water-filling from those counts.
+ * Active flows per priority level counted by (sender, receiver) pair, kept from one decision to the
+ * next, and each level's water-filling from those counts: {@link Creek}'s levels, and {@link
+ * Baraat}'s first class as one level.
  *
  * <p>{@code count[k][sender * ports + receiver]} is the number of flows of that pair at level k,
  * with the pairs counted at level k listed in {@code keys[k][0 .. pairs[k])} and {@code
