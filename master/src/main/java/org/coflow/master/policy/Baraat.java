@@ -41,8 +41,9 @@ public final class Baraat extends AbstractPolicy {
   private double threshold;
 
   /**
-   * The first class's active flows counted by (sender, receiver) pair, as one level (null before
-   * the first decision), and where each of its coflows has its flows counted.
+   * The first class's active flows counted by (sender, receiver) pair, as one level (null until a
+   * first class large enough to use them, and again after the fabric changes size or no coflow is
+   * active), and where each of its coflows has its flows counted.
    */
   private LevelPairCounts counts;
 
@@ -181,9 +182,7 @@ public final class Baraat extends AbstractPolicy {
               if (m.decision == decisions) {
                 return false;
               }
-              for (int r = 0; r < m.ports(); r++) {
-                m.uncount(r, counts);
-              }
+              m.uncountAll(counts);
               return true;
             });
     if (counts.keptFill(0, budget)) {

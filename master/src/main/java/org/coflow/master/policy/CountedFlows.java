@@ -89,9 +89,11 @@ class CountedFlows {
     countedN[r] = 0;
   }
 
-  /** The number of receiver ports covered. */
-  int ports() {
-    return countedAt.length;
+  /** Takes the flows into every receiver out of the pair counts (the coflow leaves them). */
+  void uncountAll(LevelPairCounts counts) {
+    for (int r = 0; r < countedAt.length; r++) {
+      uncount(r, counts);
+    }
   }
 
   /** Sizes the per-receiver counts to a fabric of {@code ports} ports (never shrinks them). */

@@ -154,10 +154,7 @@ public final class Creek extends AbstractPolicy {
               if (e.getKey().unfinishedFlows() > 0) {
                 return false;
               }
-              SubCoflows s = e.getValue();
-              for (int r = 0; r < s.ports(); r++) {
-                s.uncount(r, counts); // a coflow that finished leaves the counts
-              }
+              e.getValue().uncountAll(counts); // a coflow that finished leaves the counts
               return true;
             });
     members.clear(state.coflows().size());
