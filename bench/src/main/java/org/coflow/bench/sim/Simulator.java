@@ -31,11 +31,11 @@ import org.coflow.master.policy.SchedulingPolicy;
  * <p>Per-flow fair sharing ({@link FairSharing}, not wrapped by Courier) runs the same loop on
  * (sender, receiver) pairs instead of flows ({@link PairSimulator}): every flow of a pair gets the
  * same rate, so an event costs the active pairs, not the active flows. Creek (not wrapped by
- * Courier, and deciding at every event) runs it on (level, sender, receiver) groups ({@link
- * LevelPairSimulator}) for the same reason: every flow of one level on one pair gets the same rate.
- * Aalo, Baraat and Graviton (not wrapped by Courier, deciding at every event) read no flow's
- * progress, only their coflows' totals: they run the same loop with each flow moved only when its
- * rate changes ({@link LazyFlowSimulator}).
+ * Courier, deciding at every event, on a fabric its pair counts fit) runs it on (level, sender,
+ * receiver) groups ({@link LevelPairSimulator}) for the same reason: every flow of one level on one
+ * pair gets the same rate. Aalo, Baraat and Graviton (not wrapped by Courier, deciding at every
+ * event) read no flow's progress, only their coflows' totals: they run the same loop with each flow
+ * moved only when its rate changes ({@link LazyFlowSimulator}).
  */
 public final class Simulator {
 
@@ -84,7 +84,10 @@ public final class Simulator {
       return new PairSimulator(coflows, trace.ports(), bandwidth, coalesce, model)
           .run(fair, meta, checker, progress, wallStart);
     }
-    if (policy instanceof Creek creek && !courier && !model.has(Model.Choice.EVENTS)) {
+    if (policy instanceof Creek creek
+        && !courier
+        && !model.has(Model.Choice.EVENTS)
+        && trace.ports() <= creek.maxCountedPorts()) {
       return new LevelPairSimulator(coflows, trace.ports(), bandwidth, coalesce, model)
           .run(creek, meta, checker, progress, wallStart);
     }

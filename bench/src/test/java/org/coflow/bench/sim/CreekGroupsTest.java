@@ -71,6 +71,28 @@ class CreekGroupsTest {
     }
   }
 
+  /**
+   * On a fabric too large for Creek's pair counts (more than 362 ports at eight levels) the group
+   * engine cannot run: the simulator takes the per-flow loop, whose completion times are those of
+   * Creek behind another class, and no level is filled from counts.
+   */
+  @Test
+  void aFabricTooLargeForThePairCountsTakesThePerFlowLoop() throws Exception {
+    Trace first =
+        TraceParser.parse(Path.of("data/coflow-benchmark/FB2010-1Hr-150-0.txt")).first(30);
+    Creek creek = creek();
+    Trace wide = new Trace(first.source(), creek.maxCountedPorts() + 1, first.coflows());
+    Simulator simulator = new Simulator(wide, SimulatorDifferentialTest.GBPS, 0);
+    SimResult direct = simulator.run(creek, false, null, ProgressListener.NONE);
+    SimResult perFlow = simulator.run(new PerFlow(), false, null, ProgressListener.NONE);
+    assertEquals(0, creek.countedFills(), "levels filled from the counts");
+    assertTrue(creek.flowFills() > 100, "levels filled flow by flow: " + creek.flowFills());
+    assertEquals(perFlow.events(), direct.events(), "events");
+    for (int i = 0; i < perFlow.cct().length; i++) {
+      assertEquals(perFlow.cct()[i], direct.cct()[i], "coflow " + i);
+    }
+  }
+
   /** Creek behind another class, so that {@link Simulator} takes its per-flow loop. */
   private static final class PerFlow extends ForwardingPolicy {
     PerFlow() {

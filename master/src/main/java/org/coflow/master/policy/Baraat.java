@@ -47,9 +47,6 @@ public final class Baraat extends AbstractPolicy {
    */
   private LevelPairCounts counts;
 
-  /** The largest fabric the first class is counted on (beyond, it is offered flow by flow). */
-  static final int MAX_COUNTED_PORTS = 1024;
-
   private final Map<Coflow, Member> counted = new IdentityHashMap<>();
   private final RateHand hand = new RateHand();
   private long decisions;
@@ -140,8 +137,8 @@ public final class Baraat extends AbstractPolicy {
    * fill keeps its rates ({@link LevelPairCounts#keptFill}). The first class is where a chain of
    * heavy coflows gathers most active flows: counted, a decision costs the flows that changed there
    * plus one pass to hand out the rates, not gathering every flow by pair again. Returns false for
-   * a smaller class (having updated the counts, if it has them) and on a fabric of more than {@link
-   * #MAX_COUNTED_PORTS} ports.
+   * a smaller class (having updated the counts, if it has them) and on a fabric too large for the
+   * counts ({@link LevelPairCounts#fits}: more than 1,024 ports).
    */
   private boolean fillFirstFromCounts(
       List<Coflow> coflows, int to, PortBudget budget, Schedule schedule) {
@@ -151,7 +148,7 @@ public final class Baraat extends AbstractPolicy {
       counts = null;
       // Counts take 16 bytes per (sender, receiver) pair: made only for a class large enough to
       // use them, and only on fabrics where they stay small (16 MiB at 1,024 ports).
-      if (ports > MAX_COUNTED_PORTS || activeFlows(coflows, to) < 2L * ports) {
+      if (!LevelPairCounts.fits(1, ports) || activeFlows(coflows, to) < 2L * ports) {
         return false;
       }
       counts = new LevelPairCounts(1, ports);

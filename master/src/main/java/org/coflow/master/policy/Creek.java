@@ -62,8 +62,8 @@ public final class Creek extends AbstractPolicy {
   /**
    * The active flows per level counted by (sender, receiver) pair, kept from one decision to the
    * next: a (coflow, receiver) recounts its flows only when its level or its flows change. Null
-   * when flows are not counted, and from the start or a change of {@link #keepCounts} until the
-   * next decision.
+   * when flows are not counted (also on a fabric too large for them), and from the start or a
+   * change of {@link #keepCounts} until the next decision.
    */
   private LevelPairCounts counts;
 
@@ -89,6 +89,14 @@ public final class Creek extends AbstractPolicy {
     }
     keepCounts = on;
     counts = null;
+  }
+
+  /**
+   * The largest fabric this Creek's levels keep pair counts on ({@link LevelPairCounts#MAX_BYTES}):
+   * beyond, every level is filled flow by flow, and the entry point by groups is refused.
+   */
+  public int maxCountedPorts() {
+    return LevelPairCounts.maxPorts(levels);
   }
 
   /** How many levels were filled from the kept pair counts (for tests and benchmarks). */
@@ -145,8 +153,25 @@ public final class Creek extends AbstractPolicy {
     long p = delta > 0 ? (long) Math.floor(now / delta) : Long.MAX_VALUE;
     boolean sync = delta <= 0 || p != period;
     period = p;
-    if (keepCounts && (counts == null || counts.ports() != ports)) {
+    // Counts are dense by pair: on a fabric too large for them every level goes flow by flow.
+    boolean counting = keepCounts && LevelPairCounts.fits(levels, ports);
+    if (groups != null && !counting) {
+      throw new IllegalStateException(
+          "Creek's entry point by groups needs the pair counts, which "
+              + levels
+              + " levels have on fabrics of up to "
+              + maxCountedPorts()
+              + " ports; this one has "
+              + ports
+              + ": simulate it flow by flow");
+    }
+    if (counting && (counts == null || counts.ports() != ports)) {
       resetCounts(ports);
+    } else if (!counting && counts != null) {
+      counts = null;
+      for (SubCoflows s : subs.values()) {
+        s.forgetCounts();
+      }
     }
     subs.entrySet()
         .removeIf(
@@ -200,7 +225,7 @@ public final class Creek extends AbstractPolicy {
         }
         levelAt[r] = level - s.boost[r];
         levelOf[c.slot() * ports + r] = levelAt[r];
-        if (keepCounts) {
+        if (counting) {
           s.recount(c, r, levelAt[r], counts);
         }
       }
@@ -238,7 +263,7 @@ public final class Creek extends AbstractPolicy {
     // Same flows in the same order as one list per level, but a whole coflow that cannot move
     // costs its ports, not its flows.
     for (int k = 0; k < levels; k++) {
-      if (keepCounts && fillCounted(k, state, budget, schedule)) {
+      if (counting && fillCounted(k, state, budget, schedule)) {
         continue;
       }
       if (members.size(k) > 0) {

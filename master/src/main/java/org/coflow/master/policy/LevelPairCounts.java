@@ -19,6 +19,17 @@ import java.util.Arrays;
  * were set flow by flow since ({@link #clearRates}) has other rates and keeps nothing.
  */
 final class LevelPairCounts {
+  /**
+   * The most one policy's counts may take: 16 MiB, Baraat's one level on 1,024 ports or Creek's
+   * eight on 362. They are dense by pair (ports squared per level), so a larger fabric is filled
+   * flow by flow instead ({@link #fits}): at the 16,384 hosts the master allows, Creek's eight
+   * levels would take 32 GiB.
+   */
+  static final long MAX_BYTES = 16L << 20;
+
+  /** Bytes per (level, pair): a count, a list slot and a rate. */
+  private static final int PAIR_BYTES = 2 * Integer.BYTES + Double.BYTES;
+
   private final int ports;
   private final int[][] count;
   private final int[][] slot;
@@ -41,6 +52,16 @@ final class LevelPairCounts {
 
   /** Counts for {@code levels} levels on a fabric of {@code ports} ports, nothing counted. */
   LevelPairCounts(int levels, int ports) {
+    if (!fits(levels, ports)) {
+      throw new IllegalArgumentException(
+          "pair counts for "
+              + levels
+              + " levels on "
+              + ports
+              + " ports would take more than "
+              + (MAX_BYTES >> 20)
+              + " MiB: fill such a fabric flow by flow");
+    }
     this.ports = ports;
     int keyed = ports * ports;
     count = new int[levels][keyed];
@@ -53,6 +74,25 @@ final class LevelPairCounts {
     filledFrom = new double[levels][2 * ports];
     filledLeft = new double[levels][2 * ports];
     filledKept = new boolean[levels];
+  }
+
+  /**
+   * Whether counts for {@code levels} levels on {@code ports} ports stay within {@link #MAX_BYTES}.
+   */
+  static boolean fits(int levels, int ports) {
+    return (long) levels * ports * ports * PAIR_BYTES <= MAX_BYTES;
+  }
+
+  /** The largest fabric that counts for {@code levels} levels fit ({@link #fits}). */
+  static int maxPorts(int levels) {
+    int ports = (int) Math.sqrt((double) MAX_BYTES / ((long) levels * PAIR_BYTES));
+    while (!fits(levels, ports)) {
+      ports--;
+    }
+    while (fits(levels, ports + 1)) {
+      ports++;
+    }
+    return ports;
   }
 
   /** The fabric size the pair keys are made for. */

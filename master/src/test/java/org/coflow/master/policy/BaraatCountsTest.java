@@ -119,4 +119,32 @@ class BaraatCountsTest {
         kept.baraat.threshold() != firstThreshold,
         "the heavy threshold was learnt from completed coflows: " + kept.baraat.threshold());
   }
+
+  /**
+   * The counts are dense, ports squared: the first class is counted on fabrics of up to 1,024 ports
+   * (16 MiB) and offered flow by flow on larger ones, with the same rates.
+   */
+  @Test
+  void aFabricTooLargeForTheCountsIsOfferedFlowByFlow() {
+    for (int ports : new int[] {1024, 1025}) {
+      ClusterState state = new ClusterState(Fabric.uniform(ports, CAP));
+      Baraat kept = new Baraat(0.5, 3, 3_000);
+      Baraat byFlow = new Baraat(0.5, 3, 3_000);
+      byFlow.keepCounts(false);
+      Coflow x = new Coflow("x", 0, 0, 1);
+      state.addCoflow(x);
+      for (int m = 0; m < ports; m++) {
+        state.addFlow(x, m, (m + 1) % ports, 1_000_000, 0);
+        state.addFlow(x, m, (m + 2) % ports, 1_000_000, 0);
+      }
+      Schedule a = kept.schedule(state, 0);
+      Schedule b = byFlow.schedule(state, 0);
+      for (int i = 0; i < state.flows().size(); i++) {
+        assertTrue(b.rate(i) > 0, "flow " + i + " is served");
+        assertEquals(
+            Double.doubleToLongBits(b.rate(i)), Double.doubleToLongBits(a.rate(i)), "flow " + i);
+      }
+      assertEquals(ports <= 1024 ? 1 : 0, kept.countedFills(), "fills from counts, " + ports);
+    }
+  }
 }

@@ -1,6 +1,7 @@
 package org.coflow.master.policy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
@@ -128,6 +129,55 @@ class CreekCountsTest {
     compare(state, byFlow, grouped, groups, 0.2);
     assertEquals(2, grouped.countedFills(), "filled from the counts afresh");
     assertEquals(0, grouped.keptFills(), "a fill flow by flow in between: nothing kept");
+  }
+
+  /**
+   * The counts are dense, ports squared per level: on a fabric too large for them (eight levels:
+   * more than 362 ports) Creek fills every level flow by flow, with the same rates. Here a coflow
+   * of {@code 2 * ports} flows is filled from the counts on the largest fabric they fit; the fabric
+   * then grows by one port, as in the live master, and the counts are dropped. The entry point by
+   * groups needs them, so it refuses the larger fabric with a message that says so.
+   */
+  @Test
+  void aFabricTooLargeForTheCountsIsFilledFlowByFlow() {
+    assertEquals(1024, new Creek(1, 1_000, 10, 0, 0).maxCountedPorts(), "16 MiB at one level");
+    Creek kept = new Creek(8, 1_000, 10, 0, 0);
+    Creek byFlow = new Creek(8, 1_000, 10, 0, 0);
+    byFlow.keepCounts(false);
+    int max = kept.maxCountedPorts();
+    assertEquals(362, max, "16 MiB at eight levels");
+    ClusterState state = new ClusterState(Fabric.uniform(max, CAP));
+    Coflow x = new Coflow("x", 0, 0, 1);
+    state.addCoflow(x);
+    for (int m = 0; m < max; m++) {
+      state.addFlow(x, m, (m + 1) % max, 1_000_000, 0);
+      state.addFlow(x, m, (m + 2) % max, 1_000_000, 0);
+    }
+    sameRates(state, kept, byFlow, 0);
+    assertEquals(1, kept.countedFills(), "filled from the counts on " + max + " ports");
+    state.setFabric(Fabric.uniform(max + 1, CAP));
+    state.addFlow(x, max, 0, 1_000_000, 0.1);
+    state.addFlow(x, max, 1, 1_000_000, 0.1);
+    sameRates(state, kept, byFlow, 0.1);
+    sameRates(state, kept, byFlow, 0.2);
+    assertEquals(1, kept.countedFills(), "no fill from the counts on " + (max + 1) + " ports");
+
+    Creek grouped = new Creek(8, 1_000, 10, 0, 0);
+    grouped.groups();
+    IllegalStateException refused =
+        assertThrows(IllegalStateException.class, () -> grouped.schedule(state, 0.3));
+    assertTrue(
+        refused.getMessage().contains("up to 362 ports; this one has 363"), refused.getMessage());
+  }
+
+  private static void sameRates(ClusterState state, Creek kept, Creek byFlow, double now) {
+    Schedule a = kept.schedule(state, now);
+    Schedule b = byFlow.schedule(state, now);
+    for (int i = 0; i < state.flows().size(); i++) {
+      assertTrue(b.rate(i) > 0, "flow " + i + " is served");
+      assertEquals(
+          Double.doubleToLongBits(b.rate(i)), Double.doubleToLongBits(a.rate(i)), "flow " + i);
+    }
   }
 
   private static void compare(
