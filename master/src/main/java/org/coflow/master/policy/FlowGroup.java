@@ -195,15 +195,8 @@ final class FlowGroup {
     }
   }
 
-  /** See {@link Allocator#fillPairs(int[], int[], int[], int, PortBudget, double[], boolean)}. */
-  void fillPairs(
-      int[] src,
-      int[] dst,
-      int[] count,
-      int n,
-      PortBudget budget,
-      double[] rate,
-      boolean manyFlows) {
+  /** See {@link Allocator#fillPairs}. */
+  void fillPairs(int[] src, int[] dst, int[] count, int n, PortBudget budget, double[] rate) {
     ensurePairs(n);
     int m = 0;
     for (int k = 0; k < n; k++) {
@@ -215,10 +208,14 @@ final class FlowGroup {
         pairAt[m++] = k;
       }
     }
-    boolean byPorts = manyFlows || m >= 2 * ports;
-    waterFilling.fill(pairUp, pairDown, pairMult, m, budget.residual, levels, byPorts, null);
+    waterFilling.fill(pairUp, pairDown, pairMult, m, budget.residual, levels, m >= 2 * ports, null);
     for (int j = 0; j < m; j++) {
       rate[pairAt[j]] = levels[j];
     }
+  }
+
+  /** See {@link Allocator#fillManyPairs}. */
+  void fillManyPairs(int[] up, int[] down, int[] mult, int n, PortBudget budget, double[] level) {
+    waterFilling.fill(up, down, mult, n, budget.residual, level, true, null);
   }
 }

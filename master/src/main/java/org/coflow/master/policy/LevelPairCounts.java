@@ -34,6 +34,12 @@ final class LevelPairCounts {
   private final int[][] count;
   private final int[][] slot;
   private final int[][] keys;
+
+  /** Per level, beside {@code keys}: each listed pair's sender and receiver port. */
+  private final int[][] keySrc;
+
+  private final int[][] keyDst;
+
   private final int[] pairs;
 
   /** Per level, by pair key: the rate of each of its flows, from the level's last fill. */
@@ -45,10 +51,14 @@ final class LevelPairCounts {
   private final double[][] filledLeft;
   private final boolean[] filledKept;
 
-  private int[] fillSrc = new int[64];
-  private int[] fillDst = new int[64];
+  // A fill's scratch: the pairs with capacity left at both ends as the water-filling takes them
+  // (sender, ports + receiver, flows, key) and their rates; the keys of the other pairs.
+  private int[] fillUp = new int[64];
+  private int[] fillDown = new int[64];
   private int[] fillCount = new int[64];
+  private int[] fillKey = new int[64];
   private double[] fillRate = new double[64];
+  private int[] blocked = new int[64];
 
   /** Counts for {@code levels} levels on a fabric of {@code ports} ports, nothing counted. */
   LevelPairCounts(int levels, int ports) {
@@ -67,6 +77,8 @@ final class LevelPairCounts {
     count = new int[levels][keyed];
     slot = new int[levels][keyed];
     keys = new int[levels][64];
+    keySrc = new int[levels][64];
+    keyDst = new int[levels][64];
     pairs = new int[levels];
     rate = new double[levels][keyed];
     countsVersion = new int[levels];
@@ -113,14 +125,22 @@ final class LevelPairCounts {
       if (n == listed.length) {
         listed = Arrays.copyOf(listed, 2 * n);
         keys[level] = listed;
+        keySrc[level] = Arrays.copyOf(keySrc[level], 2 * n);
+        keyDst[level] = Arrays.copyOf(keyDst[level], 2 * n);
       }
+      int src = key / ports;
       listed[n] = key;
+      keySrc[level][n] = src;
+      keyDst[level][n] = key - src * ports;
       slots[key] = n + 1;
       pairs[level] = n + 1;
     } else if (was + delta == 0) {
       int j = slots[key] - 1;
-      int last = listed[--pairs[level]];
+      int n = --pairs[level];
+      int last = listed[n];
       listed[j] = last;
+      keySrc[level][j] = keySrc[level][n];
+      keyDst[level][j] = keyDst[level][n];
       slots[last] = j + 1;
       slots[key] = 0;
     }
@@ -144,30 +164,42 @@ final class LevelPairCounts {
   /**
    * Water-fills level k from its counts if its flows with capacity left at both ends are at least
    * {@code 2 * ports}: the rates are then bit for bit those the level's flows get offered one by
-   * one ({@link Allocator#fillPairs(int[], int[], int[], int, PortBudget, double[], boolean)}).
-   * Returns false, having done nothing, for a level with fewer flows.
+   * one ({@link Allocator#fillManyPairs}). Returns false, having done nothing, for a level with
+   * fewer flows.
    */
   boolean fill(int k, PortBudget budget, Allocator allocator) {
     int m = pairs[k];
-    if (fillSrc.length < m) {
-      int len = Math.max(m, 2 * fillSrc.length);
-      fillSrc = new int[len];
-      fillDst = new int[len];
+    if (fillUp.length < m) {
+      int len = Math.max(m, 2 * fillUp.length);
+      fillUp = new int[len];
+      fillDown = new int[len];
       fillCount = new int[len];
+      fillKey = new int[len];
       fillRate = new double[len];
+      blocked = new int[len];
     }
     int[] listed = keys[k];
+    int[] srcs = keySrc[k];
+    int[] dsts = keyDst[k];
     int[] counts = count[k];
+    // One pass over the listed pairs: those with capacity left at both ends in listed order, as
+    // Allocator.fillPairs would take them, and the others apart.
     long flows = 0;
+    int open = 0;
+    int shut = 0;
     for (int j = 0; j < m; j++) {
       int key = listed[j];
-      int src = key / ports;
-      int dst = key - src * ports;
-      fillSrc[j] = src;
-      fillDst[j] = dst;
-      fillCount[j] = counts[key];
+      int src = srcs[j];
+      int dst = dsts[j];
       if (budget.available(src, dst) > PortBudget.EPS) {
-        flows += counts[key];
+        int c = counts[key];
+        fillUp[open] = src;
+        fillDown[open] = ports + dst;
+        fillCount[open] = c;
+        fillKey[open++] = key;
+        flows += c;
+      } else {
+        blocked[shut++] = key;
       }
     }
     if (flows < 2L * ports) {
@@ -175,10 +207,13 @@ final class LevelPairCounts {
     }
     double[] residual = budget.residual;
     System.arraycopy(residual, 0, filledFrom[k], 0, residual.length);
-    allocator.fillPairs(fillSrc, fillDst, fillCount, m, budget, fillRate, true);
+    allocator.fillManyPairs(fillUp, fillDown, fillCount, open, budget, fillRate);
     double[] rates = rate[k];
-    for (int j = 0; j < m; j++) {
-      rates[listed[j]] = fillRate[j];
+    for (int j = 0; j < open; j++) {
+      rates[fillKey[j]] = fillRate[j];
+    }
+    for (int j = 0; j < shut; j++) {
+      rates[blocked[j]] = 0;
     }
     System.arraycopy(residual, 0, filledLeft[k], 0, residual.length);
     filledVersion[k] = countsVersion[k];
