@@ -72,7 +72,7 @@ class CreekGroupsTest {
   }
 
   /**
-   * On a fabric too large for Creek's pair counts (more than 362 ports at eight levels) the group
+   * On a fabric too large for Creek's pair counts (more than 364 ports at eight levels) the group
    * engine cannot run: the simulator takes the per-flow loop, whose completion times are those of
    * Creek behind another class, and no level is filled from counts.
    */

@@ -138,7 +138,7 @@ public final class Baraat extends AbstractPolicy {
    * heavy coflows gathers most active flows: counted, a decision costs the flows that changed there
    * plus one pass to hand out the rates, not gathering every flow by pair again. Returns false for
    * a smaller class (having updated the counts, if it has them) and on a fabric too large for the
-   * counts ({@link LevelPairCounts#fits}: more than 1,024 ports).
+   * counts ({@link LevelPairCounts#fits}: more than 774 ports).
    */
   private boolean fillFirstFromCounts(
       List<Coflow> coflows, int to, PortBudget budget, Schedule schedule) {
@@ -146,8 +146,8 @@ public final class Baraat extends AbstractPolicy {
     if (counts == null || counts.ports() != ports) {
       counted.clear();
       counts = null;
-      // Counts take 16 bytes per (sender, receiver) pair: made only for a class large enough to
-      // use them, and only on fabrics where they stay small (16 MiB at 1,024 ports).
+      // Counts are dense by (sender, receiver) pair: made only for a class large enough to use
+      // them, and only on fabrics where they stay small (32 MiB at 774 ports).
       if (!LevelPairCounts.fits(1, ports) || activeFlows(coflows, to) < 2L * ports) {
         return false;
       }

@@ -88,7 +88,15 @@ public final class Creek extends AbstractPolicy {
       throw new IllegalStateException("Creek's entry point by groups needs the kept pair counts");
     }
     keepCounts = on;
+    dropCounts();
+  }
+
+  /** Drops the pair counts and forgets, per coflow, where its flows were counted. */
+  private void dropCounts() {
     counts = null;
+    for (SubCoflows s : subs.values()) {
+      s.forgetCounts();
+    }
   }
 
   /**
@@ -150,9 +158,6 @@ public final class Creek extends AbstractPolicy {
   @Override
   protected void allocate(ClusterState state, double now, PortBudget budget, Schedule schedule) {
     int ports = state.fabric().size();
-    long p = delta > 0 ? (long) Math.floor(now / delta) : Long.MAX_VALUE;
-    boolean sync = delta <= 0 || p != period;
-    period = p;
     // Counts are dense by pair: on a fabric too large for them every level goes flow by flow.
     boolean counting = keepCounts && LevelPairCounts.fits(levels, ports);
     if (groups != null && !counting) {
@@ -165,13 +170,13 @@ public final class Creek extends AbstractPolicy {
               + ports
               + ": simulate it flow by flow");
     }
+    long p = delta > 0 ? (long) Math.floor(now / delta) : Long.MAX_VALUE;
+    boolean sync = delta <= 0 || p != period;
+    period = p;
     if (counting && (counts == null || counts.ports() != ports)) {
       resetCounts(ports);
     } else if (!counting && counts != null) {
-      counts = null;
-      for (SubCoflows s : subs.values()) {
-        s.forgetCounts();
-      }
+      dropCounts();
     }
     subs.entrySet()
         .removeIf(
@@ -311,7 +316,8 @@ public final class Creek extends AbstractPolicy {
    * rates per (coflow, receiver) that the levels and starvation clocks read are then summed from
    * the groups (the same rates, added in another order than by the schedule's flows, so the next
    * decision time may differ in its last bits). A test holds the two entry points to the same rate
-   * for every flow. The mode lasts for the life of this instance: a per-flow loop needs another.
+   * for every flow. The mode lasts for the life of this instance: a per-flow loop needs another. A
+   * decision on a fabric too large for the counts ({@link #maxCountedPorts}) is refused.
    */
   public Groups groups() {
     if (!keepCounts) {

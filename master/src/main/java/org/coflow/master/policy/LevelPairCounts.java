@@ -20,15 +20,18 @@ import java.util.Arrays;
  */
 final class LevelPairCounts {
   /**
-   * The most one policy's counts may take: 16 MiB, Baraat's one level on 1,024 ports or Creek's
-   * eight on 362. They are dense by pair (ports squared per level), so a larger fabric is filled
-   * flow by flow instead ({@link #fits}): at the 16,384 hosts the master allows, Creek's eight
-   * levels would take 32 GiB.
+   * The most one policy's counts may take: 32 MiB, Baraat's one level on 774 ports or Creek's eight
+   * on 364. They are dense by pair (ports squared per level), so a larger fabric is filled flow by
+   * flow instead ({@link #fits}): at the 16,384 hosts the master allows, Creek's eight levels would
+   * take over 60 GiB.
    */
-  static final long MAX_BYTES = 16L << 20;
+  static final long MAX_BYTES = 32L << 20;
 
-  /** Bytes per (level, pair): a count, a list slot and a rate. */
-  private static final int PAIR_BYTES = 2 * Integer.BYTES + Double.BYTES;
+  /**
+   * Bytes per pair, at most: per level a count, a list slot, a rate and the listed key, sender and
+   * receiver (the lists never grow past ports squared); once, a fill's scratch, as large.
+   */
+  private static final int PAIR_BYTES = 5 * Integer.BYTES + Double.BYTES;
 
   private final int ports;
   private final int[][] count;
@@ -92,12 +95,12 @@ final class LevelPairCounts {
    * Whether counts for {@code levels} levels on {@code ports} ports stay within {@link #MAX_BYTES}.
    */
   static boolean fits(int levels, int ports) {
-    return (long) levels * ports * ports * PAIR_BYTES <= MAX_BYTES;
+    return (levels + 1L) * ports * ports * PAIR_BYTES <= MAX_BYTES;
   }
 
   /** The largest fabric that counts for {@code levels} levels fit ({@link #fits}). */
   static int maxPorts(int levels) {
-    int ports = (int) Math.sqrt((double) MAX_BYTES / ((long) levels * PAIR_BYTES));
+    int ports = (int) Math.sqrt((double) MAX_BYTES / ((levels + 1L) * PAIR_BYTES));
     while (!fits(levels, ports)) {
       ports--;
     }
@@ -123,10 +126,11 @@ final class LevelPairCounts {
     if (was == 0) {
       int n = pairs[level];
       if (n == listed.length) {
-        listed = Arrays.copyOf(listed, 2 * n);
+        int len = Math.min(2 * n, ports * ports); // n is below ports squared: a pair is missing
+        listed = Arrays.copyOf(listed, len);
         keys[level] = listed;
-        keySrc[level] = Arrays.copyOf(keySrc[level], 2 * n);
-        keyDst[level] = Arrays.copyOf(keyDst[level], 2 * n);
+        keySrc[level] = Arrays.copyOf(keySrc[level], len);
+        keyDst[level] = Arrays.copyOf(keyDst[level], len);
       }
       int src = key / ports;
       listed[n] = key;
@@ -170,7 +174,7 @@ final class LevelPairCounts {
   boolean fill(int k, PortBudget budget, Allocator allocator) {
     int m = pairs[k];
     if (fillUp.length < m) {
-      int len = Math.max(m, 2 * fillUp.length);
+      int len = Math.min(Math.max(m, 2 * fillUp.length), ports * ports);
       fillUp = new int[len];
       fillDown = new int[len];
       fillCount = new int[len];
