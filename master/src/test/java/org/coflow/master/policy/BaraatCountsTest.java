@@ -131,19 +131,8 @@ class BaraatCountsTest {
       Baraat kept = new Baraat(0.5, 3, 3_000);
       Baraat byFlow = new Baraat(0.5, 3, 3_000);
       byFlow.keepCounts(false);
-      Coflow x = new Coflow("x", 0, 0, 1);
-      state.addCoflow(x);
-      for (int m = 0; m < ports; m++) {
-        state.addFlow(x, m, (m + 1) % ports, 1_000_000, 0);
-        state.addFlow(x, m, (m + 2) % ports, 1_000_000, 0);
-      }
-      Schedule a = kept.schedule(state, 0);
-      Schedule b = byFlow.schedule(state, 0);
-      for (int i = 0; i < state.flows().size(); i++) {
-        assertTrue(b.rate(i) > 0, "flow " + i + " is served");
-        assertEquals(
-            Double.doubleToLongBits(b.rate(i)), Double.doubleToLongBits(a.rate(i)), "flow " + i);
-      }
+      FluidScript.ring(state, ports);
+      FluidScript.assertSameRates(state, kept.schedule(state, 0), byFlow.schedule(state, 0));
       assertEquals(ports <= 774 ? 1 : 0, kept.countedFills(), "fills from counts, " + ports);
     }
   }

@@ -147,12 +147,7 @@ class CreekCountsTest {
     int max = kept.maxCountedPorts();
     assertEquals(364, max, "32 MiB at eight levels");
     ClusterState state = new ClusterState(Fabric.uniform(max, CAP));
-    Coflow x = new Coflow("x", 0, 0, 1);
-    state.addCoflow(x);
-    for (int m = 0; m < max; m++) {
-      state.addFlow(x, m, (m + 1) % max, 1_000_000, 0);
-      state.addFlow(x, m, (m + 2) % max, 1_000_000, 0);
-    }
+    Coflow x = FluidScript.ring(state, max);
     sameRates(state, kept, byFlow, 0);
     assertEquals(1, kept.countedFills(), "filled from the counts on " + max + " ports");
     state.setFabric(Fabric.uniform(max + 1, CAP));
@@ -181,13 +176,7 @@ class CreekCountsTest {
   }
 
   private static void sameRates(ClusterState state, Creek kept, Creek byFlow, double now) {
-    Schedule a = kept.schedule(state, now);
-    Schedule b = byFlow.schedule(state, now);
-    for (int i = 0; i < state.flows().size(); i++) {
-      assertTrue(b.rate(i) > 0, "flow " + i + " is served");
-      assertEquals(
-          Double.doubleToLongBits(b.rate(i)), Double.doubleToLongBits(a.rate(i)), "flow " + i);
-    }
+    FluidScript.assertSameRates(state, kept.schedule(state, now), byFlow.schedule(state, now));
   }
 
   private static void compare(

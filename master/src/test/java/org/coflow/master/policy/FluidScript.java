@@ -1,5 +1,8 @@
 package org.coflow.master.policy;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -85,5 +88,32 @@ final class FluidScript {
       }
     }
     return dt;
+  }
+
+  /**
+   * Coflow "x" with {@code 2 * ports} flows of a megabyte, two from each port to the next two ports
+   * round the fabric: enough flows to be filled from pair counts.
+   */
+  static Coflow ring(ClusterState state, int ports) {
+    Coflow x = new Coflow("x", 0, 0, 1);
+    state.addCoflow(x);
+    for (int m = 0; m < ports; m++) {
+      state.addFlow(x, m, (m + 1) % ports, 1_000_000, 0);
+      state.addFlow(x, m, (m + 2) % ports, 1_000_000, 0);
+    }
+    return x;
+  }
+
+  /**
+   * Every flow of {@code state} is served by {@code byFlow}, at the same rate bit for bit in both.
+   */
+  static void assertSameRates(ClusterState state, Schedule kept, Schedule byFlow) {
+    for (int i = 0; i < state.flows().size(); i++) {
+      assertTrue(byFlow.rate(i) > 0, "flow " + i + " is served");
+      assertEquals(
+          Double.doubleToLongBits(byFlow.rate(i)),
+          Double.doubleToLongBits(kept.rate(i)),
+          "flow " + i);
+    }
   }
 }
