@@ -1,6 +1,7 @@
 package org.coflow.api.model;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 
@@ -20,7 +21,11 @@ public final class ClusterState {
   private final List<Coflow> coflowsView = Collections.unmodifiableList(coflows);
   private final List<Flow> flows = new ArrayList<>();
   private final List<Flow> flowsView = Collections.unmodifiableList(flows);
-  private int[] pairCount;
+
+  /** The (sender, receiver) pairs with active flows, and by pair slot, how many. */
+  private final PairIndex pairs = new PairIndex();
+
+  private int[] pairFlows = new int[16];
 
   // The active flows' numbers, by dense index (structure of arrays): the per-event loops of
   // policies and the simulator read and update these instead of chasing flow objects over the
@@ -34,6 +39,9 @@ public final class ClusterState {
   /** The {@link Coflow#slot()} of each active flow's coflow, by dense index. */
   private int[] slotAt = new int[1024];
 
+  /** The slot of each active flow's (sender, receiver) pair in {@link #pairs}, by dense index. */
+  private int[] pairAt = new int[1024];
+
   /** Slots of finished coflows, for the next coflows to take (a stack), and slots handed out. */
   private int[] freeSlots = new int[16];
 
@@ -44,12 +52,46 @@ public final class ClusterState {
 
   public ClusterState(Fabric fabric) {
     this.fabric = fabric;
-    this.pairCount = new int[fabric.size() * fabric.size()];
   }
 
   /** Number of active flows from port {@code src} to port {@code dst}. */
   public int activeFlows(int src, int dst) {
-    return pairCount[src * fabric.size() + dst];
+    int k = pairs.find(src, dst);
+    return k < 0 ? 0 : pairFlows[k];
+  }
+
+  /**
+   * Number of (sender, receiver) pairs with active flows. Each has a slot below {@link
+   * #pairSlots()}, which it keeps until its last flow finishes: the state keeps per pair what the
+   * pairs in use need, not the square of the fabric.
+   */
+  public int activePairs() {
+    return pairs.size();
+  }
+
+  /** One past the highest slot of an active pair; some slots below may hold none. */
+  public int pairSlots() {
+    return pairs.slots();
+  }
+
+  /** The sender port of the active pair at {@code slot}, -1 if the slot holds none. */
+  public int pairSrc(int slot) {
+    return pairs.src(slot);
+  }
+
+  /** The receiver port of the active pair at {@code slot}, -1 if the slot holds none. */
+  public int pairDst(int slot) {
+    return pairs.dst(slot);
+  }
+
+  /** Number of active flows of the pair at {@code slot} (0 if the slot holds none). */
+  public int activeFlowsAt(int slot) {
+    return pairFlows[slot];
+  }
+
+  /** The slot of the pair of the active flow at dense index {@code i}. */
+  public int pairAt(int i) {
+    return pairAt[i];
   }
 
   public Fabric fabric() {
@@ -69,11 +111,6 @@ public final class ClusterState {
     if (m < n) {
       throw new IllegalArgumentException("a fabric can only grow: " + n + " ports, asked for " + m);
     }
-    int[] counts = new int[m * m];
-    for (int s = 0; s < n; s++) {
-      System.arraycopy(pairCount, s * n, counts, s * m, n);
-    }
-    pairCount = counts;
     fabric = next;
     membershipVersion++;
   }
@@ -138,12 +175,13 @@ public final class ClusterState {
     int i = flows.size();
     if (i == srcAt.length) {
       int len = 2 * i;
-      srcAt = java.util.Arrays.copyOf(srcAt, len);
-      dstAt = java.util.Arrays.copyOf(dstAt, len);
-      sizeAt = java.util.Arrays.copyOf(sizeAt, len);
-      sentAt = java.util.Arrays.copyOf(sentAt, len);
-      coflowAt = java.util.Arrays.copyOf(coflowAt, len);
-      slotAt = java.util.Arrays.copyOf(slotAt, len);
+      srcAt = Arrays.copyOf(srcAt, len);
+      dstAt = Arrays.copyOf(dstAt, len);
+      sizeAt = Arrays.copyOf(sizeAt, len);
+      sentAt = Arrays.copyOf(sentAt, len);
+      coflowAt = Arrays.copyOf(coflowAt, len);
+      slotAt = Arrays.copyOf(slotAt, len);
+      pairAt = Arrays.copyOf(pairAt, len);
     }
     srcAt[i] = src;
     dstAt[i] = dst;
@@ -154,7 +192,12 @@ public final class ClusterState {
     f.index = i;
     flows.add(f);
     c.addFlow(f);
-    pairCount[src * fabric.size() + dst]++;
+    int k = pairs.add(src, dst);
+    if (k >= pairFlows.length) {
+      pairFlows = Arrays.copyOf(pairFlows, Math.max(k + 1, 2 * pairFlows.length));
+    }
+    pairFlows[k]++;
+    pairAt[i] = k;
     membershipVersion++;
     return f;
   }
@@ -308,11 +351,17 @@ public final class ClusterState {
       sentAt[i] = sentAt[n];
       coflowAt[i] = coflowAt[n];
       slotAt[i] = slotAt[n];
+      int pair = pairAt[i];
+      pairAt[i] = pairAt[n];
+      pairAt[n] = pair;
       last.coflow().moved(last);
     }
     coflowAt[n] = null;
     f.index = -1;
-    pairCount[f.src() * fabric.size() + f.dst()]--;
+    int pair = pairAt[n];
+    if (--pairFlows[pair] == 0) {
+      pairs.remove(pair);
+    }
     Coflow c = f.coflow();
     c.flowFinished(f, now);
     if (c.unfinishedFlows() == 0) {
@@ -322,7 +371,7 @@ public final class ClusterState {
       }
       c.index = -1;
       if (freeCount == freeSlots.length) {
-        freeSlots = java.util.Arrays.copyOf(freeSlots, 2 * freeCount);
+        freeSlots = Arrays.copyOf(freeSlots, 2 * freeCount);
       }
       freeSlots[freeCount++] = c.slot;
       membershipVersion++;

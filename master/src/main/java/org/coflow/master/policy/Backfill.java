@@ -69,15 +69,33 @@ public final class Backfill {
     }
   }
 
-  /** Cheap test (ports squared, not flows) that a backfill pass could hand out anything. */
+  /**
+   * Cheap test that a backfill pass could hand out anything: some active flow has capacity left at
+   * both ends. It costs the lesser of the (spare uplink, spare downlink) pairs and the active
+   * pairs, never the flows.
+   */
   static boolean anyFlowWithSpareAtBothEnds(ClusterState state, PortBudget budget) {
     int ports = budget.ports();
     int[] spareDown = new int[ports];
     int d = 0;
+    int up = 0;
     for (int p = 0; p < ports; p++) {
       if (budget.down(p) > PortBudget.EPS) {
         spareDown[d++] = p;
       }
+      if (budget.up(p) > PortBudget.EPS) {
+        up++;
+      }
+    }
+    if ((long) up * d > state.pairSlots()) {
+      for (int k = 0, end = state.pairSlots(); k < end; k++) {
+        if (state.activeFlowsAt(k) > 0
+            && budget.up(state.pairSrc(k)) > PortBudget.EPS
+            && budget.down(state.pairDst(k)) > PortBudget.EPS) {
+          return true;
+        }
+      }
+      return false;
     }
     for (int u = 0; u < ports && d > 0; u++) {
       if (budget.up(u) > PortBudget.EPS) {

@@ -25,10 +25,14 @@ public final class FairSharing extends AbstractPolicy {
     return PolicyType.RATE;
   }
 
+  // Per active pair: sized by the pairs in use, not the fabric.
   private int[] src = new int[0];
   private int[] dst = new int[0];
   private int[] count = new int[0];
+  private int[] slot = new int[0];
   private double[] rate = new double[0];
+
+  /** By slot of the state's active pairs: the rate of each of its flows. */
   private double[] rateOfPair = new double[0];
 
   @Override
@@ -41,31 +45,36 @@ public final class FairSharing extends AbstractPolicy {
     // Water-filling gives every flow on one (sender, receiver) pair the same rate, whatever its
     // coflow: fill the pairs that have active flows, with their number of flows, and hand each
     // flow its pair's rate. The same rates as filling flow by flow, at the cost of the pairs.
-    int ports = state.fabric().size();
-    if (rateOfPair.length != ports * ports) {
-      src = new int[ports * ports];
-      dst = new int[ports * ports];
-      count = new int[ports * ports];
-      rate = new double[ports * ports];
-      rateOfPair = new double[ports * ports];
+    int slots = state.pairSlots();
+    if (src.length < state.activePairs()) {
+      int len = Math.max(state.activePairs(), 2 * src.length);
+      src = new int[len];
+      dst = new int[len];
+      count = new int[len];
+      slot = new int[len];
+      rate = new double[len];
     }
-    int pairs = 0;
-    for (int u = 0; u < ports; u++) {
-      for (int d = 0; d < ports; d++) {
-        int n = state.activeFlows(u, d);
-        if (n > 0) {
-          src[pairs] = u;
-          dst[pairs] = d;
-          count[pairs++] = n;
-        }
+    if (rateOfPair.length < slots) {
+      rateOfPair = new double[Math.max(slots, 2 * rateOfPair.length)];
+    }
+    // Listed in slot order, which follows how flows came and went: the order decides only which of
+    // two resources saturating at exactly the same level goes first, which changes no rate.
+    int n = 0;
+    for (int k = 0; k < slots; k++) {
+      int flows = state.activeFlowsAt(k);
+      if (flows > 0) {
+        src[n] = state.pairSrc(k);
+        dst[n] = state.pairDst(k);
+        count[n] = flows;
+        slot[n++] = k;
       }
     }
-    allocator().fillPairs(src, dst, count, pairs, budget, rate);
-    for (int k = 0; k < pairs; k++) {
-      rateOfPair[src[k] * ports + dst[k]] = rate[k];
+    allocator().fillPairs(src, dst, count, n, budget, rate);
+    for (int k = 0; k < n; k++) {
+      rateOfPair[slot[k]] = rate[k];
     }
-    for (int i = 0, n = state.flows().size(); i < n; i++) {
-      schedule.addRate(i, rateOfPair[state.srcAt(i) * ports + state.dstAt(i)]);
+    for (int i = 0, m = state.flows().size(); i < m; i++) {
+      schedule.addRate(i, rateOfPair[state.pairAt(i)]);
     }
   }
 

@@ -1,6 +1,7 @@
 package org.coflow.master.policy;
 
 import java.util.Arrays;
+import org.coflow.api.model.PairIndex;
 
 /**
  * The flows one max-min step shares the budget among, gathered one by one, then water-filled
@@ -31,10 +32,9 @@ final class FlowGroup {
 
   private int[] ones = new int[0];
 
-  /** Per (sender, receiver) pair key: its position + 1 among the pairs being gathered, else 0. */
-  private int[] pairSlot = new int[0];
+  /** The (sender, receiver) pairs being gathered, at their positions: as many as the members. */
+  private final PairIndex gathered = new PairIndex();
 
-  private int[] pairKey = new int[0];
   private int[] memberPair = new int[0];
   private int[] pairUp = new int[0];
   private int[] pairDown = new int[0];
@@ -139,9 +139,6 @@ final class FlowGroup {
    * @return true if the group was filled
    */
   private boolean fillMembersByPair(int n, PortBudget budget, Schedule schedule) {
-    if (pairSlot.length < ports * ports) {
-      pairSlot = new int[ports * ports];
-    }
     if (memberPair.length < n) {
       memberPair = new int[Math.max(n, 2 * memberPair.length)];
     }
@@ -149,16 +146,13 @@ final class FlowGroup {
     ensurePairs(limit + 1);
     int m = 0;
     for (int i = 0; i < n; i++) {
-      int key = up[i] * ports + down[i] - ports;
-      int slot = pairSlot[key] - 1;
-      if (slot < 0) {
+      int slot = gathered.add(up[i], down[i]);
+      if (slot == m) {
         if (m == limit) {
-          clearPairSlots(m);
+          gathered.clear();
           return false;
         }
-        slot = m++;
-        pairSlot[key] = m;
-        pairKey[slot] = key;
+        m++;
         pairUp[slot] = up[i];
         pairDown[slot] = down[i];
         pairMult[slot] = 0;
@@ -166,7 +160,7 @@ final class FlowGroup {
       pairMult[slot]++;
       memberPair[i] = slot;
     }
-    clearPairSlots(m);
+    gathered.clear();
     pairFills++;
     waterFilling.fill(pairUp, pairDown, pairMult, m, budget.residual, levels, true, null);
     hand.ensure(n);
@@ -177,12 +171,6 @@ final class FlowGroup {
     return true;
   }
 
-  private void clearPairSlots(int m) {
-    for (int j = 0; j < m; j++) {
-      pairSlot[pairKey[j]] = 0;
-    }
-  }
-
   private void ensurePairs(int n) {
     if (pairUp.length < n) {
       int len = Math.max(n, 2 * pairUp.length);
@@ -190,7 +178,6 @@ final class FlowGroup {
       pairDown = new int[len];
       pairMult = new int[len];
       pairAt = new int[len];
-      pairKey = new int[len];
       levels = new double[Math.max(len, levels.length)];
     }
   }

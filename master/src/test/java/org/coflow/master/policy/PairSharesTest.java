@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.Random;
 import org.coflow.api.model.ClusterState;
 import org.coflow.api.model.Coflow;
@@ -64,6 +67,80 @@ class PairSharesTest {
       }
     }
     assertTrue(compared > 10_000, compared + " flows compared");
+  }
+
+  /**
+   * Fair sharing lists the pairs it water-fills in the state's slot order, which follows how flows
+   * came and went: the rates must not depend on it, with few pairs (resources rise in the order the
+   * pairs touch them) or many (they rise by port), on fabrics with many equal capacities (ties).
+   */
+  @Test
+  void fairSharingGivesTheSameBitsWhateverOrderThePairsCameIn() {
+    Random random = new Random(31);
+    int few = 0;
+    int many = 0;
+    for (int round = 0; round < 300; round++) {
+      int ports = 2 + random.nextInt(30);
+      double[] up = new double[ports];
+      double[] down = new double[ports];
+      for (int p = 0; p < ports; p++) {
+        up[p] = capacity(random);
+        down[p] = capacity(random);
+      }
+      Fabric fabric = new Fabric(up, down);
+      List<int[]> flows = new ArrayList<>();
+      for (int k = 0, n = 1 + random.nextInt(3 * ports * ports / 4 + 1); k < n; k++) {
+        flows.add(new int[] {random.nextInt(ports), random.nextInt(ports)});
+      }
+      ClusterState sorted = new ClusterState(fabric);
+      Coflow a = new Coflow("a", 0, 0, 1);
+      sorted.addCoflow(a);
+      flows.sort((x, y) -> x[0] != y[0] ? x[0] - y[0] : x[1] - y[1]);
+      for (int[] f : flows) {
+        sorted.addFlow(a, f[0], f[1], 1e9, 0);
+      }
+      // The same flows shuffled, after flows on other pairs that then finish: slots out of order,
+      // some freed and taken again.
+      ClusterState shuffled = new ClusterState(fabric);
+      Coflow gone = new Coflow("gone", 0, 0, 1);
+      Coflow b = new Coflow("b", 1, 0, 1);
+      shuffled.addCoflow(gone);
+      shuffled.addCoflow(b);
+      List<Flow> early = new ArrayList<>();
+      for (int k = 0; k < ports; k++) {
+        early.add(shuffled.addFlow(gone, random.nextInt(ports), random.nextInt(ports), 1e9, 0));
+      }
+      Collections.shuffle(flows, random);
+      int half = flows.size() / 2;
+      for (int[] f : flows.subList(0, half)) {
+        shuffled.addFlow(b, f[0], f[1], 1e9, 0);
+      }
+      for (Flow f : early) {
+        shuffled.finishFlow(f, 0);
+      }
+      for (int[] f : flows.subList(half, flows.size())) {
+        shuffled.addFlow(b, f[0], f[1], 1e9, 0);
+      }
+      Schedule expected = new FairSharing().schedule(sorted, 0);
+      Schedule actual = new FairSharing().schedule(shuffled, 0);
+      double[][] rate = new double[ports][ports];
+      for (Flow f : sorted.flows()) {
+        rate[f.src()][f.dst()] = expected.rate(f.index());
+      }
+      for (Flow f : shuffled.flows()) {
+        assertEquals(
+            rate[f.src()][f.dst()],
+            actual.rate(f.index()),
+            0.0,
+            "round " + round + ", flow " + f.src() + "->" + f.dst());
+      }
+      if (shuffled.activePairs() < 2 * ports) {
+        few++;
+      } else {
+        many++;
+      }
+    }
+    assertTrue(few > 50 && many > 50, few + " rounds with few pairs, " + many + " with many");
   }
 
   private static double capacity(Random random) {
