@@ -110,7 +110,8 @@ public final class MasterConfig implements ConfigRegistry.Provider {
               .doc(
                   "Most distinct host ids (agents and flow ends) the master accepts; sessions and flows "
                       + "naming more are refused with RESOURCE_EXHAUSTED. The scheduling model keeps "
-                      + "per-host-pair state, so memory grows with the square of this number.")
+                      + "state per host and per host pair that carries flows, so its memory follows "
+                      + "the hosts and the flows, not the square of this number.")
               .check(v -> v >= 2 && v <= 16384, "between 2 and 16384")
               .since(V)
               .build());

@@ -1,105 +1,109 @@
 package org.coflow.master.service;
 
 import java.util.Arrays;
+import org.coflow.api.model.PairIndex;
 
 /**
- * Per host pair ({@code src * ports + dst}): this round's summed rate and best priority, and what
- * was last pushed, in flat arrays reused every round (a round touches up to one pair per flow, so
- * maps keyed by host would dominate the push). Scheduling thread only.
+ * Per host pair (sender port, receiver port): this round's summed rate and best priority, and what
+ * was last pushed, in arrays reused every round and indexed by the pairs' slots (a round touches up
+ * to one pair per flow, so maps keyed by host would dominate the push). Memory follows the pairs
+ * with flows, not the square of the hosts. Scheduling thread only.
  */
 final class PairTable {
-  private int ports;
-  double[] rate = new double[0];
-  int[] priority = new int[0];
-  private boolean[] seen = new boolean[0];
+  /** Pairs with flows this round, and per slot their summed rate and best priority. */
+  private final PairIndex round = new PairIndex();
 
-  /** Pairs with flows this round. */
-  int[] touched = new int[16];
+  private double[] rate = new double[16];
+  private int[] priority = new int[16];
 
-  int touchedCount;
+  /** Pairs pushed (and not removed) so far, and per slot what was pushed. */
+  private final PairIndex pushed = new PairIndex();
 
-  double[] pushedRate = new double[0];
-  int[] pushedPriority = new int[0];
-  boolean[] pushed = new boolean[0];
+  private double[] pushedRate = new double[16];
+  private int[] pushedPriority = new int[16];
 
-  /** Pairs pushed (and not removed) so far. */
-  int[] pushedKeys = new int[16];
+  /** What {@link #retainTouched} does with a pushed pair that no flow uses any more. */
+  interface Removed {
+    void pair(int src, int dst);
+  }
 
-  int pushedCount;
+  /** Starts a round; what was pushed is kept. */
+  void reset() {
+    round.clear();
+  }
 
-  /** Starts a round over {@code n} ports; keeps what was pushed if the port count is unchanged. */
-  void reset(int n) {
-    if (n != ports) {
-      int[] oldKeys = Arrays.copyOf(pushedKeys, pushedCount);
-      double[] oldRate = pushedRate;
-      int[] oldPriority = pushedPriority;
-      int old = ports;
-      ports = n;
-      rate = new double[n * n];
-      priority = new int[n * n];
-      seen = new boolean[n * n];
-      pushedRate = new double[n * n];
-      pushedPriority = new int[n * n];
-      pushed = new boolean[n * n];
-      pushedCount = 0;
-      for (int k : oldKeys) {
-        int moved = (k / old) * n + k % old;
-        markPushed(moved, oldRate[k], oldPriority[k]);
+  void add(int src, int dst, double r, int p) {
+    int held = round.size();
+    int k = round.add(src, dst);
+    if (round.size() > held) {
+      if (k >= rate.length) {
+        rate = Arrays.copyOf(rate, Math.max(k + 1, 2 * rate.length));
+        priority = Arrays.copyOf(priority, rate.length);
       }
-    } else {
-      for (int k = 0; k < touchedCount; k++) {
-        seen[touched[k]] = false;
+      rate[k] = 0;
+      priority[k] = Integer.MAX_VALUE;
+    }
+    rate[k] += r;
+    priority[k] = Math.min(priority[k], p);
+  }
+
+  /** Number of pairs with flows this round, at slots {@code 0 .. touched() - 1} (none removed). */
+  int touched() {
+    return round.size();
+  }
+
+  int src(int k) {
+    return round.src(k);
+  }
+
+  int dst(int k) {
+    return round.dst(k);
+  }
+
+  double rate(int k) {
+    return rate[k];
+  }
+
+  int priority(int k) {
+    return priority[k];
+  }
+
+  /**
+   * Whether this round's pair {@code k} needs pushing: never pushed, or pushed with another
+   * priority, or with a rate {@code changed} says differs.
+   */
+  boolean differs(int k, RateChange changed) {
+    int q = pushed.find(round.src(k), round.dst(k));
+    return q < 0 || pushedPriority[q] != priority[k] || changed.test(pushedRate[q], rate[k]);
+  }
+
+  /** Whether two rates differ enough to push the second. */
+  interface RateChange {
+    boolean test(double before, double now);
+  }
+
+  /** Notes this round's pair {@code k} as pushed with its rate and priority. */
+  void markPushed(int k) {
+    int q = pushed.add(round.src(k), round.dst(k));
+    if (q >= pushedRate.length) {
+      pushedRate = Arrays.copyOf(pushedRate, Math.max(q + 1, 2 * pushedRate.length));
+      pushedPriority = Arrays.copyOf(pushedPriority, pushedRate.length);
+    }
+    pushedRate[q] = rate[k];
+    pushedPriority[q] = priority[k];
+  }
+
+  /** Forgets the pushed pairs that have no flow this round, calling {@code removed} for each. */
+  void retainTouched(Removed removed) {
+    for (int q = 0, end = pushed.slots(); q < end; q++) {
+      if (pushed.held(q)) {
+        int s = pushed.src(q);
+        int d = pushed.dst(q);
+        if (round.find(s, d) < 0) {
+          pushed.remove(q);
+          removed.pair(s, d);
+        }
       }
     }
-    touchedCount = 0;
-  }
-
-  int ports() {
-    return ports;
-  }
-
-  void add(int pair, double r, int p) {
-    if (!seen[pair]) {
-      seen[pair] = true;
-      rate[pair] = 0;
-      priority[pair] = Integer.MAX_VALUE;
-      if (touchedCount == touched.length) {
-        touched = Arrays.copyOf(touched, 2 * touchedCount);
-      }
-      touched[touchedCount++] = pair;
-    }
-    rate[pair] += r;
-    priority[pair] = Math.min(priority[pair], p);
-  }
-
-  boolean touchedThisRound(int pair) {
-    return seen[pair];
-  }
-
-  void markPushed(int pair, double r, int p) {
-    if (!pushed[pair]) {
-      pushed[pair] = true;
-      if (pushedCount == pushedKeys.length) {
-        pushedKeys = Arrays.copyOf(pushedKeys, 2 * pushedCount);
-      }
-      pushedKeys[pushedCount++] = pair;
-    }
-    pushedRate[pair] = r;
-    pushedPriority[pair] = p;
-  }
-
-  /** Forgets pushed pairs that {@code keep} rejects; calls {@code removed} for each. */
-  void retainPushed(java.util.function.IntPredicate keep, java.util.function.IntConsumer removed) {
-    int w = 0;
-    for (int k = 0; k < pushedCount; k++) {
-      int pair = pushedKeys[k];
-      if (keep.test(pair)) {
-        pushedKeys[w++] = pair;
-      } else {
-        pushed[pair] = false;
-        removed.accept(pair);
-      }
-    }
-    pushedCount = w;
   }
 }

@@ -77,8 +77,7 @@ final class SchedulePusher {
         s.needFull = true;
       }
     }
-    int ports = model.hosts().size();
-    pairs.reset(ports);
+    pairs.reset();
     List<FlowRecord> active = model.active();
     for (int i = 0, n = active.size(); i < n; i++) {
       FlowRecord r = active.get(i);
@@ -96,7 +95,7 @@ final class SchedulePusher {
       allocatedSend[r.srcPort] += rate;
       allocatedReceive[r.dstPort] += rate;
       if (sessionByPort[r.srcPort] != null) {
-        pairs.add(r.srcPort * ports + r.dstPort, rate, priority);
+        pairs.add(r.srcPort, r.dstPort, rate, priority);
       }
     }
     for (FlowRecord r : removed) {
@@ -144,27 +143,20 @@ final class SchedulePusher {
    * a full schedule) and the pairs that lost their last flow.
    */
   private void diffPairs(ModelSync model, AgentSession[] sessionByPort) {
-    int ports = pairs.ports();
     List<String> hosts = model.hosts();
-    for (int k = 0; k < pairs.touchedCount; k++) {
-      int pair = pairs.touched[k];
-      AgentSession s = sessionByPort[pair / ports];
-      double rate = pairs.rate[pair];
-      int priority = pairs.priority[pair];
-      if (s.needFull
-          || !pairs.pushed[pair]
-          || pairs.pushedPriority[pair] != priority
-          || rateChanged(pairs.pushedRate[pair], rate)) {
-        s.buffer.pair(hosts.get(pair % ports), rate, priority);
-        pairs.markPushed(pair, rate, priority);
+    PairTable.RateChange changed = this::rateChanged;
+    for (int k = 0, n = pairs.touched(); k < n; k++) {
+      AgentSession s = sessionByPort[pairs.src(k)];
+      if (s.needFull || pairs.differs(k, changed)) {
+        s.buffer.pair(hosts.get(pairs.dst(k)), pairs.rate(k), pairs.priority(k));
+        pairs.markPushed(k);
       }
     }
-    pairs.retainPushed(
-        pairs::touchedThisRound,
-        pair -> {
-          AgentSession s = sessionByPort[pair / ports];
+    pairs.retainTouched(
+        (src, dst) -> {
+          AgentSession s = sessionByPort[src];
           if (s != null && !s.needFull && !s.closed) {
-            s.buffer.removedPair(hosts.get(pair % ports));
+            s.buffer.removedPair(hosts.get(dst));
           }
         });
   }

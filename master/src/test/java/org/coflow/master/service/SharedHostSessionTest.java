@@ -224,7 +224,7 @@ class SharedHostSessionTest {
    * Two JVMs of host 10.0.0.1 (coda-agents, through {@link MasterClientOptions#sharedHost}) each
    * report one flow without a coflow id; each gets its own flow's schedule and nothing else, and
    * closing one leaves the other's flow scheduled. The receiving host's Courier agent (exclusive)
-   * still gets its pair schedule.
+   * still gets its pair schedule, until its flow finishes.
    */
   @Test
   void eachSharedSessionGetsItsOwnFlowsScheduleOverTcp() throws Exception {
@@ -278,6 +278,12 @@ class SharedHostSessionTest {
         assertTrue(
             m.inspectModel(s -> s.flows().size()) == 2, "the other JVM's flow stays in the model");
         assertFalse(jvm2.flowSchedules().containsKey(11L));
+
+        courier.finishFlow(5);
+        LoopbackCluster.await(
+            "the pair schedule to go with the pair's last flow",
+            () -> !courier.pairSchedules().containsKey("10.0.0.1"),
+            () -> courier.pairSchedules().toString());
       } finally {
         jvm1.close();
         jvm2.close();
