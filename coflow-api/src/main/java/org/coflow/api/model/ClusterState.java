@@ -69,22 +69,25 @@ public final class ClusterState {
     return pairs.size();
   }
 
-  /** One past the highest slot of an active pair; some slots below may hold none. */
+  /** One past the highest slot a pair has had: slots below it may be free (no flows). */
   public int pairSlots() {
     return pairs.slots();
   }
 
-  /** The sender port of the active pair at {@code slot}, -1 if the slot holds none. */
+  /** The sender port of the active pair at {@code slot} (meaningless for a free slot). */
   public int pairSrc(int slot) {
     return pairs.src(slot);
   }
 
-  /** The receiver port of the active pair at {@code slot}, -1 if the slot holds none. */
+  /** The receiver port of the active pair at {@code slot} (meaningless for a free slot). */
   public int pairDst(int slot) {
     return pairs.dst(slot);
   }
 
-  /** Number of active flows of the pair at {@code slot} (0 if the slot holds none). */
+  /**
+   * Number of active flows of the pair at {@code slot}: 0 for a free slot below {@link
+   * #pairSlots()}.
+   */
   public int activeFlowsAt(int slot) {
     return pairFlows[slot];
   }

@@ -4,11 +4,12 @@ import java.util.Arrays;
 
 /**
  * The (sender, receiver) port pairs in use, each at a slot it keeps while it is held, found by an
- * open-addressing hash table (linear probing, at most half full). Memory follows the pairs held,
- * not the square of the fabric: a per-pair value lives in the caller's arrays at the pair's slot.
- * Slots run from 0 to {@link #slots()}; a removed pair's slot goes to the next pair added, so
- * without removals the slots are {@code 0 .. size() - 1} in the order the pairs came. Ports are any
- * non-negative ints: the slots stay valid when the fabric grows.
+ * open-addressing hash table (linear probing, at most half full). Memory follows the most pairs
+ * held at once (nothing shrinks), never the square of the fabric: a per-pair value lives in the
+ * caller's arrays at the pair's slot. Slots run from 0 to {@link #slots()}; a removed pair's slot
+ * goes to the next pair added, so without removals the slots are {@code 0 .. size() - 1} in the
+ * order the pairs came. Ports are any non-negative ints: the slots stay valid when the fabric
+ * grows.
  *
  * <p>Not thread-safe.
  */

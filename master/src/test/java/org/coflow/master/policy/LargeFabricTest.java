@@ -1,5 +1,6 @@
 package org.coflow.master.policy;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.management.ManagementFactory;
@@ -45,13 +46,27 @@ class LargeFabricTest {
           allocated < BUDGET,
           name + " allocated " + (allocated >> 20) + " MiB on " + PORTS + " ports");
       for (Schedule s : new Schedule[] {first, second}) {
+        // Every port within its capacity, and some of it used.
+        double[] up = new double[PORTS];
+        double[] down = new double[PORTS];
         double total = 0;
         for (int i = 0; i < state.flows().size(); i++) {
+          up[state.srcAt(i)] += s.rate(i);
+          down[state.dstAt(i)] += s.rate(i);
           total += s.rate(i);
         }
-        // 40 receivers take the wide coflow's flows, one sender the small one's: at most 41
-        // downlinks' worth, and some of it used.
-        assertTrue(total > 0 && total <= 41 * 1e9 * (1 + 1e-9), name + " moved " + total);
+        for (int p = 0; p < PORTS; p++) {
+          assertTrue(up[p] <= 1e9 * (1 + 1e-9) && down[p] <= 1e9 * (1 + 1e-9), name + " port " + p);
+        }
+        assertTrue(total > 0, name + " moved nothing");
+        if (name.equals("fair")) {
+          // Each receiver of the wide coflow shares its downlink among 1,000 flows; the small
+          // coflow's flow has both its ports to itself.
+          for (int i = 0; i < state.flows().size(); i++) {
+            double expected = state.flows().get(i).coflow() == small ? 1e9 : 1e6;
+            assertEquals(expected, s.rate(i), expected * 1e-12, "fair, flow " + i);
+          }
+        }
       }
     }
   }
