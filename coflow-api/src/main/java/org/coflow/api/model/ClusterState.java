@@ -27,6 +27,11 @@ public final class ClusterState {
 
   private int[] pairFlows = new int[16];
 
+  /** Per port: active flows it sends, and active flows it receives. */
+  private int[] fromPort;
+
+  private int[] toPort;
+
   // The active flows' numbers, by dense index (structure of arrays): the per-event loops of
   // policies and the simulator read and update these instead of chasing flow objects over the
   // heap. A flow's bytes sent live here while it is active and move into the flow when it ends.
@@ -52,6 +57,18 @@ public final class ClusterState {
 
   public ClusterState(Fabric fabric) {
     this.fabric = fabric;
+    this.fromPort = new int[fabric.size()];
+    this.toPort = new int[fabric.size()];
+  }
+
+  /** Number of active flows port {@code p} sends. */
+  public int activeFlowsFrom(int p) {
+    return fromPort[p];
+  }
+
+  /** Number of active flows port {@code p} receives. */
+  public int activeFlowsTo(int p) {
+    return toPort[p];
   }
 
   /** Number of active flows from port {@code src} to port {@code dst}. */
@@ -114,6 +131,8 @@ public final class ClusterState {
     if (m < n) {
       throw new IllegalArgumentException("a fabric can only grow: " + n + " ports, asked for " + m);
     }
+    fromPort = Arrays.copyOf(fromPort, m);
+    toPort = Arrays.copyOf(toPort, m);
     fabric = next;
     membershipVersion++;
   }
@@ -201,6 +220,8 @@ public final class ClusterState {
     }
     pairFlows[k]++;
     pairAt[i] = k;
+    fromPort[src]++;
+    toPort[dst]++;
     membershipVersion++;
     return f;
   }
@@ -361,6 +382,8 @@ public final class ClusterState {
     }
     coflowAt[n] = null;
     f.index = -1;
+    fromPort[f.src()]--;
+    toPort[f.dst()]--;
     int pair = pairAt[n];
     if (--pairFlows[pair] == 0) {
       pairs.remove(pair);

@@ -13,6 +13,60 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 class ClusterStateTest {
+  /**
+   * Flows added and finished at random while the fabric grows: the counts per pair, per sender and
+   * per receiver, and each active flow's pair slot, always match a recount of the active flows.
+   */
+  @Test
+  void pairAndPortCountsFollowTheActiveFlowsAsTheFabricGrows() {
+    Random rnd = new Random(5);
+    ClusterState s = new ClusterState(Fabric.uniform(4, 100));
+    Coflow c = new Coflow("c", 0, 0, 1);
+    s.addCoflow(c);
+    s.addFlow(c, 0, 0, 1, 0); // keeps the coflow active throughout
+    for (int step = 0; step < 3_000; step++) {
+      int ports = s.fabric().size();
+      if (step % 500 == 499) {
+        s.setFabric(Fabric.uniform(ports + 3, 100));
+      } else if (rnd.nextInt(5) < 3 || s.flows().size() < 2) {
+        s.addFlow(c, rnd.nextInt(ports), rnd.nextInt(ports), 10, 0);
+      } else {
+        s.finishFlow(s.flows().get(1 + rnd.nextInt(s.flows().size() - 1)), 0);
+      }
+      ports = s.fabric().size();
+      int[][] pair = new int[ports][ports];
+      int[] from = new int[ports];
+      int[] to = new int[ports];
+      for (int i = 0; i < s.flows().size(); i++) {
+        int u = s.srcAt(i);
+        int d = s.dstAt(i);
+        pair[u][d]++;
+        from[u]++;
+        to[d]++;
+        assertEquals(u, s.pairSrc(s.pairAt(i)), "step " + step);
+        assertEquals(d, s.pairDst(s.pairAt(i)), "step " + step);
+      }
+      int pairs = 0;
+      for (int u = 0; u < ports; u++) {
+        assertEquals(from[u], s.activeFlowsFrom(u));
+        assertEquals(to[u], s.activeFlowsTo(u));
+        for (int d = 0; d < ports; d++) {
+          assertEquals(pair[u][d], s.activeFlows(u, d), "step " + step + ", " + u + "->" + d);
+          pairs += pair[u][d] > 0 ? 1 : 0;
+        }
+      }
+      assertEquals(pairs, s.activePairs());
+      int counted = 0;
+      for (int k = 0; k < s.pairSlots(); k++) {
+        if (s.activeFlowsAt(k) > 0) {
+          counted++;
+          assertEquals(pair[s.pairSrc(k)][s.pairDst(k)], s.activeFlowsAt(k));
+        }
+      }
+      assertEquals(pairs, counted);
+    }
+  }
+
   @Test
   void aFlowThatFinishedShortOfItsSizeLeavesNothingToSend() {
     ClusterState s = new ClusterState(Fabric.uniform(4, 100));

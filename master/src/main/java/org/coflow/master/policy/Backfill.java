@@ -71,8 +71,8 @@ public final class Backfill {
 
   /**
    * Cheap test that a backfill pass could hand out anything: some active flow has capacity left at
-   * both ends. It costs the lesser of the (spare uplink, spare downlink) pairs and the active
-   * pairs, never the flows.
+   * both ends. It costs the ports, then the lesser of the (spare uplink, spare downlink) pairs of
+   * ports with flows and the active pairs, never the flows.
    */
   static boolean anyFlowWithSpareAtBothEnds(ClusterState state, PortBudget budget) {
     int ports = budget.ports();
@@ -80,12 +80,15 @@ public final class Backfill {
     int d = 0;
     int up = 0;
     for (int p = 0; p < ports; p++) {
-      if (budget.down(p) > PortBudget.EPS) {
+      if (budget.down(p) > PortBudget.EPS && state.activeFlowsTo(p) > 0) {
         spareDown[d++] = p;
       }
-      if (budget.up(p) > PortBudget.EPS) {
+      if (budget.up(p) > PortBudget.EPS && state.activeFlowsFrom(p) > 0) {
         up++;
       }
+    }
+    if (up == 0 || d == 0) {
+      return false;
     }
     if ((long) up * d > state.pairSlots()) {
       for (int k = 0, end = state.pairSlots(); k < end; k++) {
@@ -97,8 +100,8 @@ public final class Backfill {
       }
       return false;
     }
-    for (int u = 0; u < ports && d > 0; u++) {
-      if (budget.up(u) > PortBudget.EPS) {
+    for (int u = 0; u < ports; u++) {
+      if (budget.up(u) > PortBudget.EPS && state.activeFlowsFrom(u) > 0) {
         for (int k = 0; k < d; k++) {
           if (state.activeFlows(u, spareDown[k]) > 0) {
             return true;
