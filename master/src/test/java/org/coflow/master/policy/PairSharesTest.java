@@ -23,14 +23,7 @@ class PairSharesTest {
     int compared = 0;
     for (int round = 0; round < 200; round++) {
       int ports = 2 + random.nextInt(round < 100 ? 6 : 40);
-      double[] up = new double[ports];
-      double[] down = new double[ports];
-      for (int p = 0; p < ports; p++) {
-        // Mostly equal capacities (ties between ports), some different, a few all but empty.
-        up[p] = capacity(random);
-        down[p] = capacity(random);
-      }
-      Fabric fabric = new Fabric(up, down);
+      Fabric fabric = fabric(ports, random);
       PairShares shares = new FairSharing().pairShares(fabric);
       int[][] flows = new int[ports][ports];
       for (int change = 0; change < 6; change++) {
@@ -81,13 +74,7 @@ class PairSharesTest {
     int many = 0;
     for (int round = 0; round < 300; round++) {
       int ports = 2 + random.nextInt(30);
-      double[] up = new double[ports];
-      double[] down = new double[ports];
-      for (int p = 0; p < ports; p++) {
-        up[p] = capacity(random);
-        down[p] = capacity(random);
-      }
-      Fabric fabric = new Fabric(up, down);
+      Fabric fabric = fabric(ports, random);
       List<int[]> flows = new ArrayList<>();
       for (int k = 0, n = 1 + random.nextInt(3 * ports * ports / 4 + 1); k < n; k++) {
         flows.add(new int[] {random.nextInt(ports), random.nextInt(ports)});
@@ -141,6 +128,17 @@ class PairSharesTest {
       }
     }
     assertTrue(few > 50 && many > 50, few + " rounds with few pairs, " + many + " with many");
+  }
+
+  /** Mostly equal capacities (ties between ports), some different, a few all but empty. */
+  private static Fabric fabric(int ports, Random random) {
+    double[] up = new double[ports];
+    double[] down = new double[ports];
+    for (int p = 0; p < ports; p++) {
+      up[p] = capacity(random);
+      down[p] = capacity(random);
+    }
+    return new Fabric(up, down);
   }
 
   private static double capacity(Random random) {
