@@ -76,21 +76,19 @@ public final class Backfill {
    */
   static boolean anyFlowWithSpareAtBothEnds(ClusterState state, PortBudget budget) {
     int ports = budget.ports();
+    int[] spareUp = new int[ports];
     int[] spareDown = new int[ports];
+    int u = 0;
     int d = 0;
-    int up = 0;
     for (int p = 0; p < ports; p++) {
+      if (budget.up(p) > PortBudget.EPS && state.activeFlowsFrom(p) > 0) {
+        spareUp[u++] = p;
+      }
       if (budget.down(p) > PortBudget.EPS && state.activeFlowsTo(p) > 0) {
         spareDown[d++] = p;
       }
-      if (budget.up(p) > PortBudget.EPS && state.activeFlowsFrom(p) > 0) {
-        up++;
-      }
     }
-    if (up == 0 || d == 0) {
-      return false;
-    }
-    if ((long) up * d > state.pairSlots()) {
+    if ((long) u * d > state.pairSlots()) {
       for (int k = 0, end = state.pairSlots(); k < end; k++) {
         if (state.activeFlowsAt(k) > 0
             && budget.up(state.pairSrc(k)) > PortBudget.EPS
@@ -100,12 +98,10 @@ public final class Backfill {
       }
       return false;
     }
-    for (int u = 0; u < ports; u++) {
-      if (budget.up(u) > PortBudget.EPS && state.activeFlowsFrom(u) > 0) {
-        for (int k = 0; k < d; k++) {
-          if (state.activeFlows(u, spareDown[k]) > 0) {
-            return true;
-          }
+    for (int i = 0; i < u; i++) {
+      for (int k = 0; k < d; k++) {
+        if (state.activeFlows(spareUp[i], spareDown[k]) > 0) {
+          return true;
         }
       }
     }
