@@ -43,6 +43,26 @@ public final class InvariantChecker {
   }
 
   /**
+   * The same checks for a simulator that keeps the rate each active flow moves at by dense index
+   * ({@code rate[i]} for flow {@code i}, 0 for a flow that does not move).
+   */
+  public void checkRates(ClusterState state, double[] rate, double now, String policy) {
+    int ports = state.fabric().size();
+    double[] up = new double[ports];
+    double[] down = new double[ports];
+    for (int i = 0, n = state.flows().size(); i < n; i++) {
+      double r = rate[i];
+      if (!(r >= 0) || Double.isInfinite(r)) {
+        throw new AssertionError(
+            policy + " at t=" + now + ": rate " + r + " for " + state.flows().get(i));
+      }
+      up[state.srcAt(i)] += r;
+      down[state.dstAt(i)] += r;
+    }
+    checkPorts(state.fabric(), up, down, state::activeFlows, now, policy);
+  }
+
+  /**
    * The same checks for a run simulated by pair: {@code count[k]} active flows from {@code src[k]}
    * to {@code dst[k]} at {@code rate[k]} each, for the first {@code n} pairs.
    */

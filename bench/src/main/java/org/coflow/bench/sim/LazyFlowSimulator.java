@@ -38,6 +38,14 @@ import org.coflow.master.policy.SchedulingPolicy;
  * order, so completion times may differ from the per-flow loop's in the last digits ({@code
  * SimulatorDifferentialTest} bounds the difference).
  *
+ * <p>Baraat's first class, when Baraat fills it from its pair counts, is taken by pair ({@link
+ * Baraat#firstClass}): its flows are not in the schedule, each moves at its pair's rate, and an
+ * event compares them in the order the schedule would have listed them, so the run is bit for bit
+ * the one that takes them from the schedule. A decision that keeps the rates of the last fill for
+ * the same class (same coflows, so the same flows on the same pairs) changes none of them and skips
+ * them. The class holds most of the served flows: the schedule's hand-out and the comparison were
+ * two passes over them per decision, now one, and none for a class found unchanged.
+ *
  * <p>Only for policies that read no per-flow progress ({@code Aalo}, {@code Baraat}, {@code
  * Graviton}): {@link ClusterState#sentAt} and {@link Coflow#remainingFrom} lag behind here.
  */
@@ -87,6 +95,16 @@ final class LazyFlowSimulator {
 
   private int[] found = new int[64];
 
+  /** Beside {@link #found}: the new rate of each flow of the first class found changed. */
+  private double[] foundRate = new double[64];
+
+  // Baraat's first class as the last follow took it by pair: its coflows, the fill its rates came
+  // from, and how many of its flows move.
+  private Coflow[] classCoflows = new Coflow[0];
+  private int classSize;
+  private long classFills = -1;
+  private int classMoving;
+
   /** Rate changes taken with the heap mended per flow, and with it rebuilt (for tests). */
   long mended;
 
@@ -96,6 +114,19 @@ final class LazyFlowSimulator {
   long stopped;
 
   long resums;
+
+  /**
+   * Whether Baraat's first class is taken by pair ({@link Baraat#firstClass}; tests turn it off).
+   */
+  boolean firstClassByPair = true;
+
+  /**
+   * Follows that took Baraat's first class by pair, and of those, the ones that found it unchanged
+   * and skipped its flows (for tests).
+   */
+  long classTaken;
+
+  long classKept;
 
   LazyFlowSimulator(
       List<TraceCoflow> coflows, int ports, double bandwidth, double coalesce, Model model) {
@@ -129,6 +160,8 @@ final class LazyFlowSimulator {
     long events = 0;
     List<Flow> finishing = new ArrayList<>();
     policy.movesAsDecided();
+    Baraat.FirstClass first =
+        firstClassByPair && policy instanceof Baraat b ? b.firstClass() : null;
     while (next < n || !state.flows().isEmpty()) {
       if (state.flows().isEmpty() && arrival[next] > now) {
         now = arrival[next];
@@ -141,15 +174,16 @@ final class LazyFlowSimulator {
       }
       Schedule schedule = policy.schedule(state, now);
       events++;
-      if (checker != null) {
-        checker.check(state, schedule, now, policy.name());
-      }
-      follow(state, schedule, now);
+      follow(state, schedule, first, now);
       schedule.knowCoflowRates(coflowRates(state));
       long changes = schedule.rateChanges();
       double decision = policy.nextDecisionTime(state, schedule, now);
       if (schedule.rateChanges() != changes) {
-        follow(state, schedule, now); // it changed a rate
+        follow(state, schedule, first, now); // it changed a rate
+      }
+      if (checker != null) {
+        // The rates the flows move at, whether from the schedule or by pair.
+        checker.checkRates(state, rate, now, policy.name());
       }
       double dt = next < n ? arrival[next] - now : Double.POSITIVE_INFINITY;
       if (decision < now + dt) {
@@ -213,17 +247,54 @@ final class LazyFlowSimulator {
   }
 
   /**
-   * Takes the rates of {@code schedule}: every served flow whose rate differs from the one it moves
-   * at, and every moving flow the schedule no longer serves, is re-anchored at {@code now}. When
-   * many change, the heap is rebuilt once rather than mended per flow.
+   * Takes the rates of {@code schedule}, and of Baraat's first class by pair when {@code first}
+   * says the decision filled it so: every served flow whose rate differs from the one it moves at,
+   * and every moving flow no longer served, is re-anchored at {@code now}. The first class's flows
+   * come first, in the order the per-flow entry point would have listed them in the schedule, so
+   * the flows are re-anchored in the same order either way. When many change, the heap is rebuilt
+   * once rather than mended per flow.
    */
-  private void follow(ClusterState state, Schedule schedule, double now) {
-    int[] served = schedule.served();
-    int m = schedule.servedSize();
+  private void follow(ClusterState state, Schedule schedule, Baraat.FirstClass first, double now) {
     int wasMoving = moving;
     int stillMoving = 0;
     int changed = 0;
-    for (int k = 0; k < m; k++) {
+    int size = first == null ? 0 : first.coflows();
+    double[] pairRate = size > 0 ? first.rates() : null;
+    if (size > 0) {
+      classTaken++;
+    }
+    if (size > 0 && sameClass(state, first)) {
+      classKept++;
+      stillMoving = classMoving; // nothing changed there: the same flows at the same pair rates
+    } else if (size > 0) {
+      keepClass(state, first);
+      classMoving = 0;
+      List<Coflow> active = state.coflows();
+      for (int j = 0; j < size; j++) {
+        Coflow c = active.get(j);
+        for (int k = 0, n = c.activeCount(); k < n; k++) {
+          double r = pairRate[c.activeSrc(k) * ports + c.activeDst(k)];
+          if (r > 0) {
+            int i = c.activeIndex(k);
+            classMoving++;
+            double old = rate[i];
+            if (old > 0) {
+              stillMoving++;
+            }
+            if (r != old) {
+              found = grow(found, changed);
+              foundRate = grow(foundRate, changed);
+              found[changed] = i;
+              foundRate[changed++] = r;
+            }
+          }
+        }
+      }
+    } else {
+      classSize = 0;
+    }
+    int[] served = schedule.served();
+    for (int k = 0, m = schedule.servedSize(); k < m; k++) {
       int i = served[k];
       double r = schedule.rate(i);
       double old = rate[i];
@@ -232,14 +303,18 @@ final class LazyFlowSimulator {
       }
       if (r != old) {
         found = grow(found, changed);
-        found[changed++] = i;
+        foundRate = grow(foundRate, changed);
+        found[changed] = i;
+        foundRate[changed++] = r;
       }
     }
     int started = changed;
     if (stillMoving != wasMoving) {
       for (int h = 0; h < moving; h++) {
         int i = heap[h];
-        if (schedule.rate(i) == 0) {
+        if (schedule.rate(i) == 0
+            && !(state.coflowAt(i).index() < size
+                && pairRate[state.srcAt(i) * ports + state.dstAt(i)] > 0)) {
           found = grow(found, changed);
           found[changed++] = i;
         }
@@ -253,13 +328,40 @@ final class LazyFlowSimulator {
       mended += changed;
     }
     for (int k = 0; k < changed; k++) {
-      int i = found[k];
-      change(state, i, k < started ? schedule.rate(i) : 0, now, rebuild);
+      change(state, found[k], k < started ? foundRate[k] : 0, now, rebuild);
     }
     if (rebuild) {
       for (int h = moving / 2 - 1; h >= 0; h--) {
         siftDown(h);
       }
+    }
+  }
+
+  /**
+   * Whether Baraat's first class is the one the last follow took, with rates of the same fill: no
+   * flow of it finished since (that would have changed its counts, hence filled them afresh).
+   */
+  private boolean sameClass(ClusterState state, Baraat.FirstClass first) {
+    if (first.fills() != classFills || first.coflows() != classSize) {
+      return false;
+    }
+    List<Coflow> active = state.coflows();
+    for (int j = 0; j < classSize; j++) {
+      if (active.get(j) != classCoflows[j]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private void keepClass(ClusterState state, Baraat.FirstClass first) {
+    classSize = first.coflows();
+    classFills = first.fills();
+    if (classCoflows.length < classSize) {
+      classCoflows = new Coflow[Math.max(classSize, 2 * classCoflows.length)];
+    }
+    for (int j = 0; j < classSize; j++) {
+      classCoflows[j] = state.coflows().get(j);
     }
   }
 
@@ -576,6 +678,10 @@ final class LazyFlowSimulator {
   }
 
   private static int[] grow(int[] a, int size) {
+    return size < a.length ? a : Arrays.copyOf(a, 2 * a.length);
+  }
+
+  private static double[] grow(double[] a, int size) {
     return size < a.length ? a : Arrays.copyOf(a, 2 * a.length);
   }
 }

@@ -35,7 +35,7 @@ import org.coflow.master.policy.SchedulingPolicy;
  * receiver) groups ({@link LevelPairSimulator}) for the same reason: every flow of one level on one
  * pair gets the same rate. Aalo, Baraat and Graviton (not wrapped by Courier, deciding at every
  * event) read no flow's progress, only their coflows' totals: they run the same loop with each flow
- * moved only when its rate changes ({@link LazyFlowSimulator}).
+ * moved only when its rate changes ({@link LazyFlowSimulator}), Baraat's first class taken by pair.
  */
 public final class Simulator {
 

@@ -51,6 +51,26 @@ class InvariantCheckerTest {
     new InvariantChecker(true).check(state, s, 0, "t");
   }
 
+  /** The same checks on the rates a simulator moves its flows at, by dense index. */
+  @Test
+  void movingRatesOverCapacityIdleOrNotANumberAreCaught() {
+    InvariantChecker checker = new InvariantChecker(true);
+    checker.checkRates(state, new double[] {10}, 0, "t");
+    AssertionError over =
+        assertThrows(
+            AssertionError.class, () -> checker.checkRates(state, new double[] {11}, 0, "t"));
+    assertTrue(over.getMessage().contains("uplink of port 0"), over.getMessage());
+    AssertionError idle =
+        assertThrows(
+            AssertionError.class, () -> checker.checkRates(state, new double[] {0}, 0, "t"));
+    assertTrue(idle.getMessage().contains("not work-conserving"), idle.getMessage());
+    AssertionError nan =
+        assertThrows(
+            AssertionError.class,
+            () -> checker.checkRates(state, new double[] {Double.NaN}, 0, "t"));
+    assertTrue(nan.getMessage().contains("rate NaN"), nan.getMessage());
+  }
+
   @Test
   void pairsOverCapacityOrIdleWithSpareCapacityAreCaught() {
     // Two flows on pair 0->1 of a two-port fabric of 10 B/s per link.

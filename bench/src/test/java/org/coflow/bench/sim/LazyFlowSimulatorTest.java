@@ -7,11 +7,13 @@ import java.nio.file.Path;
 import org.coflow.api.config.Config;
 import org.coflow.bench.trace.Trace;
 import org.coflow.bench.trace.TraceParser;
+import org.coflow.master.policy.Baraat;
 import org.coflow.master.policy.ForwardingPolicy;
 import org.coflow.master.policy.Policies;
 import org.coflow.master.policy.PolicyConfig;
 import org.coflow.master.policy.SchedulingPolicy;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -82,6 +84,52 @@ class LazyFlowSimulatorTest {
       assertEquals(
           bytes, byChanges.delivered()[i], 1e-9 * bytes, name + ": coflow " + i + " bytes");
     }
+  }
+
+  /**
+   * Baraat's first class taken by pair ({@link Baraat#firstClass}) gives the run that taking it
+   * from the schedule flow by flow gives, bit for bit: the flows are re-anchored in the same order,
+   * so every sum is made in the same order. The run goes through decisions that take the class by
+   * pair and through decisions that find it unchanged and skip its flows.
+   */
+  @Test
+  void baraatsFirstClassByPairGivesTheSameRunBitForBit() {
+    Simulator.Coflows meta =
+        Simulator.Coflows.of(first.coflows(), Model.DEFAULT, SimulatorDifferentialTest.GBPS);
+    LazyFlowSimulator byPair = lazy();
+    SimResult pairs =
+        byPair.run(
+            Policies.create("baraat", Config.defaults()),
+            meta,
+            new InvariantChecker(true),
+            ProgressListener.NONE,
+            System.nanoTime());
+    LazyFlowSimulator byFlow = lazy();
+    byFlow.firstClassByPair = false;
+    SimResult flows =
+        byFlow.run(
+            Policies.create("baraat", Config.defaults()),
+            meta,
+            null,
+            ProgressListener.NONE,
+            System.nanoTime());
+    assertTrue(byPair.classTaken > 1000, "decisions by pair: " + byPair.classTaken);
+    assertTrue(byPair.classKept > 100, "first class found unchanged: " + byPair.classKept);
+    assertEquals(0, byFlow.classTaken, "decisions by pair with it off");
+    assertEquals(flows.events(), pairs.events(), "events");
+    for (int i = 0; i < flows.cct().length; i++) {
+      assertEquals(flows.cct()[i], pairs.cct()[i], "coflow " + i + " CCT");
+      assertEquals(flows.delivered()[i], pairs.delivered()[i], "coflow " + i + " bytes");
+    }
+  }
+
+  private static LazyFlowSimulator lazy() {
+    return new LazyFlowSimulator(
+        first.coflows(),
+        first.ports(),
+        SimulatorDifferentialTest.GBPS,
+        Simulator.DEFAULT_COALESCE,
+        Model.DEFAULT);
   }
 
   /** The policy behind another class, so that {@link Simulator} takes its per-flow loop. */

@@ -54,6 +54,9 @@ public final class Baraat extends AbstractPolicy {
   private long countedFills;
   private long keptFills;
 
+  /** The entry point by pair ({@link #firstClass}), null until a simulator asks for it. */
+  private FirstClass firstClass;
+
   public Baraat(double percentile, int minHistory, double initialThreshold) {
     if (!(percentile > 0 && percentile < 1)) {
       throw new IllegalArgumentException(
@@ -105,6 +108,9 @@ public final class Baraat extends AbstractPolicy {
       counted.clear(); // the finished coflows leave no flows in the counts, only references
       counts = null;
     }
+    if (firstClass != null) {
+      firstClass.size = 0;
+    }
     int rank = 0;
     int i = 0;
     while (i < coflows.size()) {
@@ -126,6 +132,68 @@ public final class Baraat extends AbstractPolicy {
       // pair when that halves it, with the same rates.
       allocator().fillGroupByPair(budget, schedule);
       rank++;
+    }
+    if (firstClass != null
+        && firstClass.size > 0
+        && Backfill.anyFlowWithSpareAtBothEnds(state, budget)) {
+      // The backfill may top up flows of the first class one by one: they go in the schedule.
+      handOut(coflows, firstClass.size, firstClass.rates, schedule);
+      firstClass.size = 0;
+    }
+  }
+
+  /**
+   * The entry point by pair, for a simulator that moves the flows of the first class by their pair
+   * rate ({@code LazyFlowSimulator}): from now on, a decision that fills the first class from the
+   * pair counts leaves its flows without a rate in the schedule it returns (they stay in its
+   * priority order), and the returned view gives the class and its rates by pair instead. The rates
+   * are the same either way: every flow of the class gets its pair's rate, and the water-filling
+   * leaves each of them a saturated end, so the backfill tops none up (a decision where some flow
+   * has spare capacity at both ends hands the class out flow by flow, as the per-flow entry point
+   * does). A test holds the two entry points to the same rate for every flow. The mode lasts for
+   * the life of this instance: a per-flow loop needs another.
+   */
+  public FirstClass firstClass() {
+    if (!keepCounts) {
+      throw new IllegalStateException("Baraat's entry point by pair needs the kept pair counts");
+    }
+    if (firstClass == null) {
+      firstClass = new FirstClass();
+    }
+    return firstClass;
+  }
+
+  /** What one decision gives a simulator that moves the first class by pair. */
+  public static final class FirstClass {
+    private int size;
+    private double[] rates;
+    private long fills;
+
+    private FirstClass() {}
+
+    /**
+     * How many times the rates were filled afresh: a decision that keeps the same number kept the
+     * rates of the last fill, so the same class, with the same flows on the same pairs, has the
+     * same rates.
+     */
+    public long fills() {
+      return fills;
+    }
+
+    /**
+     * How many coflows, the first of the state's active coflows in order, form the first class
+     * filled by pair in the last decision: 0 when its flows are in the schedule, flow by flow.
+     */
+    public int coflows() {
+      return size;
+    }
+
+    /**
+     * The rate of each flow of the first class by pair key {@code sender * ports + receiver}
+     * (read-only; valid until the next decision).
+     */
+    public double[] rates() {
+      return rates;
     }
   }
 
@@ -190,6 +258,22 @@ public final class Baraat extends AbstractPolicy {
       return false; // filled flow by flow, which leaves the pair rates of the last fill alone
     }
     double[] rates = counts.rates(0);
+    if (firstClass != null) {
+      for (int j = 0; j < to; j++) {
+        appendCoflow(coflows.get(j), 0, schedule);
+      }
+      firstClass.size = to;
+      firstClass.rates = rates;
+      firstClass.fills = countedFills;
+    } else {
+      handOut(coflows, to, rates, schedule);
+    }
+    return true;
+  }
+
+  /** Gives every flow of {@code coflows[0 .. to)} its pair's rate, listing them in class 0. */
+  private void handOut(List<Coflow> coflows, int to, double[] rates, Schedule schedule) {
+    int ports = counts.ports();
     for (int j = 0; j < to; j++) {
       Coflow c = coflows.get(j);
       appendCoflow(c, 0, schedule);
@@ -201,7 +285,6 @@ public final class Baraat extends AbstractPolicy {
       }
       schedule.addRates(hand.flow, hand.rate, n);
     }
-    return true;
   }
 
   private static long activeFlows(List<Coflow> coflows, int to) {

@@ -2,6 +2,7 @@ package org.coflow.master.policy;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
@@ -135,5 +136,16 @@ class BaraatCountsTest {
       FluidScript.assertSameRates(state, kept.schedule(state, 0), byFlow.schedule(state, 0));
       assertEquals(ports <= 774 ? 1 : 0, kept.countedFills(), "fills from counts, " + ports);
     }
+  }
+
+  /** The entry point by pair rests on the kept counts: without them it is refused. */
+  @Test
+  void theEntryPointByPairNeedsTheKeptCounts() {
+    Baraat kept = new Baraat(0.5, 3, 3_000);
+    assertEquals(0, kept.firstClass().coflows(), "no decision yet, no class by pair");
+    Baraat byFlow = new Baraat(0.5, 3, 3_000);
+    byFlow.keepCounts(false);
+    IllegalStateException e = assertThrows(IllegalStateException.class, byFlow::firstClass);
+    assertTrue(e.getMessage().contains("kept pair counts"), e.getMessage());
   }
 }
