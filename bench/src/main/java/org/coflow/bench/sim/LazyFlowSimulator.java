@@ -105,6 +105,19 @@ final class LazyFlowSimulator {
   private long classFills = -1;
   private int classMoving;
 
+  // Per coflow slot, its flows as the last loop over the first class left them, in the coflow's
+  // active order: each one's pair key and the rate it moves at (0 for none). Valid for a coflow
+  // that was in the class at the last loop (sectionLoop) and has the same flows (sectionCount):
+  // the next loop then reads them in sequence, not each flow's rate at its scattered index.
+  private Coflow[] sectionCoflow = new Coflow[0];
+  private int[] sectionCount = new int[0];
+  private long[] sectionLoop = new long[0];
+  private int[][] sectionKey = new int[0][];
+  private double[][] sectionRate = new double[0][];
+
+  /** Loops over the first class so far, and decisions that did not take it by pair. */
+  private long classLoops;
+
   /** Rate changes taken with the heap mended per flow, and with it rebuilt (for tests). */
   long mended;
 
@@ -127,6 +140,9 @@ final class LazyFlowSimulator {
   long classTaken;
 
   long classKept;
+
+  /** Coflows of the first class whose flows a loop read from their kept section (for tests). */
+  long sectionsKept;
 
   LazyFlowSimulator(
       List<TraceCoflow> coflows, int ports, double bandwidth, double coalesce, Model model) {
@@ -269,29 +285,37 @@ final class LazyFlowSimulator {
     } else if (size > 0) {
       keepClass(state, first);
       classMoving = 0;
+      long previous = classLoops++;
       List<Coflow> active = state.coflows();
       for (int j = 0; j < size; j++) {
         Coflow c = active.get(j);
-        for (int k = 0, n = c.activeCount(); k < n; k++) {
-          double r = pairRate[c.activeSrc(k) * ports + c.activeDst(k)];
+        int n = c.activeCount();
+        int s = section(state, c, n, previous);
+        int[] keys = sectionKey[s];
+        double[] rates = sectionRate[s];
+        for (int k = 0; k < n; k++) {
+          double r = pairRate[keys[k]];
           if (r > 0) {
-            int i = c.activeIndex(k);
             classMoving++;
-            double old = rate[i];
+            double old = rates[k];
             if (old > 0) {
               stillMoving++;
             }
             if (r != old) {
               found = grow(found, changed);
               foundRate = grow(foundRate, changed);
-              found[changed] = i;
+              found[changed] = c.activeIndex(k);
               foundRate[changed++] = r;
+              rates[k] = r;
             }
+          } else {
+            rates[k] = 0; // not served by pair: stopped below if it moved
           }
         }
       }
     } else {
       classSize = 0;
+      classLoops++; // the schedule may give any flow of the last class another rate
     }
     int[] served = schedule.served();
     for (int k = 0, m = schedule.servedSize(); k < m; k++) {
@@ -335,6 +359,40 @@ final class LazyFlowSimulator {
         siftDown(h);
       }
     }
+  }
+
+  /**
+   * The slot of coflow {@code c}'s section, which has {@code n} flows, made afresh from the state
+   * unless it was taken in loop {@code previous} with the same flows.
+   */
+  private int section(ClusterState state, Coflow c, int n, long previous) {
+    int s = c.slot();
+    if (s >= sectionCoflow.length) {
+      int len = Math.max(s + 1, Math.max(64, 2 * sectionCoflow.length));
+      sectionCoflow = Arrays.copyOf(sectionCoflow, len);
+      sectionCount = Arrays.copyOf(sectionCount, len);
+      sectionLoop = Arrays.copyOf(sectionLoop, len);
+      sectionKey = Arrays.copyOf(sectionKey, len);
+      sectionRate = Arrays.copyOf(sectionRate, len);
+    }
+    if (sectionCoflow[s] != c || sectionCount[s] != n || sectionLoop[s] != previous) {
+      if (sectionKey[s] == null || sectionKey[s].length < n || sectionCoflow[s] != c) {
+        sectionKey[s] = new int[n];
+        sectionRate[s] = new double[n];
+      }
+      int[] keys = sectionKey[s];
+      double[] rates = sectionRate[s];
+      for (int k = 0; k < n; k++) {
+        keys[k] = c.activeSrc(k) * ports + c.activeDst(k);
+        rates[k] = rate[c.activeIndex(k)];
+      }
+      sectionCoflow[s] = c;
+      sectionCount[s] = n;
+    } else {
+      sectionsKept++;
+    }
+    sectionLoop[s] = previous + 1;
+    return s;
   }
 
   /**

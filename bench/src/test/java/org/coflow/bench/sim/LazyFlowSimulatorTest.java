@@ -90,7 +90,8 @@ class LazyFlowSimulatorTest {
    * Baraat's first class taken by pair ({@link Baraat#firstClass}) gives the run that taking it
    * from the schedule flow by flow gives, bit for bit: the flows are re-anchored in the same order,
    * so every sum is made in the same order. The run goes through decisions that take the class by
-   * pair and through decisions that find it unchanged and skip its flows.
+   * pair (reading coflows whose flows did not change from what the last decision left), and through
+   * decisions that find it unchanged and skip its flows.
    */
   @Test
   void baraatsFirstClassByPairGivesTheSameRunBitForBit() {
@@ -115,6 +116,8 @@ class LazyFlowSimulatorTest {
             System.nanoTime());
     assertTrue(byPair.classTaken > 1000, "decisions by pair: " + byPair.classTaken);
     assertTrue(byPair.classKept > 100, "first class found unchanged: " + byPair.classKept);
+    assertTrue(
+        byPair.sectionsKept > 1000, "coflows read from their section: " + byPair.sectionsKept);
     assertEquals(0, byFlow.classTaken, "decisions by pair with it off");
     assertEquals(flows.events(), pairs.events(), "events");
     for (int i = 0; i < flows.cct().length; i++) {
