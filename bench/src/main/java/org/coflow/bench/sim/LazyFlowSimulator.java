@@ -302,10 +302,7 @@ final class LazyFlowSimulator {
               stillMoving++;
             }
             if (r != old) {
-              found = grow(found, changed);
-              foundRate = grow(foundRate, changed);
-              found[changed] = c.activeIndex(k);
-              foundRate[changed++] = r;
+              changed = found(changed, c.activeIndex(k), r);
               rates[k] = r;
             }
           } else {
@@ -326,10 +323,7 @@ final class LazyFlowSimulator {
         stillMoving++;
       }
       if (r != old) {
-        found = grow(found, changed);
-        foundRate = grow(foundRate, changed);
-        found[changed] = i;
-        foundRate[changed++] = r;
+        changed = found(changed, i, r);
       }
     }
     int started = changed;
@@ -339,8 +333,7 @@ final class LazyFlowSimulator {
         if (schedule.rate(i) == 0
             && !(state.coflowAt(i).index() < size
                 && pairRate[state.srcAt(i) * ports + state.dstAt(i)] > 0)) {
-          found = grow(found, changed);
-          found[changed++] = i;
+          changed = found(changed, i, 0);
         }
       }
     }
@@ -352,13 +345,22 @@ final class LazyFlowSimulator {
       mended += changed;
     }
     for (int k = 0; k < changed; k++) {
-      change(state, found[k], k < started ? foundRate[k] : 0, now, rebuild);
+      change(state, found[k], foundRate[k], now, rebuild);
     }
     if (rebuild) {
       for (int h = moving / 2 - 1; h >= 0; h--) {
         siftDown(h);
       }
     }
+  }
+
+  /** Notes the {@code changed}-th flow found to change: flow {@code i}, to rate {@code r}. */
+  private int found(int changed, int i, double r) {
+    found = grow(found, changed);
+    foundRate = grow(foundRate, changed);
+    found[changed] = i;
+    foundRate[changed] = r;
+    return changed + 1;
   }
 
   /**
