@@ -7,8 +7,9 @@ import org.coflow.api.model.Flow;
 import org.coflow.master.policy.Schedule;
 
 /**
- * Checks every schedule of a run: no port over capacity, no negative or infinite rate, and (unless
- * exempt) work conservation: no active flow between a port with spare uplink and a port with spare
+ * Checks every decision of a run (its schedule, or the rates a simulator moves its flows at, or its
+ * pair or group rates): no port over capacity, no negative or infinite rate, and (unless exempt)
+ * work conservation: no active flow between a port with spare uplink and a port with spare
  * downlink. Throws on the first violation with the time, port pair and numbers. Costs the flows
  * that move plus ports squared, so it can run at every event of a whole trace.
  */

@@ -95,7 +95,7 @@ final class LazyFlowSimulator {
 
   private int[] found = new int[64];
 
-  /** Beside {@link #found}: the new rate of each flow of the first class found changed. */
+  /** Beside {@link #found}: the new rate of each flow found to change (0 for one stopped). */
   private double[] foundRate = new double[64];
 
   // Baraat's first class as the last follow took it by pair: its coflows, the fill its rates came
@@ -267,8 +267,9 @@ final class LazyFlowSimulator {
    * says the decision filled it so: every served flow whose rate differs from the one it moves at,
    * and every moving flow no longer served, is re-anchored at {@code now}. The first class's flows
    * come first, in the order the per-flow entry point would have listed them in the schedule, so
-   * the flows are re-anchored in the same order either way. When many change, the heap is rebuilt
-   * once rather than mended per flow.
+   * the flows are re-anchored in the same order either way (but for a decision whose backfill could
+   * top up the class, which Baraat puts in the schedule after its later classes). When many change,
+   * the heap is rebuilt once rather than mended per flow.
    */
   private void follow(ClusterState state, Schedule schedule, Baraat.FirstClass first, double now) {
     int wasMoving = moving;

@@ -136,8 +136,9 @@ public final class Baraat extends AbstractPolicy {
     if (firstClass != null
         && firstClass.size > 0
         && Backfill.anyFlowWithSpareAtBothEnds(state, budget)) {
-      // The backfill may top up flows of the first class one by one: they go in the schedule.
-      handOut(coflows, firstClass.size, firstClass.rates, schedule);
+      // The backfill may top up flows of the first class one by one: their rates go in the
+      // schedule (the class is already in its order), after the later classes' rates.
+      handOut(coflows, firstClass.size, firstClass.rates, schedule, false);
       firstClass.size = 0;
     }
   }
@@ -148,10 +149,12 @@ public final class Baraat extends AbstractPolicy {
    * pair counts leaves its flows without a rate in the schedule it returns (they stay in its
    * priority order), and the returned view gives the class and its rates by pair instead. The rates
    * are the same either way: every flow of the class gets its pair's rate, and the water-filling
-   * leaves each of them a saturated end, so the backfill tops none up (a decision where some flow
-   * has spare capacity at both ends hands the class out flow by flow, as the per-flow entry point
-   * does). A test holds the two entry points to the same rate for every flow. The mode lasts for
-   * the life of this instance: a per-flow loop needs another.
+   * leaves each of them a saturated end, so the backfill tops none up. A decision where some flow
+   * still has spare capacity at both ends (none on the Facebook trace) puts the class's rates in
+   * the schedule after all, after the later classes' rates: the same rates, but a simulator then
+   * takes them in another order than from the per-flow entry point, so its sums may differ in their
+   * last bits. A test holds the two entry points to the same rate for every flow. The mode lasts
+   * for the life of this instance: a per-flow loop needs another.
    */
   public FirstClass firstClass() {
     if (!keepCounts) {
@@ -266,17 +269,23 @@ public final class Baraat extends AbstractPolicy {
       firstClass.rates = rates;
       firstClass.fills = countedFills;
     } else {
-      handOut(coflows, to, rates, schedule);
+      handOut(coflows, to, rates, schedule, true);
     }
     return true;
   }
 
-  /** Gives every flow of {@code coflows[0 .. to)} its pair's rate, listing them in class 0. */
-  private void handOut(List<Coflow> coflows, int to, double[] rates, Schedule schedule) {
+  /**
+   * Gives every flow of {@code coflows[0 .. to)} its pair's rate, listing the coflows in class 0
+   * first if {@code list}.
+   */
+  private void handOut(
+      List<Coflow> coflows, int to, double[] rates, Schedule schedule, boolean list) {
     int ports = counts.ports();
     for (int j = 0; j < to; j++) {
       Coflow c = coflows.get(j);
-      appendCoflow(c, 0, schedule);
+      if (list) {
+        appendCoflow(c, 0, schedule);
+      }
       int n = c.activeCount();
       hand.ensure(n);
       for (int k = 0; k < n; k++) {
