@@ -291,7 +291,7 @@ final class LazyFlowSimulator {
       for (int j = 0; j < size; j++) {
         Coflow c = active.get(j);
         int n = c.activeCount();
-        int s = section(state, c, n, previous);
+        int s = section(c, n, previous);
         int[] keys = sectionKey[s];
         double[] rates = sectionRate[s];
         for (int k = 0; k < n; k++) {
@@ -368,7 +368,7 @@ final class LazyFlowSimulator {
    * The slot of coflow {@code c}'s section, which has {@code n} flows, made afresh from the state
    * unless it was taken in loop {@code previous} with the same flows.
    */
-  private int section(ClusterState state, Coflow c, int n, long previous) {
+  private int section(Coflow c, int n, long previous) {
     int s = c.slot();
     if (s >= sectionCoflow.length) {
       int len = Math.max(s + 1, Math.max(64, 2 * sectionCoflow.length));
