@@ -451,21 +451,6 @@ public final class Allocator {
   }
 
   /**
-   * Water-fills {@code n} pairs standing for at least {@code 2 * ports} flows, each with capacity
-   * left at both ends: pair j is {@code mult[j]} flows from sender port {@code up[j]} to receiver
-   * port {@code down[j] - ports}, and gets its per-flow rate in {@code level[j]}. Resources are
-   * listed by a scan of the ports, as {@link #fillGroup} lists them for a group of that many flows,
-   * so the rates are bit for bit those {@link #fillGroup} gives the same flows one by one, in any
-   * order (the water level of a resource depends only on how many flows rise on it, and ties go to
-   * the lower port either way). The caller leaves out the pairs without capacity at both ends, as
-   * {@link #fillPairs} does ({@link LevelPairCounts#fill}).
-   */
-  public void fillManyPairs(
-      int[] up, int[] down, int[] mult, int n, PortBudget budget, double[] level) {
-    group.fillManyPairs(up, down, mult, n, budget, level);
-  }
-
-  /**
    * Strict priority per flow: in the given order, each flow takes everything both of its ports
    * still have (Sincronia's greedy allocation; also the shape of the shared backfill).
    */

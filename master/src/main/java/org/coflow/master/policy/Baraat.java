@@ -255,7 +255,7 @@ public final class Baraat extends AbstractPolicy {
             });
     if (counts.keptFill(0, budget)) {
       keptFills++;
-    } else if (counts.fill(0, budget, allocator())) {
+    } else if (counts.fill(0, budget)) {
       countedFills++;
     } else {
       return false; // filled flow by flow, which leaves the pair rates of the last fill alone

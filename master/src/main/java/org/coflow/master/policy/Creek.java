@@ -413,14 +413,14 @@ public final class Creek extends AbstractPolicy {
   /**
    * Water-fills level k from the kept pair counts if its flows with capacity left at both ends are
    * at least {@code 2 * ports}: the rates are then bit for bit those the level's flows get offered
-   * one by one ({@link Allocator#fillManyPairs}), and each flow takes its pair's. Returns false,
+   * one by one ({@link LevelPairCounts#fill}), and each flow takes its pair's. Returns false,
    * having done nothing, for a level with fewer flows (filled flow by flow: its resources rise in
    * the order its flows touch them).
    */
   private boolean fillCounted(int k, ClusterState state, PortBudget budget, Schedule schedule) {
     if (counts.keptFill(k, budget)) {
       keptFills++;
-    } else if (counts.fill(k, budget, allocator())) {
+    } else if (counts.fill(k, budget)) {
       countedFills++;
     } else {
       return false;

@@ -200,9 +200,4 @@ final class FlowGroup {
       rate[pairAt[j]] = levels[j];
     }
   }
-
-  /** See {@link Allocator#fillManyPairs}. */
-  void fillManyPairs(int[] up, int[] down, int[] mult, int n, PortBudget budget, double[] level) {
-    waterFilling.fill(up, down, mult, n, budget.residual, level, true, null);
-  }
 }

@@ -7,10 +7,10 @@ import java.util.Arrays;
  * next, and each level's water-filling from those counts: {@link Creek}'s levels, and {@link
  * Baraat}'s first class as one level.
  *
- * <p>{@code count[k][sender * ports + receiver]} is the number of flows of that pair at level k,
- * with the pairs counted at level k listed in {@code keys[k][0 .. pairs[k])} and {@code
- * slot[k][key]} the position + 1 of a key in that list (0 when not listed). A level with many flows
- * is then water-filled at the cost of its pairs, not its flows ({@link #fill}).
+ * <p>{@code count[k][sender * ports + receiver]} is the number of flows of that pair at level k.
+ * Each port keeps the pairs counted on it at each level listed by their other end, and its flows
+ * there, as the counts move: a level with many flows is then water-filled at the cost of its pairs,
+ * not its flows, and with no sorting of the pairs by port at each fill ({@link #fill}).
  *
  * <p>Per level, what its last fill from the counts started from and left is kept too: the version
  * its counts had ({@link #count} moves it on), the budget it found and the budget it left. A level
@@ -28,22 +28,35 @@ final class LevelPairCounts {
   static final long MAX_BYTES = 32L << 20;
 
   /**
-   * Bytes per pair, at most: per level a count, a list slot, a rate and the listed key, sender and
-   * receiver (the lists never grow past ports squared); once, a fill's scratch, as large.
+   * Bytes per pair, at most: per level a count, a rate, the pair's place in its sender's list and
+   * in its receiver's, and its entries in those lists (no list grows past the fabric's ports). The
+   * bound ({@link #fits}) counts one level more than asked, a margin for the lists' headers and
+   * their growth, and keeps the limits at 774 and 364 ports.
    */
   private static final int PAIR_BYTES = 5 * Integer.BYTES + Double.BYTES;
 
   private final int ports;
   private final int[][] count;
-  private final int[][] slot;
-  private final int[][] keys;
 
-  /** Per level, beside {@code keys}: each listed pair's sender and receiver port. */
-  private final int[][] keySrc;
+  /**
+   * Per level, per port (senders, then {@code ports} + receiver): the other end of each pair with
+   * flows there ({@code ports} + receiver for a sender, the sender for a receiver), in {@code
+   * ends[k][r][0 .. listed[k][r])}.
+   */
+  private final int[][][] ends;
 
-  private final int[][] keyDst;
+  private final int[][] listed;
 
-  private final int[] pairs;
+  /** Per level, by pair key: the pair's place in its sender's list and in its receiver's. */
+  private final int[][] upAt;
+
+  private final int[][] downAt;
+
+  /** Per level, per port: its flows at that level (its pairs' counts summed). */
+  private final int[][] portFlows;
+
+  /** Per level: its flows. */
+  private final long[] flows;
 
   /** Per level, by pair key: the rate of each of its flows, from the level's last fill. */
   private final double[][] rate;
@@ -54,14 +67,15 @@ final class LevelPairCounts {
   private final double[][] filledLeft;
   private final boolean[] filledKept;
 
-  // A fill's scratch: the pairs with capacity left at both ends as the water-filling takes them
-  // (sender, ports + receiver, flows, key) and their rates; the keys of the other pairs.
-  private int[] fillUp = new int[64];
-  private int[] fillDown = new int[64];
-  private int[] fillCount = new int[64];
-  private int[] fillKey = new int[64];
-  private double[] fillRate = new double[64];
-  private int[] blocked = new int[64];
+  // A fill's scratch, per port: the flows still rising there, whether it has saturated (or was
+  // saturated from the start), the ports rising and those saturating in one step ({@link
+  // WaterFilling#rise}); and the level being filled, for freeze.
+  private final int[] rising;
+  private final boolean[] saturated;
+  private final int[] live;
+  private final int[] due;
+  private int filling;
+  private final WaterFilling.Saturation freeze = this::freeze;
 
   /** Counts for {@code levels} levels on a fabric of {@code ports} ports, nothing counted. */
   LevelPairCounts(int levels, int ports) {
@@ -78,17 +92,22 @@ final class LevelPairCounts {
     this.ports = ports;
     int keyed = ports * ports;
     count = new int[levels][keyed];
-    slot = new int[levels][keyed];
-    keys = new int[levels][64];
-    keySrc = new int[levels][64];
-    keyDst = new int[levels][64];
-    pairs = new int[levels];
+    ends = new int[levels][2 * ports][];
+    listed = new int[levels][2 * ports];
+    upAt = new int[levels][keyed];
+    downAt = new int[levels][keyed];
+    portFlows = new int[levels][2 * ports];
+    flows = new long[levels];
     rate = new double[levels][keyed];
     countsVersion = new int[levels];
     filledVersion = new int[levels];
     filledFrom = new double[levels][2 * ports];
     filledLeft = new double[levels][2 * ports];
     filledKept = new boolean[levels];
+    rising = new int[2 * ports];
+    saturated = new boolean[2 * ports];
+    live = new int[2 * ports];
+    due = new int[2 * ports];
   }
 
   /**
@@ -121,33 +140,42 @@ final class LevelPairCounts {
     countsVersion[level]++;
     int was = counts[key];
     counts[key] = was + delta;
-    int[] slots = slot[level];
-    int[] listed = keys[level];
+    int src = key / ports;
+    int down = ports + key - src * ports;
+    portFlows[level][src] += delta;
+    portFlows[level][down] += delta;
+    flows[level] += delta;
     if (was == 0) {
-      int n = pairs[level];
-      if (n == listed.length) {
-        int len = Math.min(2 * n, ports * ports); // n is below ports squared: a pair is missing
-        listed = Arrays.copyOf(listed, len);
-        keys[level] = listed;
-        keySrc[level] = Arrays.copyOf(keySrc[level], len);
-        keyDst[level] = Arrays.copyOf(keyDst[level], len);
-      }
-      int src = key / ports;
-      listed[n] = key;
-      keySrc[level][n] = src;
-      keyDst[level][n] = key - src * ports;
-      slots[key] = n + 1;
-      pairs[level] = n + 1;
+      list(level, src, down, upAt[level], key);
+      list(level, down, src, downAt[level], key);
     } else if (was + delta == 0) {
-      int j = slots[key] - 1;
-      int n = --pairs[level];
-      int last = listed[n];
-      listed[j] = last;
-      keySrc[level][j] = keySrc[level][n];
-      keyDst[level][j] = keyDst[level][n];
-      slots[last] = j + 1;
-      slots[key] = 0;
+      unlist(level, src, upAt[level], key, true);
+      unlist(level, down, downAt[level], key, false);
     }
+  }
+
+  /** Lists other end {@code end} on port {@code r} at {@code level}, for pair {@code key}. */
+  private void list(int level, int r, int end, int[] at, int key) {
+    int[] list = ends[level][r];
+    int n = listed[level][r];
+    if (list == null || n == list.length) {
+      // n is below ports: a pair of this port is missing
+      list = list == null ? new int[8] : Arrays.copyOf(list, Math.min(2 * n, ports));
+      ends[level][r] = list;
+    }
+    list[n] = end;
+    at[key] = n;
+    listed[level][r] = n + 1;
+  }
+
+  /** Takes pair {@code key} off port {@code r}'s list at {@code level} (its sender's if up). */
+  private void unlist(int level, int r, int[] at, int key, boolean up) {
+    int[] list = ends[level][r];
+    int j = at[key];
+    int n = --listed[level][r];
+    int last = list[n];
+    list[j] = last;
+    at[up ? r * ports + last - ports : last * ports + r - ports] = j;
   }
 
   /**
@@ -168,61 +196,97 @@ final class LevelPairCounts {
   /**
    * Water-fills level k from its counts if its flows with capacity left at both ends are at least
    * {@code 2 * ports}: the rates are then bit for bit those the level's flows get offered one by
-   * one ({@link Allocator#fillManyPairs}). Returns false, having done nothing, for a level with
-   * fewer flows.
+   * one. Returns false, having done nothing, for a level with fewer flows.
+   *
+   * <p>It is the water-filling {@link Allocator#fillGroup} does for that many flows offered one by
+   * one, with resources listed by a scan of the ports: the same rise ({@link WaterFilling#rise}) on
+   * the same counts in the same port order, so the same levels to the bit (a resource's level
+   * depends only on how many flows rise on it, and ties go to the lower port either way). Only the
+   * bookkeeping is by pair, from the ports' lists: a pair freezes when the first of its ends
+   * saturates, so a saturating port freezes the pairs on its list whose other end has not saturated
+   * yet, and the order it takes them in changes no level and no count. A pair with an end at or
+   * below {@link PortBudget#EPS} before the fill is left out, as {@link Allocator#fillPairs} leaves
+   * it: rate 0, and its flows are not counted on its other end.
    */
-  boolean fill(int k, PortBudget budget, Allocator allocator) {
-    int m = pairs[k];
-    if (fillUp.length < m) {
-      int len = Math.min(Math.max(m, 2 * fillUp.length), ports * ports);
-      fillUp = new int[len];
-      fillDown = new int[len];
-      fillCount = new int[len];
-      fillKey = new int[len];
-      fillRate = new double[len];
-      blocked = new int[len];
-    }
-    int[] listed = keys[k];
-    int[] srcs = keySrc[k];
-    int[] dsts = keyDst[k];
-    int[] counts = count[k];
-    // One pass over the listed pairs: those with capacity left at both ends in listed order, as
-    // Allocator.fillPairs would take them, and the others apart.
-    long flows = 0;
-    int open = 0;
-    int shut = 0;
-    for (int j = 0; j < m; j++) {
-      int key = listed[j];
-      int src = srcs[j];
-      int dst = dsts[j];
-      if (budget.available(src, dst) > PortBudget.EPS) {
-        int c = counts[key];
-        fillUp[open] = src;
-        fillDown[open] = ports + dst;
-        fillCount[open] = c;
-        fillKey[open++] = key;
-        flows += c;
-      } else {
-        blocked[shut++] = key;
+  boolean fill(int k, PortBudget budget) {
+    double[] residual = budget.residual;
+    int resources = 2 * ports;
+    System.arraycopy(portFlows[k], 0, rising, 0, resources);
+    long open = flows[k];
+    for (int r = 0; r < resources; r++) {
+      if (rising[r] > 0 && !(residual[r] > PortBudget.EPS)) {
+        open -= take(k, r, 0, false);
       }
     }
-    if (flows < 2L * ports) {
+    if (open < 2L * ports) {
+      Arrays.fill(saturated, false);
       return false;
     }
-    double[] residual = budget.residual;
-    System.arraycopy(residual, 0, filledFrom[k], 0, residual.length);
-    allocator.fillManyPairs(fillUp, fillDown, fillCount, open, budget, fillRate);
-    double[] rates = rate[k];
-    for (int j = 0; j < open; j++) {
-      rates[fillKey[j]] = fillRate[j];
+    for (int r = 0; r < resources; r++) {
+      if (saturated[r]) {
+        zero(k, r);
+      }
     }
-    for (int j = 0; j < shut; j++) {
-      rates[blocked[j]] = 0;
+    System.arraycopy(residual, 0, filledFrom[k], 0, resources);
+    int alive = 0;
+    for (int r = 0; r < resources; r++) {
+      if (rising[r] > 0) {
+        live[alive++] = r;
+      }
     }
-    System.arraycopy(residual, 0, filledLeft[k], 0, residual.length);
+    filling = k;
+    WaterFilling.rise(live, alive, rising, residual, due, freeze);
+    Arrays.fill(saturated, false);
+    System.arraycopy(residual, 0, filledLeft[k], 0, resources);
     filledVersion[k] = countsVersion[k];
     filledKept[k] = true;
     return true;
+  }
+
+  /** Port r of the level being filled saturates at level {@code at}. */
+  private void freeze(int r, double at) {
+    take(filling, r, at, true);
+  }
+
+  /**
+   * Takes the pairs of port r at level k whose other end has not saturated off the rising counts of
+   * both their ends, giving them rate {@code at} if {@code rated}, and marks r saturated. Returns
+   * their flows.
+   */
+  private int take(int k, int r, double at, boolean rated) {
+    int[] list = ends[k][r];
+    int[] counts = count[k];
+    double[] rates = rate[k];
+    boolean sender = r < ports;
+    int base = sender ? r * ports - ports : r - ports; // a key is base + end, or end * ports + base
+    int taken = 0;
+    for (int j = 0, n = listed[k][r]; j < n; j++) {
+      int end = list[j];
+      if (!saturated[end]) {
+        int key = sender ? base + end : end * ports + base;
+        int c = counts[key];
+        taken += c;
+        rising[end] -= c;
+        if (rated) {
+          rates[key] = at;
+        }
+      }
+    }
+    rising[r] -= taken;
+    saturated[r] = true;
+    return taken;
+  }
+
+  /** Zeroes the rates of port r's pairs at level k. */
+  private void zero(int k, int r) {
+    int[] list = ends[k][r];
+    double[] rates = rate[k];
+    boolean sender = r < ports;
+    int base = sender ? r * ports - ports : r - ports;
+    for (int j = 0, n = listed[k][r]; j < n; j++) {
+      int end = list[j];
+      rates[sender ? base + end : end * ports + base] = 0;
+    }
   }
 
   /**
@@ -230,11 +294,9 @@ final class LevelPairCounts {
    * #setRate}): the level keeps nothing of its last fill from the counts.
    */
   void clearRates(int k) {
-    double[] rates = rate[k];
-    int[] listed = keys[k];
     filledKept[k] = false;
-    for (int j = 0, m = pairs[k]; j < m; j++) {
-      rates[listed[j]] = 0;
+    for (int r = 0; r < ports; r++) {
+      zero(k, r);
     }
   }
 
