@@ -180,6 +180,13 @@ final class WaterFilling {
   }
 
   /**
+   * {@link #rise}'s margin: {@code 1 + 2^-40}, far above the relative error of the two roundings in
+   * {@code step * ABOVE * count} (2^-53 each), so that {@code residual > step * ABOVE * count}
+   * proves {@code residual / count > step} exactly.
+   */
+  private static final double ABOVE = 1 + 0x1p-40;
+
+  /**
    * The rise of the water level, shared by {@link #fill}, {@link Refill} and {@link
    * PairShares#fill}: all entries still rising rise together by the smallest fair share {@code
    * residual[r] / count[r]} among the {@code alive} resources listed in {@code live}; every
@@ -193,16 +200,25 @@ final class WaterFilling {
     double at = 0;
     while (true) {
       double step = Double.POSITIVE_INFINITY;
+      // A little above step: a resource whose residual is above above * count has a share of at
+      // least step, exactly and so once rounded too, and cannot be the new minimum; it is passed
+      // over without a division (most are), and the minimum found is the one the divisions find.
+      double above = Double.POSITIVE_INFINITY;
       int argmin = -1;
       int kept = 0;
       for (int k = 0; k < alive; k++) {
         int r = live[k];
-        if (count[r] > 0) {
+        int c = count[r];
+        if (c > 0) {
           live[kept++] = r;
-          double s = Math.max(0, residual[r]) / count[r];
-          if (s < step) {
-            step = s;
-            argmin = r;
+          double left = residual[r];
+          if (!(left > above * c)) {
+            double s = Math.max(0, left) / c;
+            if (s < step) {
+              step = s;
+              above = s * ABOVE;
+              argmin = r;
+            }
           }
         }
       }
