@@ -29,9 +29,9 @@ final class LevelPairCounts {
 
   /**
    * Bytes per pair, at most: per level a count, a rate, the pair's place in its sender's list and
-   * in its receiver's, and its entries in those lists (no list grows past the fabric's ports). The
-   * bound ({@link #fits}) counts one level more than asked, a margin for the lists' headers and
-   * their growth, and keeps the limits at 774 and 364 ports.
+   * in its receiver's, and its entries in those lists (no list grows past the fabric's ports, or 8
+   * on a fabric of fewer). The bound ({@link #fits}) counts one level more than asked, a margin for
+   * the lists' headers and their growth, and keeps the limits at 774 and 364 ports.
    */
   private static final int PAIR_BYTES = 5 * Integer.BYTES + Double.BYTES;
 
@@ -67,9 +67,10 @@ final class LevelPairCounts {
   private final double[][] filledLeft;
   private final boolean[] filledKept;
 
-  // A fill's scratch, per port: the flows still rising there, whether it has saturated (or was
-  // saturated from the start), the ports rising and those saturating in one step ({@link
-  // WaterFilling#rise}); and the level being filled, for freeze.
+  // A fill's scratch, per port: the flows still rising there; whether it has saturated in the
+  // rise, or was at or below PortBudget.EPS at the start with pairs to leave out (its pairs are
+  // frozen or left out either way); the ports rising and those saturating in one step
+  // (WaterFilling.rise); and the level being filled, for freeze.
   private final int[] rising;
   private final boolean[] saturated;
   private final int[] live;

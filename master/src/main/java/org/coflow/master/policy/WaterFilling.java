@@ -180,17 +180,10 @@ final class WaterFilling {
   }
 
   /**
-   * {@link #rise}'s margin: {@code 1 + 2^-40}, far above the relative error of the two roundings in
-   * {@code step * ABOVE * count} (2^-53 each), so that {@code residual > step * ABOVE * count}
-   * proves {@code residual / count > step} exactly.
-   */
-  private static final double ABOVE = 1 + 0x1p-40;
-
-  /**
-   * The rise of the water level, shared by {@link #fill}, {@link Refill} and {@link
-   * PairShares#fill}: all entries still rising rise together by the smallest fair share {@code
-   * residual[r] / count[r]} among the {@code alive} resources listed in {@code live}; every
-   * resource then at or below {@link PortBudget#EPS} saturates (in list order), and resources
+   * The rise of the water level, shared by {@link #fill}, {@link Refill}, {@link PairShares#fill}
+   * and {@link LevelPairCounts#fill}: all entries still rising rise together by the smallest fair
+   * share {@code residual[r] / count[r]} among the {@code alive} resources listed in {@code live};
+   * every resource then at or below {@link PortBudget#EPS} saturates (in list order), and resources
    * nothing rises on any more drop out of the list (in place, keeping the order, so ties go to the
    * same resource as in a full scan). {@code count[r]} is the number of flows still rising on
    * resource r; {@code due} is scratch of at least {@code alive} entries.
@@ -200,10 +193,11 @@ final class WaterFilling {
     double at = 0;
     while (true) {
       double step = Double.POSITIVE_INFINITY;
-      // A little above step: a resource whose residual is above above * count has a share of at
-      // least step, exactly and so once rounded too, and cannot be the new minimum; it is passed
-      // over without a division (most are), and the minimum found is the one the divisions find.
-      double above = Double.POSITIVE_INFINITY;
+      // A resource whose residual is above step * count, as rounded, is above it exactly too (a
+      // double above the rounded product is above the product: rounding is monotone), so its
+      // share is above step exactly and at least step once rounded: it cannot be the new minimum
+      // and is passed over without a division (most are). The minimum is the one the divisions
+      // find, bit for bit.
       int argmin = -1;
       int kept = 0;
       for (int k = 0; k < alive; k++) {
@@ -212,11 +206,10 @@ final class WaterFilling {
         if (c > 0) {
           live[kept++] = r;
           double left = residual[r];
-          if (!(left > above * c)) {
+          if (!(left > step * c)) {
             double s = Math.max(0, left) / c;
             if (s < step) {
               step = s;
-              above = s * ABOVE;
               argmin = r;
             }
           }

@@ -11,12 +11,13 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The pair counts' water-filling, made from each port's list of pairs as pairs come and go, against
- * {@link Allocator#fillPairs} of the same pairs: the same rates and the same residuals, bit for
- * bit. A random run on few ports empties, refills and reorders the ports' lists all the time, and
- * the budget it fills has ports saturated, at {@link PortBudget#EPS} or partly taken beforehand.
+ * {@link WaterFilling#fill} of the same pairs with capacity left at both ends, resources taken by a
+ * scan of the ports: the same rates and the same residuals, bit for bit. A random run on few ports
+ * empties, refills, grows and reorders the ports' lists all the time, and the budget it fills has
+ * ports saturated, at {@link PortBudget#EPS} or partly taken beforehand.
  */
 class LevelPairCountsTest {
-  private static final int PORTS = 7;
+  private static final int PORTS = 11; // above a list's first length (8): lists grow
   private static final int LEVELS = 2;
 
   /** A port list that lost a pair never lets its rise end: the timeout makes that a failure. */
@@ -26,12 +27,15 @@ class LevelPairCountsTest {
     LevelPairCounts counts = new LevelPairCounts(LEVELS, PORTS);
     int[][] mirror = new int[LEVELS][PORTS * PORTS];
     Random random = new Random(23);
-    Allocator allocator = new Allocator(PORTS);
+    WaterFilling waterFilling = new WaterFilling(PORTS);
     Fabric fabric = Fabric.uniform(PORTS, 1000);
     int[] src = new int[PORTS * PORTS];
     int[] dst = new int[PORTS * PORTS];
+    int[] up = new int[PORTS * PORTS];
+    int[] down = new int[PORTS * PORTS];
     int[] flows = new int[PORTS * PORTS];
     double[] expected = new double[PORTS * PORTS];
+    double[] before = new double[PORTS * PORTS];
     int compared = 0;
     int refused = 0;
     int blocked = 0;
@@ -62,34 +66,43 @@ class LevelPairCountsTest {
         if (mirror[k][p] > 0) {
           src[n] = p / PORTS;
           dst[n] = p % PORTS;
-          flows[n] = mirror[k][p];
+          before[n] = counts.rate(k, src[n], dst[n]);
           if (budget.available(src[n], dst[n]) > PortBudget.EPS) {
-            open += flows[n];
-            openPairs++;
+            up[openPairs] = src[n];
+            down[openPairs] = PORTS + dst[n];
+            flows[openPairs++] = mirror[k][p];
+            open += mirror[k][p];
           } else {
             blocked++;
           }
           n++;
         }
       }
+      double[] from = budget.residual.clone();
       boolean filled = counts.fill(k, budget);
       assertEquals(open >= 2L * PORTS, filled, "a fill from the counts needs 2 * ports open flows");
       if (!filled) {
-        assertArrayEquals(reference.residual, budget.residual, "a refused fill takes nothing");
+        assertArrayEquals(from, budget.residual, "a refused fill takes nothing");
+        for (int j = 0; j < n; j++) {
+          assertEquals(before[j], counts.rate(k, src[j], dst[j]), "a refused fill sets no rate");
+        }
         refused++;
         continue;
       }
-      if (openPairs < 2 * PORTS) {
-        continue; // fillPairs lists so few pairs' resources as they come, not by a scan of ports
-      }
-      allocator.fillPairs(src, dst, flows, n, reference, expected);
-      for (int j = 0; j < n; j++) {
+      waterFilling.fill(up, down, flows, openPairs, reference.residual, expected, true, null);
+      for (int j = 0, o = 0; j < n; j++) {
+        boolean rises = o < openPairs && up[o] == src[j] && down[o] == PORTS + dst[j];
         assertEquals(
-            expected[j],
+            rises ? expected[o++] : 0.0,
             counts.rate(k, src[j], dst[j]),
             "step " + step + ", level " + k + ", pair " + src[j] + " -> " + dst[j]);
       }
       assertArrayEquals(reference.residual, budget.residual, "step " + step);
+      // The same counts on the same budget keep that fill: the budget takes what it took.
+      double[] left = budget.residual.clone();
+      System.arraycopy(from, 0, budget.residual, 0, from.length);
+      assertTrue(counts.keptFill(k, budget), "step " + step + ": the fill is kept");
+      assertArrayEquals(left, budget.residual, "step " + step + ": a kept fill takes the same");
       compared++;
       if (compared % 50 == 0) {
         counts.clearRates(k);
