@@ -150,8 +150,8 @@ final class LevelPairCounts {
       list(level, src, down, upAt[level], key);
       list(level, down, src, downAt[level], key);
     } else if (was + delta == 0) {
-      unlist(level, src, upAt[level], key, true);
-      unlist(level, down, downAt[level], key, false);
+      unlist(level, src, upAt[level], key);
+      unlist(level, down, downAt[level], key);
     }
   }
 
@@ -169,14 +169,19 @@ final class LevelPairCounts {
     listed[level][r] = n + 1;
   }
 
-  /** Takes pair {@code key} off port {@code r}'s list at {@code level} (its sender's if up). */
-  private void unlist(int level, int r, int[] at, int key, boolean up) {
+  /** Takes pair {@code key} off port {@code r}'s list at {@code level}. */
+  private void unlist(int level, int r, int[] at, int key) {
     int[] list = ends[level][r];
     int j = at[key];
     int n = --listed[level][r];
     int last = list[n];
     list[j] = last;
-    at[up ? r * ports + last - ports : last * ports + r - ports] = j;
+    at[key(r, last)] = j;
+  }
+
+  /** The key of the pair at port {@code r} whose other end is {@code end}. */
+  private int key(int r, int end) {
+    return r < ports ? r * ports + end - ports : end * ports + r - ports;
   }
 
   /**
@@ -258,13 +263,11 @@ final class LevelPairCounts {
     int[] list = ends[k][r];
     int[] counts = count[k];
     double[] rates = rate[k];
-    boolean sender = r < ports;
-    int base = sender ? r * ports - ports : r - ports; // a key is base + end, or end * ports + base
     int taken = 0;
     for (int j = 0, n = listed[k][r]; j < n; j++) {
       int end = list[j];
       if (!saturated[end]) {
-        int key = sender ? base + end : end * ports + base;
+        int key = key(r, end);
         int c = counts[key];
         taken += c;
         rising[end] -= c;
@@ -282,11 +285,8 @@ final class LevelPairCounts {
   private void zero(int k, int r) {
     int[] list = ends[k][r];
     double[] rates = rate[k];
-    boolean sender = r < ports;
-    int base = sender ? r * ports - ports : r - ports;
     for (int j = 0, n = listed[k][r]; j < n; j++) {
-      int end = list[j];
-      rates[sender ? base + end : end * ports + base] = 0;
+      rates[key(r, list[j])] = 0;
     }
   }
 
