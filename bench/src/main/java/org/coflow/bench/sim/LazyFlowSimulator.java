@@ -115,6 +115,23 @@ final class LazyFlowSimulator {
   private int[][] sectionKey = new int[0][];
   private double[][] sectionRate = new double[0][];
 
+  /**
+   * Whether the policy may hold steps whose flows move at their rates already ({@link
+   * SchedulingPolicy#passesOverHeld}; tests turn it off to compare).
+   */
+  boolean passOverHeld = true;
+
+  /** Served flows a follow passed over in held steps (for tests). */
+  long passed;
+
+  /** Per coflow slot, how many of its flows move (for the held steps' check). */
+  private int[] coflowMoving = new int[0];
+
+  /** Per coflow slot, {@link #heldStamp} if a step of it is held in the follow under way. */
+  private int[] heldMark = new int[0];
+
+  private int heldStamp;
+
   /** Loops over the first class so far, and decisions that did not take it by pair. */
   private long classLoops;
 
@@ -176,6 +193,9 @@ final class LazyFlowSimulator {
     long events = 0;
     List<Flow> finishing = new ArrayList<>();
     policy.movesAsDecided();
+    if (passOverHeld) {
+      policy.passesOverHeld();
+    }
     Baraat.FirstClass first =
         firstClassByPair && policy instanceof Baraat b ? b.firstClass() : null;
     while (next < n || !state.flows().isEmpty()) {
@@ -256,6 +276,11 @@ final class LazyFlowSimulator {
       left[i] = bytes;
       at[i] = -1;
     }
+    if (coflowMoving.length < state.slots()) {
+      int len = Math.max(state.slots(), 2 * coflowMoving.length);
+      coflowMoving = Arrays.copyOf(coflowMoving, len);
+      heldMark = Arrays.copyOf(heldMark, len);
+    }
     int need = state.slots() * ports;
     if (accountOf.length < need) {
       accountOf = Arrays.copyOf(accountOf, Math.max(need, 2 * accountOf.length));
@@ -315,10 +340,27 @@ final class LazyFlowSimulator {
       classSize = 0;
       classLoops++; // the schedule may give any flow of the last class another rate
     }
-    int[] served = schedule.served();
-    for (int k = 0, m = schedule.servedSize(); k < m; k++) {
+    // The steps the schedule holds give their flows the rates they move at; passed over if they
+    // are all of their coflows' moving flows (no other of them to stop), else written.
+    int held = schedule.heldSteps();
+    if (held > 0) {
+      heldStamp++;
+      for (int h = 0; h < held; h++) {
+        Coflow c = schedule.heldCoflow(h);
+        if (coflowMoving[c.slot()] != schedule.heldFlows(h)) {
+          schedule.writeHeld();
+          held = 0;
+          break;
+        }
+        heldMark[c.slot()] = heldStamp;
+      }
+      stillMoving += schedule.heldFlows();
+      passed += schedule.heldFlows();
+    }
+    int[] served = schedule.written();
+    for (int k = 0, m = schedule.writtenSize(); k < m; k++) {
       int i = served[k];
-      double r = schedule.rate(i);
+      double r = schedule.writtenRate(i);
       double old = rate[i];
       if (old > 0) {
         stillMoving++;
@@ -331,7 +373,8 @@ final class LazyFlowSimulator {
     if (stillMoving != wasMoving) {
       for (int h = 0; h < moving; h++) {
         int i = heap[h];
-        if (schedule.rate(i) == 0
+        if (schedule.writtenRate(i) == 0
+            && !(held > 0 && heldMark[state.slotAt(i)] == heldStamp)
             && !(state.coflowAt(i).index() < size
                 && pairRate[state.srcAt(i) * ports + state.dstAt(i)] > 0)) {
           changed = found(changed, i, 0);
@@ -432,6 +475,9 @@ final class LazyFlowSimulator {
    */
   private void change(ClusterState state, int i, double r, double now, boolean unordered) {
     double old = rate[i];
+    if ((old > 0) != (r > 0)) {
+      coflowMoving[state.slotAt(i)] += r > 0 ? 1 : -1;
+    }
     int a = account(state, i, r > 0);
     boolean open = true;
     if (old > 0) {
@@ -643,6 +689,9 @@ final class LazyFlowSimulator {
     state.addReceived(f.coflow(), f.dst(), rest);
     state.settleSent(i, state.sizeAt(i) - state.sentAt(i));
     int a = account(state, i, false);
+    if (r > 0) {
+      coflowMoving[state.slotAt(i)]--;
+    }
     rate[i] = 0;
     if (--accountFlows[a] == 0) {
       release(a);

@@ -14,6 +14,14 @@ public abstract class AbstractPolicy implements SchedulingPolicy {
   private Fabric fabric;
   private Schedule spare;
 
+  /** The last decision's schedule, and its {@link Schedule#rateChanges} as it was returned. */
+  private Schedule decided;
+
+  private long decidedChanges;
+
+  /** Whether the caller passes over held steps: see {@link #passesOverHeld}. */
+  private boolean holds;
+
   /**
    * Allocates rates from {@code budget} and appends every active flow of {@code state} to {@code
    * schedule}'s order exactly once, most important first.
@@ -27,10 +35,20 @@ public abstract class AbstractPolicy implements SchedulingPolicy {
       fabric = state.fabric();
       budget = new PortBudget(fabric);
       allocator = new Allocator(fabric.size());
+      if (holds) {
+        allocator.holdUnchanged();
+      }
     } else {
       budget.reset(fabric);
       allocator.forgetFinished();
     }
+    // The last decision's rates are those its steps gave if its schedule came back unchanged and
+    // with no rate raised (a caller that moves flows at them hands it back to be recycled).
+    allocator.beginDecision(
+        spare != null
+            && spare == decided
+            && spare.rateChanges() == decidedChanges
+            && !spare.raised());
     Schedule schedule = Schedule.recycle(state, spare);
     spare = null;
     allocate(state, now, budget, schedule);
@@ -45,7 +63,21 @@ public abstract class AbstractPolicy implements SchedulingPolicy {
     }
     Backfill.fill(state, budget, schedule, null, allocator);
     observe(state, schedule, now);
+    decided = schedule;
+    decidedChanges = schedule.rateChanges();
     return schedule;
+  }
+
+  /**
+   * From now on, a max-min or backfill step that gives a coflow's flows exactly the rates the last
+   * decision gave them is held in the schedule rather than written ({@link Schedule#hold}).
+   */
+  @Override
+  public void passesOverHeld() {
+    holds = true;
+    if (allocator != null) {
+      allocator.holdUnchanged();
+    }
   }
 
   @Override

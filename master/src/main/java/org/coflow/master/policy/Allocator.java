@@ -34,11 +34,18 @@ public final class Allocator {
   private final IdentityHashMap<Coflow, StepMemo> groupSteps = new IdentityHashMap<>();
   private long replays;
 
+  /** Decisions begun ({@link #beginDecision}); whether the last one's rates were kept. */
+  private long decision;
+
+  private boolean lastDecisionKept;
+  private boolean holdUnchanged;
+  private long held;
+
   public Allocator(int ports) {
     this.ports = ports;
     this.group = new FlowGroup(ports, new WaterFilling(ports), hand);
     this.marks = new FlowMarks(ports);
-    this.refill = new Refill(ports, hand);
+    this.refill = new Refill(ports);
     this.greedySteps = new GreedySteps(ports, hand, marks);
   }
 
@@ -92,16 +99,61 @@ public final class Allocator {
     if (!mayTake(c, budget)) {
       return;
     }
+    schedule.giving(c);
     StepMemo last = memosOf(kind).get(c);
-    if (!replayed(last, c, kind, budget, schedule)
-        && !refill.refilled(last, c, kind, budget, schedule)) {
+    if (replays(last, c, kind, budget)) {
+      handOut(last, c, true, schedule);
+    } else if (refill.refilled(last, c, kind, budget)) {
+      handOut(last, c, refill.sameRates(), schedule);
+    } else {
       StepMemo memo = start(last, c, kind, budget);
       group.clear();
       offerCoflow(c, null, 0, budget, null);
       memo.riseKnown = false;
       group.fill(budget, schedule, false, memo);
       record(memo, budget);
+      memo.decision = decision;
     }
+    schedule.giving(null);
+  }
+
+  /**
+   * Gives the flows of a step replayed or redone from memo {@code m} their rates. When the caller
+   * moves flows as decided and the step gives its flows ({@code same}) the rates it gave them in
+   * the last decision, which they kept, the step is held rather than written ({@link
+   * Schedule#hold}): they move at these rates already.
+   */
+  private void handOut(StepMemo m, Coflow c, boolean same, Schedule schedule) {
+    if (same && holdUnchanged && lastDecisionKept && m.decision == decision - 1) {
+      schedule.hold(c, m.moving, m.rates, m.moved);
+      held += m.moved;
+    } else {
+      hand.rateByPosition(c, m.moving, m.rates, m.moved, schedule);
+    }
+    m.decision = decision;
+  }
+
+  /**
+   * Starts a decision. {@code lastKept}: the last decision's schedule came back with the rates its
+   * steps gave, none added or raised since.
+   */
+  void beginDecision(boolean lastKept) {
+    decision++;
+    lastDecisionKept = lastKept;
+  }
+
+  /**
+   * Lets max-min and backfill steps that give a coflow's flows the rates of its step of the last
+   * decision be held in the schedule rather than written ({@link Schedule#hold}); for a policy
+   * whose caller moves flows as decided ({@link SchedulingPolicy#movesAsDecided}).
+   */
+  void holdUnchanged() {
+    holdUnchanged = true;
+  }
+
+  /** How many flows' rates steps held rather than wrote (for tests). */
+  long held() {
+    return held;
   }
 
   private IdentityHashMap<Coflow, StepMemo> memosOf(int kind) {
@@ -158,6 +210,18 @@ public final class Allocator {
    * same inputs: its outcome is replayed.
    */
   private boolean replayed(StepMemo m, Coflow c, int kind, PortBudget budget, Schedule schedule) {
+    if (!replays(m, c, kind, budget)) {
+      return false;
+    }
+    hand.rateByPosition(c, m.moving, m.rates, m.moved, schedule);
+    return true;
+  }
+
+  /**
+   * {@link #replayed} but for handing out the rates: the residuals the step left are taken, and the
+   * caller gives the flows their rates.
+   */
+  private boolean replays(StepMemo m, Coflow c, int kind, PortBudget budget) {
     if (m == null || m.kind != kind || m.changes != c.activeChanges()) {
       return false;
     }
@@ -169,7 +233,6 @@ public final class Allocator {
       res[m.resources[j]] = m.after[j];
     }
     replays++;
-    hand.rateByPosition(c, m.moving, m.rates, m.moved, schedule);
     return true;
   }
 
@@ -255,10 +318,23 @@ public final class Allocator {
       int groups,
       PortBudget budget,
       Schedule schedule) {
-    int n = c.activeCount();
     if (!mayTake(c, budget)) {
       return;
     }
+    schedule.giving(c);
+    groupStep(c, groupOf, byGroup, from, groups, budget, schedule);
+    schedule.giving(null);
+  }
+
+  private void groupStep(
+      Coflow c,
+      int[] groupOf,
+      int[] byGroup,
+      int[] from,
+      int groups,
+      PortBudget budget,
+      Schedule schedule) {
+    int n = c.activeCount();
     StepMemo last = groupSteps.get(c);
     boolean sameGroups =
         last != null
@@ -293,7 +369,7 @@ public final class Allocator {
       }
       if (!sameGroups
           || !(replayed(g, c, StepMemo.GROUPS, budget, schedule)
-              || refill.refilled(g, c, StepMemo.GROUPS, budget, schedule))) {
+              || refilled(g, c, budget, schedule))) {
         g.noteStart(c, res, ports);
         group.clear();
         for (int p = from[j], end = from[j + 1]; p < end; p++) {
@@ -315,6 +391,15 @@ public final class Allocator {
     }
     memo.moved = moved;
     memo.noteResiduals(res);
+  }
+
+  /** A group's step redone from its last rise ({@link Refill}), its rates handed out. */
+  private boolean refilled(StepMemo g, Coflow c, PortBudget budget, Schedule schedule) {
+    if (!refill.refilled(g, c, StepMemo.GROUPS, budget)) {
+      return false;
+    }
+    hand.rateByPosition(c, g.moving, g.rates, g.moved, schedule);
+    return true;
   }
 
   /**
@@ -459,10 +544,12 @@ public final class Allocator {
       return;
     }
     StepMemo last = memos.get(c);
+    schedule.giving(c);
     if (!replayed(last, c, StepMemo.GREEDY, budget, schedule)
         && !greedySteps.rerated(last, c, budget, schedule)) {
       greedySteps.full(start(last, c, StepMemo.GREEDY, budget), c, budget, schedule);
     }
+    schedule.giving(null);
   }
 
   /** {@link #greedy(Coflow, PortBudget, Schedule)} over a list of flows in order. */

@@ -12,7 +12,6 @@ import org.coflow.api.model.Coflow;
  */
 final class Refill {
   private final int ports;
-  private final RateHand hand;
   private final int[] live;
   private final int[] due;
   private final int[] riseCount;
@@ -35,17 +34,27 @@ final class Refill {
   private int redoneOthers;
   private final WaterFilling.Saturation resaturate = this::resaturate;
 
+  /** Whether the last step {@link #refilled} gave each of its flows the rate it had before. */
+  private boolean sameRates;
+
   private long refills;
   private long abandonedRefills;
   private long refillsAfterFinishes;
 
-  Refill(int ports, RateHand hand) {
+  Refill(int ports) {
     this.ports = ports;
-    this.hand = hand;
     this.live = new int[2 * ports];
     this.due = new int[2 * ports];
     this.riseCount = new int[2 * ports];
     this.riseIndex = new int[2 * ports];
+  }
+
+  /**
+   * Whether the last step that was {@link #refilled} gave each of its moving flows the rate it had
+   * in the step it was redone from (the flows that finished since aside).
+   */
+  boolean sameRates() {
+    return sameRates;
   }
 
   /** How many water-filling steps were redone from their last rise (for tests). */
@@ -78,9 +87,10 @@ final class Refill {
    * run again on the resources alone, by the same operations in the same order, and each flow gets
    * the water level of the saturation that froze it last time. The rates and residuals are bit for
    * bit those of a full step, at the cost of the resources per round, a count per flow and the
-   * flows' rates, without offering, sorting or freezing the flows.
+   * flows' rates, without offering, sorting or freezing the flows. The memo then holds the new
+   * rates ({@link StepMemo#moving}, {@link StepMemo#rates}), for the caller to hand out.
    */
-  boolean refilled(StepMemo m, Coflow c, int kind, PortBudget budget, Schedule schedule) {
+  boolean refilled(StepMemo m, Coflow c, int kind, PortBudget budget) {
     if (m == null || m.kind != kind || !m.riseKnown) {
       return false;
     }
@@ -131,10 +141,13 @@ final class Refill {
     for (int k = 0; k < t; k++) {
       count[m.riseLive[k]] = 0;
     }
+    boolean same = true;
     for (int j = 0; j < m.moved; j++) {
-      m.rates[j] = eventAt[m.event[j]];
+      double r = eventAt[m.event[j]];
+      same &= r == m.rates[j];
+      m.rates[j] = r;
     }
-    hand.rateByPosition(c, m.moving, m.rates, m.moved, schedule);
+    sameRates = same;
     m.noteResiduals(res);
     return true;
   }
@@ -187,6 +200,7 @@ final class Refill {
         at[k] = -1;
         m.moving[kept] = k;
         m.event[kept] = m.event[j];
+        m.rates[kept] = m.rates[j];
         m.slot[kept++] = m.slot[j];
       }
     }

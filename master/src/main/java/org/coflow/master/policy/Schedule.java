@@ -44,6 +44,47 @@ public final class Schedule {
   /** Every active flow once, most important first, with its class. */
   private final PriorityOrder order;
 
+  /**
+   * Steps whose rates are held, not written yet (see {@link #hold}): step h gives the active flows
+   * of {@code heldCoflow[h]} at positions {@code heldAt[h][0 .. heldCount[h])} the rates {@code
+   * heldRates[h][..]}. {@link #heldFlows} is the sum of the counts.
+   */
+  private Coflow[] heldCoflow = new Coflow[0];
+
+  private int[][] heldAt = new int[0][];
+  private double[][] heldRates = new double[0][];
+  private int[] heldCount = new int[0];
+  private int held;
+  private int heldFlows;
+
+  /** Scratch of {@link #writeHeld}: the flow indices of a held step. */
+  private int[] heldIndex = new int[0];
+
+  /** Whether a rate was added on top of another (see {@link #raised}). */
+  private boolean raised;
+
+  /**
+   * The coflow the rates being added are given to, as its step says ({@link #giving}), or null if
+   * not said.
+   */
+  private Coflow giving;
+
+  /**
+   * Whether rates were added without saying to which coflow: from then on, no step is held (its
+   * flows may have a rate already).
+   */
+  private boolean anonymous;
+
+  /**
+   * By coflow slot: {@link #stamp} once the coflow was given a rate, held or written; in {@code
+   * heldMark}, once a step of it is held.
+   */
+  private int[] given = new int[0];
+
+  private int[] heldMark = new int[0];
+
+  private int stamp = 1;
+
   public Schedule(ClusterState state) {
     this(state, null);
   }
@@ -72,6 +113,23 @@ public final class Schedule {
               ? spare.inOrder
               : spare.orderBuffer;
       this.orderBits = spare.orderBits;
+      this.heldIndex = spare.heldIndex;
+      this.given = spare.given;
+      this.heldMark = spare.heldMark;
+      this.stamp = spare.stamp + 1;
+      if (stamp == Integer.MAX_VALUE) {
+        Arrays.fill(given, 0);
+        Arrays.fill(heldMark, 0);
+        stamp = 1;
+      }
+      // The held steps' arrays are this schedule's own copies: taken over for its steps.
+      this.heldCoflow = spare.heldCoflow;
+      this.heldAt = spare.heldAt;
+      this.heldRates = spare.heldRates;
+      this.heldCount = spare.heldCount;
+      Arrays.fill(heldCoflow, 0, spare.held, null);
+      spare.held = 0;
+      spare.heldFlows = 0;
       spare.orderBits = null;
       spare.inOrder = null;
       this.order = new PriorityOrder(state, spare.order);
@@ -104,11 +162,17 @@ public final class Schedule {
   }
 
   public double rate(int flow) {
+    if (held > 0) {
+      writeHeld();
+    }
     return rate[flow];
   }
 
   /** Sets the rate of a flow that has none yet. */
   public void setRate(int flow, double bytesPerSecond) {
+    if (held > 0) {
+      writeHeld();
+    }
     if (rate[flow] != 0) {
       throw new IllegalStateException("rate of flow " + flow + " is already set");
     }
@@ -116,7 +180,11 @@ public final class Schedule {
   }
 
   public void addRate(int flow, double bytesPerSecond) {
+    if (held > 0 && bytesPerSecond > 0 && mayAddToHeld()) {
+      writeHeld();
+    }
     if (bytesPerSecond > 0) {
+      given();
       if (rate[flow] == 0) {
         if (servedSize == served.length) {
           served = Arrays.copyOf(served, Math.min(flows, Math.max(64, 2 * servedSize)));
@@ -126,6 +194,8 @@ public final class Schedule {
         }
         served[servedSize++] = flow;
         inOrder = null;
+      } else {
+        raised = true;
       }
       rate[flow] += bytesPerSecond;
       coflowSums = null;
@@ -139,6 +209,25 @@ public final class Schedule {
    * loop, for a policy that hands out the rates of many flows at once.
    */
   public void addRates(int[] flows, double[] rates, int n) {
+    if (held > 0 && n > 0 && mayAddToHeld()) {
+      writeHeld();
+    }
+    long changes = put(flows, rates, n);
+    if (changes != 0) {
+      coflowSums = null;
+    }
+    rateChanges += changes;
+  }
+
+  /**
+   * Adds {@code rates[k]} to the rate of {@code flows[k]}, k = 0 .. n-1 in that order, listing the
+   * flows that had none among the served; returns how many rates were set or raised.
+   */
+  private long put(int[] flows, double[] rates, int n) {
+    if (n == 0) {
+      return 0;
+    }
+    given();
     if (served.length - servedSize < n) {
       int wanted = Math.max(64, Math.max(2 * servedSize, servedSize + n));
       served = Arrays.copyOf(served, Math.min(this.flows, wanted));
@@ -148,7 +237,8 @@ public final class Schedule {
     int size = servedSize;
     int sorted = sortedFrom;
     int last = size > 0 ? list[size - 1] : -1;
-    long changes = rateChanges;
+    long changes = 0;
+    boolean topped = false;
     for (int k = 0; k < n; k++) {
       double r = rates[k];
       if (r > 0) {
@@ -159,6 +249,8 @@ public final class Schedule {
           }
           list[size++] = flow;
           last = flow;
+        } else {
+          topped = true;
         }
         rate[flow] += r;
         changes++;
@@ -167,12 +259,182 @@ public final class Schedule {
     if (size != servedSize) {
       inOrder = null;
     }
-    if (changes != rateChanges) {
-      coflowSums = null;
-    }
+    raised |= topped;
     servedSize = size;
     sortedFrom = sorted;
-    rateChanges = changes;
+    return changes;
+  }
+
+  /**
+   * Gives the active flows of {@code c} at {@code positions[0 .. n)} the {@code rates} (all
+   * positive), as {@link #addRates} of their indices would, but holds them rather than writing them
+   * until the rates are read: {@link #rate}, {@link #served} and every other reader of rates (or
+   * adder of one) writes the held steps first, in the order they were held, so that a reader sees
+   * exactly what {@link #addRates} would have left. A caller that knows these flows already move at
+   * exactly these rates (a fluid replay's event loop, see {@link SchedulingPolicy#movesAsDecided})
+   * reads {@link #written} instead and passes over the held steps, at the cost of the steps rather
+   * than their flows (the positions and rates are copied, in bulk, so the caller may change its
+   * arrays).
+   *
+   * <p>A step is held only if {@code c} was given no rate in this schedule yet, and every rate
+   * given so far was given to a coflow its step said ({@link #giving}); otherwise it is written at
+   * once, after the steps held so far. So no flow of a held step has another rate in the schedule,
+   * held or written, until the held steps are written.
+   */
+  void hold(Coflow c, int[] positions, double[] rates, int n) {
+    if (n == 0) {
+      return;
+    }
+    if (anonymous || given(c)) {
+      // Its flows may have rates already: written after the steps held so far, as they come.
+      writeHeld();
+      Coflow was = giving;
+      giving = c;
+      if (heldIndex.length < n) {
+        heldIndex = new int[Math.max(n, 2 * heldIndex.length)];
+      }
+      for (int j = 0; j < n; j++) {
+        heldIndex[j] = c.activeIndex(positions[j]);
+      }
+      addRates(heldIndex, rates, n);
+      giving = was;
+      return;
+    }
+    mark(c);
+    heldMark[c.slot()] = stamp;
+    if (held == heldCoflow.length) {
+      int len = Math.max(16, 2 * held);
+      heldCoflow = Arrays.copyOf(heldCoflow, len);
+      heldAt = Arrays.copyOf(heldAt, len);
+      heldRates = Arrays.copyOf(heldRates, len);
+      heldCount = Arrays.copyOf(heldCount, len);
+    }
+    if (heldAt[held] == null || heldAt[held].length < n) {
+      int len = Math.max(n, heldAt[held] == null ? 0 : 2 * heldAt[held].length);
+      heldAt[held] = new int[len];
+      heldRates[held] = new double[len];
+    }
+    System.arraycopy(positions, 0, heldAt[held], 0, n);
+    System.arraycopy(rates, 0, heldRates[held], 0, n);
+    heldCoflow[held] = c;
+    heldCount[held++] = n;
+    heldFlows += n;
+    rateChanges += n;
+    coflowSums = null;
+  }
+
+  /**
+   * Says that the rates added until the next call go to flows of {@code c} (null: not said). A step
+   * of one coflow says so, so that a step of the same coflow is not held while other steps' rates
+   * may be: see {@link #hold}.
+   */
+  void giving(Coflow c) {
+    giving = c;
+  }
+
+  /** Notes that rates are being added, to the coflow said by {@link #giving} or to any. */
+  private void given() {
+    if (giving == null) {
+      anonymous = true;
+    } else {
+      mark(giving);
+    }
+  }
+
+  private void mark(Coflow c) {
+    int slot = c.slot();
+    if (slot >= given.length) {
+      given = Arrays.copyOf(given, Math.max(slot + 1, Math.max(64, 2 * given.length)));
+      heldMark = Arrays.copyOf(heldMark, given.length);
+    }
+    given[slot] = stamp;
+  }
+
+  /**
+   * Whether rates about to be added may go to flows of a held step (the coflow they go to is not
+   * said, or has a held step): the held steps are then written first, so that every flow's rates
+   * are added in the order they were given. Rates said to go to another coflow leave them held.
+   */
+  private boolean mayAddToHeld() {
+    if (giving == null) {
+      return true;
+    }
+    int slot = giving.slot();
+    return slot < heldMark.length && heldMark[slot] == stamp;
+  }
+
+  /** Whether {@code c} was given a rate in this schedule, held or written. */
+  private boolean given(Coflow c) {
+    int slot = c.slot();
+    return slot < given.length && given[slot] == stamp;
+  }
+
+  /** Writes the held steps' rates (see {@link #hold}), in the order they were held. */
+  public void writeHeld() {
+    int h = held;
+    held = 0;
+    heldFlows = 0;
+    Coflow was = giving;
+    for (int k = 0; k < h; k++) {
+      Coflow c = heldCoflow[k];
+      int[] at = heldAt[k];
+      int n = heldCount[k];
+      if (heldIndex.length < n) {
+        heldIndex = new int[Math.max(n, 2 * heldIndex.length)];
+      }
+      for (int j = 0; j < n; j++) {
+        heldIndex[j] = c.activeIndex(at[j]);
+      }
+      giving = c;
+      put(heldIndex, heldRates[k], n);
+      heldCoflow[k] = null;
+    }
+    giving = was;
+  }
+
+  /** How many steps are held (see {@link #hold}); 0 once they are written. */
+  public int heldSteps() {
+    return held;
+  }
+
+  /** The coflow of held step {@code h}. */
+  public Coflow heldCoflow(int h) {
+    return heldCoflow[h];
+  }
+
+  /** How many flows held step {@code h} gives a rate. */
+  public int heldFlows(int h) {
+    return heldCount[h];
+  }
+
+  /** How many flows the held steps give a rate, in all. */
+  public int heldFlows() {
+    return heldFlows;
+  }
+
+  /**
+   * The flows whose rates are written, with a positive rate (length {@link #writtenSize}): the
+   * {@link #served} flows but for those of the held steps, without writing these. Do not modify.
+   */
+  public int[] written() {
+    return served;
+  }
+
+  public int writtenSize() {
+    return servedSize;
+  }
+
+  /** The rate written for {@code flow}: its {@link #rate}, or 0 if it is in a held step. */
+  public double writtenRate(int flow) {
+    return rate[flow];
+  }
+
+  /**
+   * Whether a rate was added on top of another since the schedule was made (a backfill topping up a
+   * flow already served): the raised flow's rate is then more than the step that served it gave.
+   */
+  public boolean raised() {
+    return raised;
   }
 
   /**
@@ -185,10 +447,16 @@ public final class Schedule {
 
   /** Indices of the flows with a positive rate (length {@link #servedSize()}). Do not modify. */
   public int[] served() {
+    if (held > 0) {
+      writeHeld();
+    }
     return served;
   }
 
   public int servedSize() {
+    if (held > 0) {
+      writeHeld();
+    }
     return servedSize;
   }
 
@@ -198,6 +466,9 @@ public final class Schedule {
    * set in, and walk the state's arrays forwards.
    */
   public int[] servedInOrder() {
+    if (held > 0) {
+      writeHeld();
+    }
     if (inOrder == null && sortedFrom == 0) {
       inOrder = served; // set in ascending order already
     } else if (inOrder == null && sortedFrom <= servedSize / 4) {
@@ -269,6 +540,9 @@ public final class Schedule {
   public double[] coflowRates(ClusterState state) {
     if (coflowSums != null) {
       return coflowSums;
+    }
+    if (held > 0) {
+      writeHeld();
     }
     double[] sums = new double[state.coflows().size()];
     int[] order = servedInOrder();

@@ -55,4 +55,14 @@ public interface SchedulingPolicy {
    * master never calls it: agents' byte counts do not follow the rates exactly.
    */
   default void movesAsDecided() {}
+
+  /**
+   * A promise beyond {@link #movesAsDecided}: the caller reads each decision's rates as written
+   * ({@link Schedule#written}) and passes over its held steps ({@link Schedule#hold}), whose flows
+   * move at their rates already, and hands each decision back ({@link #recycle}) before asking for
+   * the next. A policy may then hold, rather than write, a step that gives a coflow's flows exactly
+   * the rates the last decision gave them. A reader of any other kind gets the held rates written
+   * on demand, so this changes no rate, only what a decision costs. The live master never calls it.
+   */
+  default void passesOverHeld() {}
 }

@@ -23,6 +23,12 @@ final class StepMemo {
 
   int kind;
 
+  /**
+   * The {@link Allocator}'s decision a max-min or backfill step was last made in (replayed, redone
+   * or computed).
+   */
+  long decision = Long.MIN_VALUE;
+
   /** The coflow's {@link Coflow#activeChanges} when the step was computed. */
   long changes = -1;
 
