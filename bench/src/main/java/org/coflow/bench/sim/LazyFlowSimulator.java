@@ -46,6 +46,12 @@ import org.coflow.master.policy.SchedulingPolicy;
  * them. The class holds most of the served flows: the schedule's hand-out and the comparison were
  * two passes over them per decision, now one, and none for a class found unchanged.
  *
+ * <p>A step the policy holds in the schedule ({@link Schedule#hold}, under {@link
+ * SchedulingPolicy#passesOverHeld}) gives its coflow's flows the rates of the last decision, which
+ * they move at: an event counts them as moving and compares only the written rates. Half of Aalo's
+ * and Graviton's served flows come in such steps. If a held coflow has other flows moving, the held
+ * steps are written and compared like the rest.
+ *
  * <p>Only for policies that read no per-flow progress ({@code Aalo}, {@code Baraat}, {@code
  * Graviton}): {@link ClusterState#sentAt} and {@link Coflow#remainingFrom} lag behind here.
  */

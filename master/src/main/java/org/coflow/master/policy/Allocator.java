@@ -125,8 +125,9 @@ public final class Allocator {
    */
   private void handOut(StepMemo m, Coflow c, boolean same, Schedule schedule) {
     if (same && holdUnchanged && lastDecisionKept && m.decision == decision - 1) {
-      schedule.hold(c, m.moving, m.rates, m.moved);
-      held += m.moved;
+      if (schedule.hold(c, m.moving, m.rates, m.moved)) {
+        held += m.moved;
+      }
     } else {
       hand.rateByPosition(c, m.moving, m.rates, m.moved, schedule);
     }

@@ -54,10 +54,14 @@ public final class Schedule {
   private int[][] heldAt = new int[0][];
   private double[][] heldRates = new double[0][];
   private int[] heldCount = new int[0];
+
+  /** Per held step: how many flows were served when it was held (where writing it lists them). */
+  private int[] heldWhere = new int[0];
+
   private int held;
   private int heldFlows;
 
-  /** Scratch of {@link #writeHeld}: the flow indices of a held step. */
+  /** Scratch of {@link #hold}: the flow indices of a step it writes at once. */
   private int[] heldIndex = new int[0];
 
   /** Whether a rate was added on top of another (see {@link #raised}). */
@@ -127,6 +131,7 @@ public final class Schedule {
       this.heldAt = spare.heldAt;
       this.heldRates = spare.heldRates;
       this.heldCount = spare.heldCount;
+      this.heldWhere = spare.heldWhere;
       Arrays.fill(heldCoflow, 0, spare.held, null);
       spare.held = 0;
       spare.heldFlows = 0;
@@ -281,9 +286,9 @@ public final class Schedule {
    * once, after the steps held so far. So no flow of a held step has another rate in the schedule,
    * held or written, until the held steps are written.
    */
-  void hold(Coflow c, int[] positions, double[] rates, int n) {
+  boolean hold(Coflow c, int[] positions, double[] rates, int n) {
     if (n == 0) {
-      return;
+      return false;
     }
     if (anonymous || given(c)) {
       // Its flows may have rates already: written after the steps held so far, as they come.
@@ -298,7 +303,7 @@ public final class Schedule {
       }
       addRates(heldIndex, rates, n);
       giving = was;
-      return;
+      return false;
     }
     mark(c);
     heldMark[c.slot()] = stamp;
@@ -308,6 +313,7 @@ public final class Schedule {
       heldAt = Arrays.copyOf(heldAt, len);
       heldRates = Arrays.copyOf(heldRates, len);
       heldCount = Arrays.copyOf(heldCount, len);
+      heldWhere = Arrays.copyOf(heldWhere, len);
     }
     if (heldAt[held] == null || heldAt[held].length < n) {
       int len = Math.max(n, heldAt[held] == null ? 0 : 2 * heldAt[held].length);
@@ -316,11 +322,19 @@ public final class Schedule {
     }
     System.arraycopy(positions, 0, heldAt[held], 0, n);
     System.arraycopy(rates, 0, heldRates[held], 0, n);
+    int set = 0;
+    for (int j = 0; j < n; j++) {
+      if (rates[j] > 0) {
+        set++;
+      }
+    }
     heldCoflow[held] = c;
+    heldWhere[held] = servedSize;
     heldCount[held++] = n;
-    heldFlows += n;
-    rateChanges += n;
+    heldFlows += set;
+    rateChanges += set;
     coflowSums = null;
+    return true;
   }
 
   /**
@@ -369,27 +383,51 @@ public final class Schedule {
     return slot < given.length && given[slot] == stamp;
   }
 
-  /** Writes the held steps' rates (see {@link #hold}), in the order they were held. */
+  /**
+   * Writes the held steps' rates (see {@link #hold}), each step's flows listed among the served
+   * where they would have been had it been written when held: the served list, and every rate, are
+   * what {@link #addRates} of the steps in their turn would have left. (No held flow has a rate
+   * yet: a rate that may reach one has the held steps written first.)
+   */
   public void writeHeld() {
     int h = held;
+    if (h == 0) {
+      return;
+    }
+    int total = servedSize + heldFlows;
     held = 0;
     heldFlows = 0;
-    Coflow was = giving;
-    for (int k = 0; k < h; k++) {
+    if (served.length < total) {
+      served =
+          Arrays.copyOf(served, Math.min(flows, Math.max(64, Math.max(2 * servedSize, total))));
+    }
+    // From the back: the written flows after each step's place move up past its flows.
+    int from = servedSize - 1;
+    int to = total - 1;
+    for (int k = h - 1; k >= 0; k--) {
+      for (int where = heldWhere[k]; from >= where; ) {
+        served[to--] = served[from--];
+      }
       Coflow c = heldCoflow[k];
       int[] at = heldAt[k];
-      int n = heldCount[k];
-      if (heldIndex.length < n) {
-        heldIndex = new int[Math.max(n, 2 * heldIndex.length)];
+      double[] rates = heldRates[k];
+      for (int j = heldCount[k] - 1; j >= 0; j--) {
+        if (rates[j] > 0) {
+          int flow = c.activeIndex(at[j]);
+          rate[flow] = rates[j];
+          served[to--] = flow;
+        }
       }
-      for (int j = 0; j < n; j++) {
-        heldIndex[j] = c.activeIndex(at[j]);
-      }
-      giving = c;
-      put(heldIndex, heldRates[k], n);
       heldCoflow[k] = null;
     }
-    giving = was;
+    servedSize = total;
+    sortedFrom = 0;
+    for (int k = 1; k < total; k++) {
+      if (served[k] < served[k - 1]) {
+        sortedFrom = k;
+      }
+    }
+    inOrder = null;
   }
 
   /** How many steps are held (see {@link #hold}); 0 once they are written. */

@@ -95,13 +95,18 @@ class HeldStepsTest {
           rates[j] = 1 + random.nextInt(50) * 0.1;
         }
         int[] flows = Arrays.copyOf(flowsOf(s, c), n);
-        int kind = random.nextInt(3);
+        int kind = random.nextInt(4);
         if (kind == 0) {
           held.giving(coflow);
           held.hold(coflow, ALL, rates, n);
         } else if (kind == 1) {
           held.giving(coflow);
           held.addRates(flows, rates, n);
+        } else if (kind == 2) {
+          held.giving(coflow); // flow by flow, as small steps are handed out
+          for (int j = 0; j < n; j++) {
+            held.addRate(flows[j], rates[j]);
+          }
         } else {
           held.addRate(flows[0], rates[0]); // said of no coflow
           rates = new double[] {rates[0]};
@@ -118,6 +123,11 @@ class HeldStepsTest {
       } else if (reader == 1) {
         assertEquals(plain.servedSize(), held.servedSize(), "round " + round);
       }
+      // The served flows in the order they were served, as a caller walking them sees them.
+      assertArrayEquals(
+          Arrays.copyOf(plain.served(), plain.servedSize()),
+          Arrays.copyOf(held.served(), held.servedSize()),
+          "round " + round);
       for (int i = 0; i < s.flows().size(); i++) {
         assertEquals(plain.rate(i), held.rate(i), "round " + round + " flow " + i);
       }
@@ -157,8 +167,13 @@ class HeldStepsTest {
     assertTrue(after.raised());
     assertEquals(0.1 + 1, after.rate(flowsOf(s, 0)[0]));
     // A schedule recycled drops the held steps of the one it reuses.
-    Schedule next = Schedule.recycle(s, after);
+    Schedule spare = Schedule.empty(s);
+    spare.giving(a);
+    spare.hold(a, ALL, RATES, 4);
+    assertEquals(1, spare.heldSteps());
+    Schedule next = Schedule.recycle(s, spare);
     assertEquals(0, next.heldSteps());
+    assertEquals(0, next.servedSize());
     assertEquals(0, next.rate(flowsOf(s, 0)[0]));
   }
 
