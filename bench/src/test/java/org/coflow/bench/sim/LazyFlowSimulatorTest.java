@@ -42,10 +42,7 @@ class LazyFlowSimulatorTest {
   void givesThePerFlowLoopsCompletionTimes(String variant) {
     double coalesce = Simulator.DEFAULT_COALESCE;
     String name = variant.split(" ")[0];
-    Config config =
-        variant.endsWith("weighted")
-            ? Config.defaults().with(PolicyConfig.AALO_INTER_QUEUE, "weighted")
-            : Config.defaults();
+    Config config = configOf(variant);
     SchedulingPolicy policy = Policies.create(name, config);
     assertTrue(LazyFlowSimulator.suits(policy), name + " is simulated by its rate changes");
     LazyFlowSimulator lazy =
@@ -136,10 +133,7 @@ class LazyFlowSimulatorTest {
   @ValueSource(strings = {"aalo", "aalo weighted", "graviton"})
   void passingOverHeldStepsGivesTheSameRunBitForBit(String variant) {
     String name = variant.split(" ")[0];
-    Config config =
-        variant.endsWith("weighted")
-            ? Config.defaults().with(PolicyConfig.AALO_INTER_QUEUE, "weighted")
-            : Config.defaults();
+    Config config = configOf(variant);
     Simulator.Coflows meta =
         Simulator.Coflows.of(first.coflows(), Model.DEFAULT, SimulatorDifferentialTest.GBPS);
     LazyFlowSimulator passing = lazy();
@@ -163,6 +157,13 @@ class LazyFlowSimulatorTest {
       assertEquals(
           compared.delivered()[i], passed.delivered()[i], variant + ": coflow " + i + " bytes");
     }
+  }
+
+  /** A variant's configuration: "aalo weighted" is Aalo with weighted sharing across queues. */
+  private static Config configOf(String variant) {
+    return variant.endsWith("weighted")
+        ? Config.defaults().with(PolicyConfig.AALO_INTER_QUEUE, "weighted")
+        : Config.defaults();
   }
 
   private static LazyFlowSimulator lazy() {

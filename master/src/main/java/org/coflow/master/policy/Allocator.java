@@ -323,75 +323,67 @@ public final class Allocator {
       return;
     }
     schedule.giving(c);
-    groupStep(c, groupOf, byGroup, from, groups, budget, schedule);
-    schedule.giving(null);
-  }
-
-  private void groupStep(
-      Coflow c,
-      int[] groupOf,
-      int[] byGroup,
-      int[] from,
-      int groups,
-      PortBudget budget,
-      Schedule schedule) {
-    int n = c.activeCount();
-    StepMemo last = groupSteps.get(c);
-    boolean sameGroups =
-        last != null
-            && last.changes == c.activeChanges()
-            && Arrays.equals(last.groupOf, 0, n, groupOf, 0, n);
-    if (sameGroups && replayed(last, c, StepMemo.GROUPS, budget, schedule)) {
-      return;
-    }
-    StepMemo memo = start(last, c, StepMemo.GROUPS, budget);
-    if (memo.groupOf.length < n) {
-      memo.groupOf = new int[Math.max(n, 2 * memo.groupOf.length)];
-      memo.moving = new int[memo.groupOf.length];
-      memo.rates = new double[memo.groupOf.length];
-    }
-    if (memo.groups.length < groups) {
-      memo.groups = Arrays.copyOf(memo.groups, groups);
-    }
-    System.arraycopy(groupOf, 0, memo.groupOf, 0, n);
-    double[] res = budget.residual;
-    int moved = 0;
-    for (int j = 0; j < groups; j++) {
-      if (from[j + 1] == from[j]) {
-        continue;
+    try {
+      int n = c.activeCount();
+      StepMemo last = groupSteps.get(c);
+      boolean sameGroups =
+          last != null
+              && last.changes == c.activeChanges()
+              && Arrays.equals(last.groupOf, 0, n, groupOf, 0, n);
+      if (sameGroups && replayed(last, c, StepMemo.GROUPS, budget, schedule)) {
+        return;
       }
-      // The group's own step: its flows are the same as last time if the coflow's and their
-      // groups are, and it depends on nothing else but the residuals it starts from.
-      StepMemo g = memo.groups[j];
-      if (g == null) {
-        g = new StepMemo();
-        g.kind = StepMemo.GROUPS;
-        memo.groups[j] = g;
+      StepMemo memo = start(last, c, StepMemo.GROUPS, budget);
+      if (memo.groupOf.length < n) {
+        memo.groupOf = new int[Math.max(n, 2 * memo.groupOf.length)];
+        memo.moving = new int[memo.groupOf.length];
+        memo.rates = new double[memo.groupOf.length];
       }
-      if (!sameGroups
-          || !(replayed(g, c, StepMemo.GROUPS, budget, schedule)
-              || refilled(g, c, budget, schedule))) {
-        g.noteStart(c, res, ports);
-        group.clear();
-        for (int p = from[j], end = from[j + 1]; p < end; p++) {
-          int k = byGroup[p];
-          int src = c.activeSrc(k);
-          int dst = c.activeDst(k);
-          if (res[src] > PortBudget.EPS && res[ports + dst] > PortBudget.EPS) {
-            group.add(src, dst, c.activeIndex(k), k);
-          }
+      if (memo.groups.length < groups) {
+        memo.groups = Arrays.copyOf(memo.groups, groups);
+      }
+      System.arraycopy(groupOf, 0, memo.groupOf, 0, n);
+      double[] res = budget.residual;
+      int moved = 0;
+      for (int j = 0; j < groups; j++) {
+        if (from[j + 1] == from[j]) {
+          continue;
         }
-        g.riseKnown = false;
-        group.fill(budget, schedule, false, g);
-        // A group's flows had no rate before this step: the rate each has now is its level.
-        record(g, budget);
+        // The group's own step: its flows are the same as last time if the coflow's and their
+        // groups are, and it depends on nothing else but the residuals it starts from.
+        StepMemo g = memo.groups[j];
+        if (g == null) {
+          g = new StepMemo();
+          g.kind = StepMemo.GROUPS;
+          memo.groups[j] = g;
+        }
+        if (!sameGroups
+            || !(replayed(g, c, StepMemo.GROUPS, budget, schedule)
+                || refilled(g, c, budget, schedule))) {
+          g.noteStart(c, res, ports);
+          group.clear();
+          for (int p = from[j], end = from[j + 1]; p < end; p++) {
+            int k = byGroup[p];
+            int src = c.activeSrc(k);
+            int dst = c.activeDst(k);
+            if (res[src] > PortBudget.EPS && res[ports + dst] > PortBudget.EPS) {
+              group.add(src, dst, c.activeIndex(k), k);
+            }
+          }
+          g.riseKnown = false;
+          group.fill(budget, schedule, false, g);
+          // A group's flows had no rate before this step: the rate each has now is its level.
+          record(g, budget);
+        }
+        System.arraycopy(g.moving, 0, memo.moving, moved, g.moved);
+        System.arraycopy(g.rates, 0, memo.rates, moved, g.moved);
+        moved += g.moved;
       }
-      System.arraycopy(g.moving, 0, memo.moving, moved, g.moved);
-      System.arraycopy(g.rates, 0, memo.rates, moved, g.moved);
-      moved += g.moved;
+      memo.moved = moved;
+      memo.noteResiduals(res);
+    } finally {
+      schedule.giving(null);
     }
-    memo.moved = moved;
-    memo.noteResiduals(res);
   }
 
   /** A group's step redone from its last rise ({@link Refill}), its rates handed out. */
