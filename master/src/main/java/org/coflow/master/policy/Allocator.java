@@ -14,7 +14,8 @@ import org.coflow.api.model.Flow;
  * residuals at its ports changed since its last step of the same kind, else redone from the last
  * one where that is cheaper and gives the same rates to the last bit ({@link Refill} for
  * water-filling, {@link GreedySteps} for greedy steps), else computed in full ({@link FlowGroup},
- * {@link WaterFilling}).
+ * {@link WaterFilling}). A max-min or backfill step that gives the rates of its step in the last
+ * decision may be held in the schedule rather than written ({@link #holdUnchanged}).
  *
  * <p>Not thread-safe: an instance keeps scratch arrays sized to the fabric, so every policy owns
  * one.
@@ -119,7 +120,7 @@ public final class Allocator {
 
   /**
    * Gives the flows of a step replayed or redone from memo {@code m} their rates. When the caller
-   * moves flows as decided and the step gives its flows ({@code same}) the rates it gave them in
+   * passes over held steps and the step gives its flows ({@code same}) the rates it gave them in
    * the last decision, which they kept, the step is held rather than written ({@link
    * Schedule#hold}): they move at these rates already.
    */
@@ -146,7 +147,7 @@ public final class Allocator {
   /**
    * Lets max-min and backfill steps that give a coflow's flows the rates of its step of the last
    * decision be held in the schedule rather than written ({@link Schedule#hold}); for a policy
-   * whose caller moves flows as decided ({@link SchedulingPolicy#movesAsDecided}).
+   * whose caller passes over held steps ({@link SchedulingPolicy#passesOverHeld}).
    */
   void holdUnchanged() {
     holdUnchanged = true;
