@@ -125,10 +125,12 @@ public final class Allocator {
    * Schedule#hold}): they move at these rates already.
    */
   private void handOut(StepMemo m, Coflow c, boolean same, Schedule schedule) {
-    if (same && holdUnchanged && lastDecisionKept && m.decision == decision - 1) {
-      if (schedule.hold(c, m.moving, m.rates, m.moved)) {
-        held += m.moved;
-      }
+    if (same
+        && holdUnchanged
+        && lastDecisionKept
+        && m.decision == decision - 1
+        && schedule.hold(c, m.moving, m.rates, m.moved)) {
+      held += m.moved;
     } else {
       hand.rateByPosition(c, m.moving, m.rates, m.moved, schedule);
     }

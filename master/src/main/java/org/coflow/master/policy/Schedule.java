@@ -61,9 +61,6 @@ public final class Schedule {
   private int held;
   private int heldFlows;
 
-  /** Scratch of {@link #hold}: the flow indices of a step it writes at once. */
-  private int[] heldIndex = new int[0];
-
   /** Whether a rate was added on top of another (see {@link #raised}). */
   private boolean raised;
 
@@ -117,7 +114,6 @@ public final class Schedule {
               ? spare.inOrder
               : spare.orderBuffer;
       this.orderBits = spare.orderBits;
-      this.heldIndex = spare.heldIndex;
       this.given = spare.given;
       this.heldMark = spare.heldMark;
       this.stamp = spare.stamp + 1;
@@ -282,28 +278,17 @@ public final class Schedule {
    * arrays).
    *
    * <p>A step is held only if {@code c} was given no rate in this schedule yet, and every rate
-   * given so far was given to a coflow its step said ({@link #giving}); otherwise it is written at
-   * once, after the steps held so far. So no flow of a held step has another rate in the schedule,
-   * held or written, until the held steps are written.
+   * given so far was given to a coflow its step said ({@link #giving}); otherwise nothing is done
+   * and false returned, for the caller to write the step ({@link #addRates}, said of {@code c}). So
+   * no flow of a held step has another rate in the schedule, held or written, until the held steps
+   * are written.
    */
   boolean hold(Coflow c, int[] positions, double[] rates, int n) {
     if (n == 0) {
       return false;
     }
     if (anonymous || given(c)) {
-      // Its flows may have rates already: written after the steps held so far, as they come.
-      writeHeld();
-      Coflow was = giving;
-      giving = c;
-      if (heldIndex.length < n) {
-        heldIndex = new int[Math.max(n, 2 * heldIndex.length)];
-      }
-      for (int j = 0; j < n; j++) {
-        heldIndex[j] = c.activeIndex(positions[j]);
-      }
-      addRates(heldIndex, rates, n);
-      giving = was;
-      return false;
+      return false; // its flows may have rates already: the caller writes the step
     }
     mark(c);
     heldMark[c.slot()] = stamp;
