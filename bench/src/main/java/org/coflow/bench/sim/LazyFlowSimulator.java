@@ -346,8 +346,9 @@ final class LazyFlowSimulator {
       classSize = 0;
       classLoops++; // the schedule may give any flow of the last class another rate
     }
-    // The steps the schedule holds give their flows the rates they move at; passed over if they
-    // are all of their coflows' moving flows (no other of them to stop), else written.
+    // The steps the schedule holds give their flows the rates they move at, but for the changes
+    // they list; passed over if they are all of their coflows' moving flows (no other of them to
+    // stop), else written.
     int held = schedule.heldSteps();
     if (held > 0) {
       heldStamp++;
@@ -363,8 +364,25 @@ final class LazyFlowSimulator {
       stillMoving += schedule.heldFlows();
       passed += schedule.heldFlows();
     }
+    // The written flows and the held steps' changes, in the order of the served list once written.
     int[] served = schedule.written();
-    for (int k = 0, m = schedule.writtenSize(); k < m; k++) {
+    int next = 0;
+    int nextWhere = held > 0 ? schedule.heldWhere(0) : Integer.MAX_VALUE;
+    for (int k = 0, m = schedule.writtenSize(); k <= m; k++) {
+      while (nextWhere <= k) {
+        for (int j = 0, n = schedule.heldChanges(next); j < n; j++) {
+          int i = schedule.heldChangedFlow(next, j);
+          double r = schedule.heldChangedRate(next, j);
+          if (r != rate[i]) {
+            changed = found(changed, i, r);
+          }
+        }
+        passed -= schedule.heldChanges(next);
+        nextWhere = ++next < held ? schedule.heldWhere(next) : Integer.MAX_VALUE;
+      }
+      if (k == m) {
+        break;
+      }
       int i = served[k];
       double r = schedule.writtenRate(i);
       double old = rate[i];

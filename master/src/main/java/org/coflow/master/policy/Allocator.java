@@ -103,9 +103,9 @@ public final class Allocator {
     schedule.giving(c);
     StepMemo last = memosOf(kind).get(c);
     if (replays(last, c, kind, budget)) {
-      handOut(last, c, true, schedule);
+      handOut(last, c, null, 0, schedule);
     } else if (refill.refilled(last, c, kind, budget)) {
-      handOut(last, c, refill.sameRates(), schedule);
+      handOut(last, c, refill.changedAt(), refill.changes(), schedule);
     } else {
       StepMemo memo = start(last, c, kind, budget);
       group.clear();
@@ -119,17 +119,17 @@ public final class Allocator {
   }
 
   /**
-   * Gives the flows of a step replayed or redone from memo {@code m} their rates. When the caller
-   * passes over held steps and the step gives its flows ({@code same}) the rates it gave them in
-   * the last decision, which they kept, the step is held rather than written ({@link
-   * Schedule#hold}): they move at these rates already.
+   * Gives the flows of a step replayed or redone from memo {@code m} their rates, which differ from
+   * the rates it gave them before only for its moving flows {@code changedAt[0 .. changes)}. When
+   * the caller passes over held steps and that step was the last decision's, whose rates the flows
+   * kept, the step is held rather than written ({@link Schedule#hold}): the flows move at these
+   * rates already, but for the changed ones, which the schedule lists.
    */
-  private void handOut(StepMemo m, Coflow c, boolean same, Schedule schedule) {
-    if (same
-        && holdUnchanged
+  private void handOut(StepMemo m, Coflow c, int[] changedAt, int changes, Schedule schedule) {
+    if (holdUnchanged
         && lastDecisionKept
         && m.decision == decision - 1
-        && schedule.hold(c, m.moving, m.rates, m.moved)) {
+        && schedule.hold(c, m.moving, m.rates, m.moved, changedAt, changes)) {
       held += m.moved;
     } else {
       hand.rateByPosition(c, m.moving, m.rates, m.moved, schedule);

@@ -34,8 +34,13 @@ final class Refill {
   private int redoneOthers;
   private final WaterFilling.Saturation resaturate = this::resaturate;
 
-  /** Whether the last step {@link #refilled} gave each of its flows the rate it had before. */
-  private boolean sameRates;
+  /**
+   * The moving flows (by index into the memo's) whose rates the last step {@link #refilled}
+   * changed: {@code changedAt[0 .. changes)}, in the memo's order.
+   */
+  private int[] changedAt = new int[16];
+
+  private int changes;
 
   private long refills;
   private long abandonedRefills;
@@ -50,11 +55,19 @@ final class Refill {
   }
 
   /**
-   * Whether the last step that was {@link #refilled} gave each of its moving flows the rate it had
-   * in the step it was redone from (the flows that finished since aside).
+   * How many of its moving flows the last step that was {@link #refilled} gave another rate than
+   * the step it was redone from (the flows that finished since aside): 0 if the rates are the same.
    */
-  boolean sameRates() {
-    return sameRates;
+  int changes() {
+    return changes;
+  }
+
+  /**
+   * Which moving flows the last step {@link #refilled} gave another rate, by index into its memo's
+   * {@link StepMemo#moving} (the first {@link #changes} entries, in order). Do not modify.
+   */
+  int[] changedAt() {
+    return changedAt;
   }
 
   /** How many water-filling steps were redone from their last rise (for tests). */
@@ -141,13 +154,18 @@ final class Refill {
     for (int k = 0; k < t; k++) {
       count[m.riseLive[k]] = 0;
     }
-    boolean same = true;
+    if (changedAt.length < m.moved) {
+      changedAt = new int[Math.max(m.moved, 2 * changedAt.length)];
+    }
+    int changed = 0;
     for (int j = 0; j < m.moved; j++) {
       double r = eventAt[m.event[j]];
-      same &= r == m.rates[j];
-      m.rates[j] = r;
+      if (r != m.rates[j]) {
+        changedAt[changed++] = j;
+        m.rates[j] = r;
+      }
     }
-    sameRates = same;
+    changes = changed;
     m.noteResiduals(res);
     return true;
   }

@@ -58,6 +58,14 @@ public final class Schedule {
   /** Per held step: how many flows were served when it was held (where writing it lists them). */
   private int[] heldWhere = new int[0];
 
+  /**
+   * Per held step: the indices into its positions of the flows whose rates differ from those they
+   * move at, {@code heldChanged[h][0 .. heldChanges[h])} (see {@link #hold}).
+   */
+  private int[][] heldChanged = new int[0][];
+
+  private int[] heldChanges = new int[0];
+
   private int held;
   private int heldFlows;
 
@@ -128,6 +136,8 @@ public final class Schedule {
       this.heldRates = spare.heldRates;
       this.heldCount = spare.heldCount;
       this.heldWhere = spare.heldWhere;
+      this.heldChanged = spare.heldChanged;
+      this.heldChanges = spare.heldChanges;
       Arrays.fill(heldCoflow, 0, spare.held, null);
       spare.held = 0;
       spare.heldFlows = 0;
@@ -272,20 +282,29 @@ public final class Schedule {
    * until the rates are read: {@link #rate}, {@link #served} and every other reader of rates (or
    * adder of one) writes the held steps first, in the order they were held, so that a reader sees
    * exactly what {@link #addRates} would have left. A caller that knows these flows already move at
-   * exactly these rates (a fluid replay's event loop, see {@link SchedulingPolicy#movesAsDecided})
+   * exactly these rates (a fluid replay's event loop, see {@link SchedulingPolicy#passesOverHeld})
    * reads {@link #written} instead and passes over the held steps, at the cost of the steps rather
    * than their flows (the positions and rates are copied, in bulk, so the caller may change its
    * arrays).
    *
+   * <p>{@code changedAt[0 .. changes)} (increasing indices into {@code positions}; {@code
+   * changedAt} may be null if there are none) are the flows whose rates differ from those they move
+   * at: the caller passing over the step takes these from {@link #heldChanges}.
+   *
    * <p>A step is held only if {@code c} was given no rate in this schedule yet, and every rate
-   * given so far was given to a coflow its step said ({@link #giving}); otherwise nothing is done
-   * and false returned, for the caller to write the step ({@link #addRates}, said of {@code c}). So
-   * no flow of a held step has another rate in the schedule, held or written, until the held steps
-   * are written.
+   * given so far was given to a coflow its step said ({@link #giving}); otherwise, or if a rate is
+   * not positive, nothing is done and false returned, for the caller to write the step ({@link
+   * #addRates}, said of {@code c}). So no flow of a held step has another rate in the schedule,
+   * held or written, until the held steps are written.
    */
-  boolean hold(Coflow c, int[] positions, double[] rates, int n) {
+  boolean hold(Coflow c, int[] positions, double[] rates, int n, int[] changedAt, int changes) {
     if (n == 0) {
       return false;
+    }
+    for (int j = 0; j < n; j++) {
+      if (!(rates[j] > 0)) {
+        return false;
+      }
     }
     if (anonymous || given(c)) {
       return false; // its flows may have rates already: the caller writes the step
@@ -299,6 +318,8 @@ public final class Schedule {
       heldRates = Arrays.copyOf(heldRates, len);
       heldCount = Arrays.copyOf(heldCount, len);
       heldWhere = Arrays.copyOf(heldWhere, len);
+      heldChanged = Arrays.copyOf(heldChanged, len);
+      heldChanges = Arrays.copyOf(heldChanges, len);
     }
     if (heldAt[held] == null || heldAt[held].length < n) {
       int len = Math.max(n, heldAt[held] == null ? 0 : 2 * heldAt[held].length);
@@ -307,17 +328,18 @@ public final class Schedule {
     }
     System.arraycopy(positions, 0, heldAt[held], 0, n);
     System.arraycopy(rates, 0, heldRates[held], 0, n);
-    int set = 0;
-    for (int j = 0; j < n; j++) {
-      if (rates[j] > 0) {
-        set++;
-      }
+    if (heldChanged[held] == null || heldChanged[held].length < changes) {
+      heldChanged[held] = new int[Math.max(changes, 16)];
     }
+    if (changes > 0) {
+      System.arraycopy(changedAt, 0, heldChanged[held], 0, changes);
+    }
+    heldChanges[held] = changes;
     heldCoflow[held] = c;
     heldWhere[held] = servedSize;
     heldCount[held++] = n;
-    heldFlows += set;
-    rateChanges += set;
+    heldFlows += n;
+    rateChanges += n;
     coflowSums = null;
     return true;
   }
@@ -397,11 +419,9 @@ public final class Schedule {
       int[] at = heldAt[k];
       double[] rates = heldRates[k];
       for (int j = heldCount[k] - 1; j >= 0; j--) {
-        if (rates[j] > 0) {
-          int flow = c.activeIndex(at[j]);
-          rate[flow] = rates[j];
-          served[to--] = flow;
-        }
+        int flow = c.activeIndex(at[j]);
+        rate[flow] = rates[j];
+        served[to--] = flow;
       }
       heldCoflow[k] = null;
     }
@@ -428,6 +448,33 @@ public final class Schedule {
   /** How many flows held step {@code h} gives a rate. */
   public int heldFlows(int h) {
     return heldCount[h];
+  }
+
+  /**
+   * Where held step {@code h}'s flows are listed among the served once written: after the first
+   * {@code heldWhere(h)} flows of {@link #written} (non-decreasing in {@code h}).
+   */
+  public int heldWhere(int h) {
+    return heldWhere[h];
+  }
+
+  /**
+   * How many flows of held step {@code h} are given another rate than they move at (see {@link
+   * #hold}): {@link #heldChangedFlow} and {@link #heldChangedRate} of {@code 0 .. heldChanges(h)},
+   * in the order writing the step would list them.
+   */
+  public int heldChanges(int h) {
+    return heldChanges[h];
+  }
+
+  /** The flow (dense index) of the {@code k}-th change of held step {@code h}. */
+  public int heldChangedFlow(int h, int k) {
+    return heldCoflow[h].activeIndex(heldAt[h][heldChanged[h][k]]);
+  }
+
+  /** The rate held step {@code h} gives the flow of its {@code k}-th change. */
+  public double heldChangedRate(int h, int k) {
+    return heldRates[h][heldChanged[h][k]];
   }
 
   /** How many flows the held steps give a rate, in all. */

@@ -3,10 +3,12 @@ package org.coflow.master.policy;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -50,7 +52,7 @@ class HeldStepsTest {
 
   /** Holds a step of {@code c} as the allocator does: written at once if the schedule refuses. */
   private static void holdOrWrite(Schedule sch, Coflow c, double[] rates, int n) {
-    if (!sch.hold(c, ALL, rates, n)) {
+    if (!sch.hold(c, ALL, rates, n, null, 0)) {
       int[] flows = new int[n];
       for (int j = 0; j < n; j++) {
         flows[j] = c.activeIndex(ALL[j]);
@@ -239,6 +241,7 @@ class HeldStepsTest {
     long seq = 0;
     double now = 0;
     long held = 0;
+    long partly = 0;
     Map<Flow, Double> last = new IdentityHashMap<>();
     for (int round = 0; round < 200; round++) {
       if (random.nextInt(5) == 0 || s.flows().isEmpty()) {
@@ -254,18 +257,31 @@ class HeldStepsTest {
       Schedule h = holding.schedule(s, now);
       Schedule w = writing.schedule(s, now);
       List<Coflow> heldCoflows = new ArrayList<>();
+      Map<Integer, Double> changedTo = new HashMap<>();
       for (int k = 0; k < h.heldSteps(); k++) {
         heldCoflows.add(h.heldCoflow(k));
+        for (int j = 0; j < h.heldChanges(k); j++) {
+          changedTo.put(h.heldChangedFlow(k, j), h.heldChangedRate(k, j));
+        }
+        partly += h.heldChanges(k) > 0 ? 1 : 0;
       }
       for (int i = 0; i < s.flows().size(); i++) {
         assertEquals(w.rate(i), h.rate(i), "round " + round + " flow " + i);
       }
-      // What a held step claims: its coflow's flows keep the rates of the last decision.
+      // What a held step claims: its coflow's flows keep the rates of the last decision, but for
+      // the changes it lists, which take it to its new rates.
       for (Coflow c : heldCoflows) {
         for (int k = 0; k < c.activeCount(); k++) {
           Flow f = s.flows().get(c.activeIndex(k));
-          assertEquals(
-              last.getOrDefault(f, 0.0), h.rate(f.index()), "round " + round + " held " + f);
+          double was = last.getOrDefault(f, 0.0);
+          Double to = changedTo.get(f.index());
+          if (to == null) {
+            assertEquals(was, h.rate(f.index()), "round " + round + " held " + f);
+          } else {
+            assertNotEquals(was, to, "round " + round + " listed as changed " + f);
+            assertTrue(was > 0, "round " + round + " changed but not moving " + f);
+            assertEquals(to, h.rate(f.index()), "round " + round + " changed " + f);
+          }
         }
       }
       held += heldCoflows.size();
@@ -289,6 +305,7 @@ class HeldStepsTest {
       now += 0.001;
     }
     assertTrue(held > 100, "steps held: " + held);
+    assertTrue(partly >= 5, "steps held with changed rates: " + partly);
     assertTrue(holding.allocator().held() > 1000, "flows held: " + holding.allocator().held());
     assertEquals(0, writing.allocator().held());
   }
