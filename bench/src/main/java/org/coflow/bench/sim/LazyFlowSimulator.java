@@ -63,12 +63,12 @@ final class LazyFlowSimulator {
   private final int ports;
 
   // Per active flow, by dense index (moved as the state moves its flows): the rate it moves at,
-  // its anchor (time and bytes left then), when it finishes, when it counts as finished (a
-  // nanosecond of service or a billionth of its size earlier), and its place in the heap.
+  // its anchor (time and bytes left then; when it finishes follows, see done) and its place in
+  // the heap (whose keys say when it counts as finished: a nanosecond of service or a billionth
+  // of its size earlier).
   private double[] rate = new double[1024];
   private double[] since = new double[1024];
   private double[] left = new double[1024];
-  private double[] done = new double[1024];
   private int[] at = new int[1024];
 
   /**
@@ -268,7 +268,6 @@ final class LazyFlowSimulator {
       rate = Arrays.copyOf(rate, len);
       since = Arrays.copyOf(since, len);
       left = Arrays.copyOf(left, len);
-      done = Arrays.copyOf(done, len);
       at = Arrays.copyOf(at, len);
     }
     for (int i = from; i < size; i++) {
@@ -524,7 +523,6 @@ final class LazyFlowSimulator {
       resum(a);
     }
     if (r > 0) {
-      done[i] = now + left[i] / r;
       double slack = Math.max(r * FluidStep.SECONDS, 1e-9 * state.sizeAt(i));
       double key = now + (left[i] - slack) / r;
       int h = at[i];
@@ -630,7 +628,7 @@ final class LazyFlowSimulator {
       if (heapKey[h] > first) {
         continue;
       }
-      first = Math.min(first, done[heap[h]]);
+      first = Math.min(first, done(heap[h]));
       top = push(h, top);
     }
     double firstDone = first - now;
@@ -647,13 +645,22 @@ final class LazyFlowSimulator {
       if (heapKey[h] > end) {
         continue;
       }
-      double t = done[heap[h]] - now;
+      double t = done(heap[h]) - now;
       if (t > last && t <= limit) {
         last = t;
       }
       top = push(h, top);
     }
     return last;
+  }
+
+  /**
+   * When moving flow {@code i} finishes: worked out when the walks for the next completion reach
+   * it, rather than at every change of its rate, from the same operands (it was re-anchored at
+   * {@code since[i]}), so bit for bit what it was when noted there.
+   */
+  private double done(int i) {
+    return since[i] + left[i] / rate[i];
   }
 
   /** Pushes heap node {@code h}'s children on the walk's stack; returns the new top. */
@@ -732,7 +739,6 @@ final class LazyFlowSimulator {
       rate[i] = rate[last];
       since[i] = since[last];
       left[i] = left[last];
-      done[i] = done[last];
       at[i] = at[last];
       if (at[i] >= 0) {
         heap[at[i]] = i;
