@@ -299,7 +299,8 @@ final class LazyFlowSimulator {
    * come first, in the order the per-flow entry point would have listed them in the schedule, so
    * the flows are re-anchored in the same order either way (but for a decision whose backfill could
    * top up the class, which Baraat puts in the schedule after its later classes). When many change,
-   * the heap is rebuilt once rather than mended per flow.
+   * the heap is rebuilt once rather than mended per flow (when more than half the moving flows
+   * change: a rebuild at an eighth made Aalo's whole trace 4% slower).
    */
   private void follow(ClusterState state, Schedule schedule, Baraat.FirstClass first, double now) {
     int wasMoving = moving;
@@ -405,7 +406,7 @@ final class LazyFlowSimulator {
       }
     }
     stopped += changed - started;
-    boolean rebuild = changed > moving / 8;
+    boolean rebuild = changed > moving / 2;
     if (rebuild) {
       rebuilt += changed;
     } else {
