@@ -48,9 +48,10 @@ import org.coflow.master.policy.SchedulingPolicy;
  *
  * <p>A step the policy holds in the schedule ({@link Schedule#hold}, under {@link
  * SchedulingPolicy#passesOverHeld}) gives its coflow's flows the rates of the last decision, which
- * they move at: an event counts them as moving and compares only the written rates. Half of Aalo's
- * and Graviton's served flows come in such steps. If a held coflow has other flows moving, the held
- * steps are written and compared like the rest.
+ * they move at, but for the flows it lists as changed ({@link Schedule#heldChanges}): an event
+ * counts them as moving, compares the written rates and re-anchors the listed flows at the step's
+ * place among the written ones. Most of Aalo's and Graviton's served flows come in such steps. If a
+ * held coflow has other flows moving, the held steps are written and compared like the rest.
  *
  * <p>Only for policies that read no per-flow progress ({@code Aalo}, {@code Baraat}, {@code
  * Graviton}): {@link ClusterState#sentAt} and {@link Coflow#remainingFrom} lag behind here.
@@ -122,13 +123,16 @@ final class LazyFlowSimulator {
   private double[][] sectionRate = new double[0][];
 
   /**
-   * Whether the policy may hold steps whose flows move at their rates already ({@link
-   * SchedulingPolicy#passesOverHeld}; tests turn it off to compare).
+   * Whether the policy may hold steps whose flows move at their rates already, but for those they
+   * list ({@link SchedulingPolicy#passesOverHeld}; tests turn it off to compare).
    */
   boolean passOverHeld = true;
 
   /** Served flows a follow passed over in held steps (for tests). */
   long passed;
+
+  /** Flows of held steps a follow re-anchored, listed as changed (for tests). */
+  long heldChanged;
 
   /** Per coflow slot, how many of its flows move (for the held steps' check). */
   private int[] coflowMoving = new int[0];
@@ -375,6 +379,7 @@ final class LazyFlowSimulator {
           double r = schedule.heldChangedRate(next, j);
           if (r != rate[i]) {
             changed = found(changed, i, r);
+            heldChanged++;
           }
         }
         passed -= schedule.heldChanges(next);

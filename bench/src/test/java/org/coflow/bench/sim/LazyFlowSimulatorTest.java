@@ -126,8 +126,9 @@ class LazyFlowSimulatorTest {
   /**
    * Passing over the steps a policy holds ({@link SchedulingPolicy#passesOverHeld}) gives the run
    * that comparing every served flow's rate gives, bit for bit, with the invariants checked at
-   * every event; and many served flows are passed over. (Baraat holds none: its first class's rates
-   * come first and are not said to be one coflow's, so none of its later steps is held.)
+   * every event; and many served flows are passed over, and many listed as changed re-anchored.
+   * (Baraat holds none: its first class's rates come first and are not said to be one coflow's, so
+   * none of its later steps is held.)
    */
   @ParameterizedTest
   @ValueSource(strings = {"aalo", "aalo weighted", "graviton"})
@@ -150,6 +151,8 @@ class LazyFlowSimulatorTest {
         comparing.run(
             Policies.create(name, config), meta, null, ProgressListener.NONE, System.nanoTime());
     assertTrue(passing.passed > 100_000, variant + ": flows passed over: " + passing.passed);
+    assertTrue(
+        passing.heldChanged > 1000, variant + ": held flows re-anchored: " + passing.heldChanged);
     assertEquals(0, comparing.passed, variant + ": flows passed over with it off");
     assertEquals(compared.events(), passed.events(), "events");
     for (int i = 0; i < compared.cct().length; i++) {

@@ -36,7 +36,7 @@ public abstract class AbstractPolicy implements SchedulingPolicy {
       budget = new PortBudget(fabric);
       allocator = new Allocator(fabric.size());
       if (holds) {
-        allocator.holdUnchanged();
+        allocator.holdRedone();
       }
     } else {
       budget.reset(fabric);
@@ -69,14 +69,15 @@ public abstract class AbstractPolicy implements SchedulingPolicy {
   }
 
   /**
-   * From now on, a max-min or backfill step that gives a coflow's flows exactly the rates the last
-   * decision gave them is held in the schedule rather than written ({@link Schedule#hold}).
+   * From now on, a max-min or backfill step replayed or redone from the step the last decision made
+   * for the same flows is held in the schedule rather than written ({@link Schedule#hold}), with
+   * the flows whose rates changed listed.
    */
   @Override
   public void passesOverHeld() {
     holds = true;
     if (allocator != null) {
-      allocator.holdUnchanged();
+      allocator.holdRedone();
     }
   }
 

@@ -14,8 +14,9 @@ import org.coflow.api.model.Flow;
  * residuals at its ports changed since its last step of the same kind, else redone from the last
  * one where that is cheaper and gives the same rates to the last bit ({@link Refill} for
  * water-filling, {@link GreedySteps} for greedy steps), else computed in full ({@link FlowGroup},
- * {@link WaterFilling}). A max-min or backfill step that gives the rates of its step in the last
- * decision may be held in the schedule rather than written ({@link #holdUnchanged}).
+ * {@link WaterFilling}). A max-min or backfill step replayed or redone from its step in the last
+ * decision may be held in the schedule rather than written, the flows whose rates changed listed
+ * ({@link #holdRedone}).
  *
  * <p>Not thread-safe: an instance keeps scratch arrays sized to the fabric, so every policy owns
  * one.
@@ -39,7 +40,7 @@ public final class Allocator {
   private long decision;
 
   private boolean lastDecisionKept;
-  private boolean holdUnchanged;
+  private boolean holdRedone;
   private long held;
 
   public Allocator(int ports) {
@@ -126,7 +127,7 @@ public final class Allocator {
    * rates already, but for the changed ones, which the schedule lists.
    */
   private void handOut(StepMemo m, Coflow c, int[] changedAt, int changes, Schedule schedule) {
-    if (holdUnchanged
+    if (holdRedone
         && lastDecisionKept
         && m.decision == decision - 1
         && schedule.hold(c, m.moving, m.rates, m.moved, changedAt, changes)) {
@@ -147,12 +148,13 @@ public final class Allocator {
   }
 
   /**
-   * Lets max-min and backfill steps that give a coflow's flows the rates of its step of the last
-   * decision be held in the schedule rather than written ({@link Schedule#hold}); for a policy
-   * whose caller passes over held steps ({@link SchedulingPolicy#passesOverHeld}).
+   * Lets max-min and backfill steps replayed or redone from a coflow's step of the last decision be
+   * held in the schedule rather than written, the flows whose rates changed listed ({@link
+   * Schedule#hold}); for a policy whose caller passes over held steps ({@link
+   * SchedulingPolicy#passesOverHeld}).
    */
-  void holdUnchanged() {
-    holdUnchanged = true;
+  void holdRedone() {
+    holdRedone = true;
   }
 
   /** How many flows' rates steps held rather than wrote (for tests). */

@@ -277,15 +277,15 @@ public final class Schedule {
   }
 
   /**
-   * Gives the active flows of {@code c} at {@code positions[0 .. n)} the {@code rates} (all
-   * positive), as {@link #addRates} of their indices would, but holds them rather than writing them
-   * until the rates are read: {@link #rate}, {@link #served} and every other reader of rates (or
-   * adder of one) writes the held steps first, in the order they were held, so that a reader sees
-   * exactly what {@link #addRates} would have left. A caller that knows these flows already move at
-   * exactly these rates (a fluid replay's event loop, see {@link SchedulingPolicy#passesOverHeld})
-   * reads {@link #written} instead and passes over the held steps, at the cost of the steps rather
-   * than their flows (the positions and rates are copied, in bulk, so the caller may change its
-   * arrays).
+   * Gives the active flows of {@code c} at {@code positions[0 .. n)} the {@code rates}, as {@link
+   * #addRates} of their indices would, but holds them rather than writing them until the rates are
+   * read: {@link #rate}, {@link #served} and every other reader of rates (or adder of one) writes
+   * the held steps first, in the order they were held, so that a reader sees exactly what {@link
+   * #addRates} would have left. A caller that knows these flows already move at exactly these
+   * rates, but for those listed as changed (a fluid replay's event loop, see {@link
+   * SchedulingPolicy#passesOverHeld}), reads {@link #written} instead and passes over the held
+   * steps, at the cost of the steps and their changes rather than their flows (the positions and
+   * rates are copied, in bulk, so the caller may change its arrays).
    *
    * <p>{@code changedAt[0 .. changes)} (increasing indices into {@code positions}; {@code
    * changedAt} may be null if there are none) are the flows whose rates differ from those they move
@@ -298,16 +298,13 @@ public final class Schedule {
    * held or written, until the held steps are written.
    */
   boolean hold(Coflow c, int[] positions, double[] rates, int n, int[] changedAt, int changes) {
-    if (n == 0) {
-      return false;
+    if (n == 0 || anonymous || given(c)) {
+      return false; // its flows may have rates already: the caller writes the step
     }
     for (int j = 0; j < n; j++) {
       if (!(rates[j] > 0)) {
         return false;
       }
-    }
-    if (anonymous || given(c)) {
-      return false; // its flows may have rates already: the caller writes the step
     }
     mark(c);
     heldMark[c.slot()] = stamp;
@@ -329,7 +326,8 @@ public final class Schedule {
     System.arraycopy(positions, 0, heldAt[held], 0, n);
     System.arraycopy(rates, 0, heldRates[held], 0, n);
     if (heldChanged[held] == null || heldChanged[held].length < changes) {
-      heldChanged[held] = new int[Math.max(changes, 16)];
+      heldChanged[held] =
+          new int[Math.max(changes, heldChanged[held] == null ? 16 : 2 * heldChanged[held].length)];
     }
     if (changes > 0) {
       System.arraycopy(changedAt, 0, heldChanged[held], 0, changes);

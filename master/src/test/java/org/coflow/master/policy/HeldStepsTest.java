@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
  * Steps held in a schedule rather than written ({@link Schedule#hold}): every reader of rates sees
  * what writing them would have left, bit for bit; a step is held only when no other rate can reach
  * its flows; and a policy that holds (under {@link SchedulingPolicy#passesOverHeld}) decides
- * exactly what one that does not decides, holding only steps whose rates the last decision gave.
+ * exactly what one that does not decides, holding only steps redone from the last decision's, with
+ * the flows whose rates changed listed.
  */
 class HeldStepsTest {
   /** Three coflows of four flows each on a 4-port fabric: flows 4c .. 4c+3 are coflow c's. */
@@ -225,8 +226,9 @@ class HeldStepsTest {
   /**
    * Aalo holding (as the lazy loop lets it) against Aalo writing every step, decision after
    * decision on a random fabric where coflows come and flows finish: the same rate for every flow,
-   * bit for bit, and steps held once nothing changed for them; none held when the last schedule was
-   * changed after its decision or not handed back.
+   * bit for bit, and steps held once their flows stayed the same, each flow at its rate of the last
+   * decision unless listed as changed; none held when the last schedule was changed after its
+   * decision or not handed back.
    */
   @Test
   void aPolicyThatHoldsDecidesAsOneThatWrites() {
