@@ -181,9 +181,9 @@ public final class Allocator {
     return refill.refills();
   }
 
-  /** See {@link Refill#abandonedRefills}. */
-  long abandonedRefills() {
-    return refill.abandonedRefills();
+  /** See {@link Refill#reorderedRefills}. */
+  long reorderedRefills() {
+    return refill.reorderedRefills();
   }
 
   /** See {@link Refill#refillsAfterFinishes}. */

@@ -19,19 +19,37 @@ final class Refill {
   /** Per resource: its index in the memo's rise, while flows that finished are dropped. */
   private final int[] riseIndex;
 
-  private double[] riseSaved = new double[0];
-
   /** Per saturation of a rise being redone: the water level it happened at. */
   private double[] eventAt = new double[16];
 
   /** Per position of a coflow's active flows: the memo's moving flow there, or -1. */
   private int[] memberAt = new int[0];
 
-  /** The memo whose rise is being redone; its saturations redone so far (-1: another one came). */
+  /** The memo whose rise is being redone, and its saturations redone so far. */
   private StepMemo redoing;
 
   private int redone;
   private int redoneOthers;
+
+  /**
+   * The saturation from which the rise being redone went another way than the memo's (the one that
+   * saturated another resource, or one more), -1 while it follows the memo.
+   */
+  private int reorderedFrom;
+
+  // The rise redone in another order: per moving flow (by index into the memo's) its two
+  // resources and the saturation that froze it (-1 while rising), and per resource of the rise its
+  // moving flows, byResource[resourceStart[r] .. resourceEnd[r]).
+  private int[] endA = new int[16];
+  private int[] endB = new int[16];
+  private int[] frozenBy = new int[16];
+  private int[] byResource = new int[32];
+  private final int[] resourceStart;
+  private final int[] resourceEnd;
+
+  /** Per saturation of a rise redone in another order: how many flows it froze, then a cursor. */
+  private int[] eventFlows = new int[16];
+
   private final WaterFilling.Saturation resaturate = this::resaturate;
 
   /**
@@ -43,7 +61,7 @@ final class Refill {
   private int changes;
 
   private long refills;
-  private long abandonedRefills;
+  private long reorderedRefills;
   private long refillsAfterFinishes;
 
   Refill(int ports) {
@@ -52,6 +70,8 @@ final class Refill {
     this.due = new int[2 * ports];
     this.riseCount = new int[2 * ports];
     this.riseIndex = new int[2 * ports];
+    this.resourceStart = new int[2 * ports];
+    this.resourceEnd = new int[2 * ports];
   }
 
   /**
@@ -76,11 +96,11 @@ final class Refill {
   }
 
   /**
-   * How many water-filling steps had the flows and free ports of their last one but not its
-   * saturations, and were computed in full (for tests).
+   * How many of the {@link #refills} saturated resources in another order than the step they were
+   * redone from (for tests).
    */
-  long abandonedRefills() {
-    return abandonedRefills;
+  long reorderedRefills() {
+    return reorderedRefills;
   }
 
   /** How many of the {@link #refills} came after flows of the coflow finished (for tests). */
@@ -91,8 +111,7 @@ final class Refill {
   /**
    * Redoes a water-filling step from the rise of the coflow's last step of this kind ({@code m}, or
    * null), when its flows are the same and the same ports have capacity left (the residuals may
-   * differ): false, residuals left as they were, if there is no such step, or if the rise does not
-   * saturate the same resources in the same order.
+   * differ): false, residuals left as they were, if there is no such step.
    *
    * <p>The flows offered are then the same, in the same order, so the rise starts with the same
    * resources and counts. As long as the resources saturate in the order they did last time, each
@@ -100,7 +119,13 @@ final class Refill {
    * run again on the resources alone, by the same operations in the same order, and each flow gets
    * the water level of the saturation that froze it last time. The rates and residuals are bit for
    * bit those of a full step, at the cost of the resources per round, a count per flow and the
-   * flows' rates, without offering, sorting or freezing the flows. The memo then holds the new
+   * flows' rates, without offering, sorting or freezing the flows. If a saturation goes another way
+   * (another resource saturates, or one more), the flows still rising are listed by resource from
+   * the memo (both ends of each flow are known from the saturation that froze it and its other end)
+   * and the rest of the rise freezes them from those lists, as a full step's counting sort would: a
+   * saturation freezes every flow of its resource still rising, whatever their order, and the
+   * counts are integers, so the rise, the levels and the residuals are still the full step's,
+   * without offering the flows again. The memo then notes the new saturations and holds the new
    * rates ({@link StepMemo#moving}, {@link StepMemo#rates}), for the caller to hand out.
    */
   boolean refilled(StepMemo m, Coflow c, int kind, PortBudget budget) {
@@ -115,37 +140,32 @@ final class Refill {
     if (!m.sameFreePorts(res)) {
       return false;
     }
-    // Past this point a failed redo leaves the memo to the full step, which notes it anew.
+    // A redo that fails here leaves the memo to the full step, which notes it anew.
     if (finished && !dropFinished(m, c)) {
       return false;
     }
     // The step's inputs, as a full step would note them.
     m.noteStart(c, res, ports);
     int t = m.riseSize;
-    if (riseSaved.length < t) {
-      riseSaved = new double[Math.max(t, 2 * riseSaved.length)];
-    }
     int[] count = riseCount;
     for (int k = 0; k < t; k++) {
       int r = m.riseLive[k];
       live[k] = r;
       count[r] = m.riseCounts[k];
-      riseSaved[k] = res[r];
     }
-    if (eventAt.length < m.events) {
-      eventAt = new double[Math.max(m.events, 2 * eventAt.length)];
+    // A resource saturates at most once, so a rise has at most as many saturations as resources.
+    if (eventAt.length < Math.max(t, m.events)) {
+      eventAt = new double[Math.max(Math.max(t, m.events), 2 * eventAt.length)];
     }
     redoing = m;
     redone = 0;
     redoneOthers = 0;
+    reorderedFrom = -1;
     WaterFilling.rise(live, t, count, res, due, resaturate);
     redoing = null;
-    if (redone < 0) {
-      abandonedRefills++;
-      for (int k = 0; k < t; k++) {
-        res[m.riseLive[k]] = riseSaved[k];
-      }
-      return false;
+    if (reorderedFrom >= 0) {
+      reorderedRefills++;
+      noteReordered(m);
     }
     refills++;
     if (finished) {
@@ -229,17 +249,18 @@ final class Refill {
   /**
    * What a rise being redone does when resource {@code r} saturates: if it is the next saturation
    * of the last rise, its flows freeze as they did then (the counts of their ends drop); if not,
-   * every count drops to 0 so that the rise ends, and the redo is marked failed.
+   * the flows still rising are listed by resource, and from then on each saturation freezes those
+   * of its resource ({@link #resaturateAny}).
    */
   private void resaturate(int r, double at) {
     StepMemo m = redoing;
     int[] count = riseCount;
     int e = redone;
-    if (e == m.events || m.eventResource[e] != r) {
-      redone = -1;
-      for (int k = 0; k < m.riseSize; k++) {
-        count[m.riseLive[k]] = 0;
-      }
+    if (reorderedFrom < 0 && (e == m.events || m.eventResource[e] != r)) {
+      listByResource(m, e);
+    }
+    if (reorderedFrom >= 0) {
+      resaturateAny(m, r, at);
       return;
     }
     count[r] = 0;
@@ -252,5 +273,101 @@ final class Refill {
     redoneOthers = m.eventEnd[e];
     eventAt[e] = at;
     redone = e + 1;
+  }
+
+  /**
+   * Lists the memo's moving flows by resource, when its rise goes another way from saturation
+   * {@code e} on: each flow's ends (the resource of the saturation that froze it last time and its
+   * other end) and, for those the saturations before {@code e} froze again, that saturation.
+   */
+  private void listByResource(StepMemo m, int e) {
+    reorderedFrom = e;
+    int n = m.moved;
+    if (endA.length < n) {
+      int len = Math.max(n, 2 * endA.length);
+      endA = new int[len];
+      endB = new int[len];
+      frozenBy = new int[len];
+      byResource = new int[2 * len];
+    }
+    for (int k = 0; k < m.riseSize; k++) {
+      resourceEnd[m.riseLive[k]] = 0;
+    }
+    for (int j = 0; j < n; j++) {
+      int a = m.eventResource[m.event[j]];
+      int b = m.otherEnds[m.slot[j]];
+      endA[j] = a;
+      endB[j] = b;
+      frozenBy[j] = m.event[j] < e ? m.event[j] : -1;
+      resourceEnd[a]++;
+      resourceEnd[b]++;
+    }
+    int at = 0;
+    for (int k = 0; k < m.riseSize; k++) {
+      int r = m.riseLive[k];
+      int flows = resourceEnd[r];
+      resourceStart[r] = at;
+      resourceEnd[r] = at;
+      at += flows;
+    }
+    for (int j = 0; j < n; j++) {
+      byResource[resourceEnd[endA[j]]++] = j;
+      byResource[resourceEnd[endB[j]]++] = j;
+    }
+  }
+
+  /**
+   * Saturation {@link #redone} of a rise redone in another order: resource {@code r} saturates at
+   * level {@code at}, and its flows still rising freeze (the counts of their other ends drop).
+   */
+  private void resaturateAny(StepMemo m, int r, double at) {
+    int e = redone++;
+    m.eventResource[e] = r; // read no more for the saturations from reorderedFrom on
+    eventAt[e] = at;
+    int[] count = riseCount;
+    for (int p = resourceStart[r], end = resourceEnd[r]; p < end; p++) {
+      int j = byResource[p];
+      if (frozenBy[j] < 0) {
+        frozenBy[j] = e;
+        count[endA[j] == r ? endB[j] : endA[j]]--;
+      }
+    }
+    count[r] = 0;
+  }
+
+  /**
+   * Notes in the memo the rise just redone in another order, as a full step would have noted it:
+   * its saturations (their resources are in place), and the flows each froze with their other ends.
+   */
+  private void noteReordered(StepMemo m) {
+    int events = redone;
+    int n = m.moved;
+    if (eventFlows.length < events) {
+      eventFlows = new int[Math.max(events, 2 * eventFlows.length)];
+    }
+    Arrays.fill(eventFlows, 0, events, 0);
+    for (int j = 0; j < n; j++) {
+      eventFlows[frozenBy[j]]++;
+    }
+    int at = 0;
+    for (int e = 0; e < events; e++) {
+      int flows = eventFlows[e];
+      eventFlows[e] = at;
+      at += flows;
+      m.eventEnd[e] = at;
+    }
+    if (m.otherEnds.length < n) {
+      m.otherEnds = new int[Math.max(n, 2 * m.otherEnds.length)];
+    }
+    for (int j = 0; j < n; j++) {
+      int e = frozenBy[j];
+      int o = eventFlows[e]++;
+      int r = m.eventResource[e];
+      m.otherEnds[o] = endA[j] == r ? endB[j] : endA[j];
+      m.event[j] = e;
+      m.slot[j] = o;
+    }
+    m.events = events;
+    m.others = n;
   }
 }

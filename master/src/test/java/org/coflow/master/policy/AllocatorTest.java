@@ -462,7 +462,7 @@ class AllocatorTest {
     java.util.Random random = new java.util.Random(17);
     long steps = 0;
     long redone = 0;
-    long abandoned = 0;
+    long reordered = 0;
     long afterFinishes = 0;
     for (int round = 0; round < 300; round++) {
       int ports = 2 + random.nextInt(10);
@@ -524,7 +524,7 @@ class AllocatorTest {
         assertSameStep(s, byFresh, freshBudget, byKept, keptBudget, where);
       }
       redone += kept.refills();
-      abandoned += kept.abandonedRefills();
+      reordered += kept.reorderedRefills();
       afterFinishes += kept.refillsAfterFinishes();
     }
     assertTrue(redone > steps / 8, redone + " of " + steps + " steps redone from the last rise");
@@ -532,8 +532,8 @@ class AllocatorTest {
         afterFinishes > steps / 40,
         afterFinishes + " of " + steps + " steps redone from the last rise after flows finished");
     assertTrue(
-        abandoned > steps / 50,
-        abandoned + " of " + steps + " steps found their rise changed and were computed");
+        reordered > steps / 50,
+        reordered + " of " + steps + " steps redone from the last rise saturated in another order");
   }
 
   @Test
