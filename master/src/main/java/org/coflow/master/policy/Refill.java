@@ -276,9 +276,9 @@ final class Refill {
   }
 
   /**
-   * Lists the memo's moving flows by resource, when its rise goes another way from saturation
-   * {@code e} on: each flow's ends (the resource of the saturation that froze it last time and its
-   * other end) and, for those the saturations before {@code e} froze again, that saturation.
+   * Lists the memo's flows still rising by resource, when its rise goes another way from saturation
+   * {@code e} on: each one's ends (the resource of the saturation that froze it last time and its
+   * other end); the flows the saturations before {@code e} froze again keep that saturation.
    */
   private void listByResource(StepMemo m, int e) {
     reorderedFrom = e;
@@ -294,11 +294,16 @@ final class Refill {
       resourceEnd[m.riseLive[k]] = 0;
     }
     for (int j = 0; j < n; j++) {
-      int a = m.eventResource[m.event[j]];
+      int was = m.event[j];
+      if (was < e) {
+        frozenBy[j] = was;
+        continue;
+      }
+      int a = m.eventResource[was];
       int b = m.otherEnds[m.slot[j]];
       endA[j] = a;
       endB[j] = b;
-      frozenBy[j] = m.event[j] < e ? m.event[j] : -1;
+      frozenBy[j] = -1;
       resourceEnd[a]++;
       resourceEnd[b]++;
     }
@@ -311,8 +316,10 @@ final class Refill {
       at += flows;
     }
     for (int j = 0; j < n; j++) {
-      byResource[resourceEnd[endA[j]]++] = j;
-      byResource[resourceEnd[endB[j]]++] = j;
+      if (frozenBy[j] < 0) {
+        byResource[resourceEnd[endA[j]]++] = j;
+        byResource[resourceEnd[endB[j]]++] = j;
+      }
     }
   }
 
@@ -336,38 +343,43 @@ final class Refill {
   }
 
   /**
-   * Notes in the memo the rise just redone in another order, as a full step would have noted it:
-   * its saturations (their resources are in place), and the flows each froze with their other ends.
+   * Notes in the memo the rise just redone in another order: its saturations (their resources are
+   * in place) and, past the notes of those before {@link #reorderedFrom} (which stand), the flows
+   * each of the others froze with their other ends. The flows listed by resource were all rising
+   * then, so they fit in the place the last rise's later saturations noted them in.
    */
   private void noteReordered(StepMemo m) {
     int events = redone;
+    int from = reorderedFrom;
     int n = m.moved;
     if (eventFlows.length < events) {
       eventFlows = new int[Math.max(events, 2 * eventFlows.length)];
     }
-    Arrays.fill(eventFlows, 0, events, 0);
+    Arrays.fill(eventFlows, from, events, 0);
     for (int j = 0; j < n; j++) {
-      eventFlows[frozenBy[j]]++;
+      int e = frozenBy[j];
+      if (e >= from) {
+        eventFlows[e]++;
+      }
     }
-    int at = 0;
-    for (int e = 0; e < events; e++) {
+    int at = from == 0 ? 0 : m.eventEnd[from - 1];
+    for (int e = from; e < events; e++) {
       int flows = eventFlows[e];
       eventFlows[e] = at;
       at += flows;
       m.eventEnd[e] = at;
     }
-    if (m.otherEnds.length < n) {
-      m.otherEnds = new int[Math.max(n, 2 * m.otherEnds.length)];
-    }
     for (int j = 0; j < n; j++) {
       int e = frozenBy[j];
-      int o = eventFlows[e]++;
-      int r = m.eventResource[e];
-      m.otherEnds[o] = endA[j] == r ? endB[j] : endA[j];
-      m.event[j] = e;
-      m.slot[j] = o;
+      if (e >= from) {
+        int o = eventFlows[e]++;
+        int r = m.eventResource[e];
+        m.otherEnds[o] = endA[j] == r ? endB[j] : endA[j];
+        m.event[j] = e;
+        m.slot[j] = o;
+      }
     }
     m.events = events;
-    m.others = n;
+    m.others = at;
   }
 }
