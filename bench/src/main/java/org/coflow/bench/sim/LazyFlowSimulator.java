@@ -427,7 +427,9 @@ final class LazyFlowSimulator {
       change(state, found[k], foundRate[k], now, rebuild);
     }
     if (rebuild) {
-      for (int h = (moving - 2) / ARITY; h >= 0; h--) {
+      // From the last node's parent (none with fewer than two flows: floorDiv, not a division
+      // that rounds -1 / ARITY up to node 0).
+      for (int h = Math.floorDiv(moving - 2, ARITY); h >= 0; h--) {
         siftDown(h);
       }
     }

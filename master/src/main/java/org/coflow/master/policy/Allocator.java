@@ -186,6 +186,11 @@ public final class Allocator {
     return refill.reorderedRefills();
   }
 
+  /** See {@link Refill#refillsOfReordered}. */
+  long refillsOfReordered() {
+    return refill.refillsOfReordered();
+  }
+
   /** See {@link Refill#refillsAfterFinishes}. */
   long refillsAfterFinishes() {
     return refill.refillsAfterFinishes();

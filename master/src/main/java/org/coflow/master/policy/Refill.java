@@ -37,9 +37,10 @@ final class Refill {
    */
   private int reorderedFrom;
 
-  // The rise redone in another order: per moving flow (by index into the memo's) its two
-  // resources and the saturation that froze it (-1 while rising), and per resource of the rise its
-  // moving flows, byResource[resourceStart[r] .. resourceEnd[r]).
+  // The rise redone in another order: per moving flow (by index into the memo's) the saturation
+  // that froze it (-1 while rising) and, for those still rising when it went its own way, its two
+  // resources; per resource of the rise, those flows: byResource[resourceStart[r] ..
+  // resourceEnd[r]).
   private int[] endA = new int[16];
   private int[] endB = new int[16];
   private int[] frozenBy = new int[16];
@@ -62,6 +63,7 @@ final class Refill {
 
   private long refills;
   private long reorderedRefills;
+  private long refillsOfReordered;
   private long refillsAfterFinishes;
 
   Refill(int ports) {
@@ -103,6 +105,14 @@ final class Refill {
     return reorderedRefills;
   }
 
+  /**
+   * How many of the {@link #refills} were redone from saturations a redo in another order noted
+   * (for tests).
+   */
+  long refillsOfReordered() {
+    return refillsOfReordered;
+  }
+
   /** How many of the {@link #refills} came after flows of the coflow finished (for tests). */
   long refillsAfterFinishes() {
     return refillsAfterFinishes;
@@ -111,7 +121,8 @@ final class Refill {
   /**
    * Redoes a water-filling step from the rise of the coflow's last step of this kind ({@code m}, or
    * null), when its flows are the same and the same ports have capacity left (the residuals may
-   * differ): false, residuals left as they were, if there is no such step.
+   * differ): false, residuals left as they were, if there is no such step, or too few of its flows
+   * are left after some finished.
    *
    * <p>The flows offered are then the same, in the same order, so the rise starts with the same
    * resources and counts. As long as the resources saturate in the order they did last time, each
@@ -163,11 +174,15 @@ final class Refill {
     reorderedFrom = -1;
     WaterFilling.rise(live, t, count, res, due, resaturate);
     redoing = null;
+    boolean ofReordered = m.reorderedByRedo;
     if (reorderedFrom >= 0) {
       reorderedRefills++;
       noteReordered(m);
     }
     refills++;
+    if (ofReordered) {
+      refillsOfReordered++;
+    }
     if (finished) {
       refillsAfterFinishes++;
     }
@@ -381,5 +396,6 @@ final class Refill {
     }
     m.events = events;
     m.others = at;
+    m.reorderedByRedo = true;
   }
 }

@@ -85,6 +85,9 @@ final class StepMemo {
 
   int[] slot = new int[0];
 
+  /** Whether the saturations were last noted by a redo in another order ({@link Refill}). */
+  boolean reorderedByRedo;
+
   /** Whether the rise's resources were listed by a port scan (not in the order flows came). */
   boolean riseByPorts;
 

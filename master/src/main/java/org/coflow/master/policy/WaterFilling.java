@@ -286,6 +286,7 @@ final class WaterFilling {
     }
     m.riseSize = t;
     m.riseByPorts = byPorts;
+    m.reorderedByRedo = false;
     m.events = 0;
     m.others = 0;
     m.riseKnown = true;

@@ -463,6 +463,7 @@ class AllocatorTest {
     long steps = 0;
     long redone = 0;
     long reordered = 0;
+    long ofReordered = 0;
     long afterFinishes = 0;
     for (int round = 0; round < 300; round++) {
       int ports = 2 + random.nextInt(10);
@@ -525,6 +526,7 @@ class AllocatorTest {
       }
       redone += kept.refills();
       reordered += kept.reorderedRefills();
+      ofReordered += kept.refillsOfReordered();
       afterFinishes += kept.refillsAfterFinishes();
     }
     assertTrue(redone > steps / 8, redone + " of " + steps + " steps redone from the last rise");
@@ -534,6 +536,9 @@ class AllocatorTest {
     assertTrue(
         reordered > steps / 50,
         reordered + " of " + steps + " steps redone from the last rise saturated in another order");
+    assertTrue(
+        ofReordered > steps / 100,
+        ofReordered + " of " + steps + " steps redone from saturations a reordered redo noted");
   }
 
   @Test
