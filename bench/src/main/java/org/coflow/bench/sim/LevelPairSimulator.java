@@ -101,23 +101,19 @@ final class LevelPairSimulator {
       }
       events++;
       place(state, view);
-      double firstDone = Double.POSITIVE_INFINITY;
-      for (int j = 0; j < g.active; j++) {
-        double r = view.rate(g.tag[j], g.src[j], g.dst[j]);
-        g.rate[j] = r;
-        double t = r > 0 ? (g.first[j] - g.service[j]) / r : Double.POSITIVE_INFINITY;
-        g.untilFirst[j] = t;
-        firstDone = Math.min(firstDone, t);
-      }
-      if (checker != null) {
-        checker.checkPairs(fabric, g.src, g.dst, g.count, g.rate, g.active, now, policy.name());
-      }
       double dt = next < n ? arrival[next] - now : Double.POSITIVE_INFINITY;
       double decision = policy.nextDecisionTime(state, schedule, now);
       if (decision < now + dt) {
         dt = Math.max(decision - now, FluidStep.SECONDS);
       }
-      dt = g.until(firstDone, dt, coalesce);
+      g.startRates(dt, coalesce);
+      for (int j = 0; j < g.active; j++) {
+        g.rate(j, view.rate(g.tag[j], g.src[j], g.dst[j]));
+      }
+      if (checker != null) {
+        checker.checkPairs(fabric, g.src, g.dst, g.count, g.rate, g.active, now, policy.name());
+      }
+      dt = g.until();
       if (dt == Double.POSITIVE_INFINITY) {
         throw Simulator.stalled(policy.name(), now, state.flows().size());
       }
@@ -133,9 +129,7 @@ final class LevelPairSimulator {
       }
       // Serve every group for dt; take out the flows that finish within it.
       finishing.start(dt);
-      for (int j = 0; j < g.active; j++) {
-        g.serve(j, dt, finishing);
-      }
+      g.serve(dt, finishing);
       now += dt;
       // Flows leave in id order, as in the per-flow loop. A flow that finished before the end of
       // dt idled for the rest of it: the bytes counted for that part are taken back.

@@ -82,28 +82,21 @@ final class PairSimulator {
       // The policy's water-filling on the active pairs, and the next completion.
       shares.fill();
       events++;
-      double firstDone = Double.POSITIVE_INFINITY;
+      g.startRates(next < n ? arrival[next] - now : Double.POSITIVE_INFINITY, coalesce);
       for (int j = 0; j < g.active; j++) {
-        double r = Math.min(shares.upLevel(g.src[j]), shares.downLevel(g.dst[j]));
-        g.rate[j] = r;
-        double t = r > 0 ? (g.first[j] - g.service[j]) / r : Double.POSITIVE_INFINITY;
-        g.untilFirst[j] = t;
-        firstDone = Math.min(firstDone, t);
+        g.rate(j, Math.min(shares.upLevel(g.src[j]), shares.downLevel(g.dst[j])));
       }
       if (checker != null) {
         checker.checkPairs(fabric, g.src, g.dst, g.count, g.rate, g.active, now, policy.name());
       }
       // Extended over the completion window but not past the next arrival.
-      double dt =
-          g.until(firstDone, next < n ? arrival[next] - now : Double.POSITIVE_INFINITY, coalesce);
+      double dt = g.until();
       if (dt == Double.POSITIVE_INFINITY) {
         throw Simulator.stalled(policy.name(), now, activeFlows);
       }
       // Serve every pair for dt; take out the flows that finish within it.
       finishing.size = 0;
-      for (int j = 0; j < g.active; j++) {
-        g.serve(j, dt, finishing);
-      }
+      g.serve(dt, finishing);
       now += dt;
       // Flows leave in admission order (the per-flow loop finishes them by id, the same order).
       int done = finishing.size;

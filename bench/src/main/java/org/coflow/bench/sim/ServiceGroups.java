@@ -45,6 +45,17 @@ final class ServiceGroups {
 
   private int[] stack = new int[64];
 
+  // The event under way: its horizon and completion window, the first completion so far, and the
+  // near groups (see rate).
+  private double horizon;
+  private double coalesce;
+  private double firstDone;
+  private int[] nearGroup = new int[256];
+  private int near;
+
+  /** Whether a group has lost its last flow since the last {@link #deactivateIdle}. */
+  private boolean emptied;
+
   ServiceGroups(int keys) {
     heap = new int[keys][];
     slotOf = new int[keys];
@@ -99,6 +110,10 @@ final class ServiceGroups {
 
   /** Removes the active groups without flows (the last active group takes a freed position). */
   void deactivateIdle() {
+    if (!emptied) {
+      return;
+    }
+    emptied = false;
     for (int j = active - 1; j >= 0; j--) {
       if (count[j] == 0) {
         deactivate(j);
@@ -176,6 +191,8 @@ final class ServiceGroups {
     }
     if (n > 0) {
       atTop(j);
+    } else {
+      emptied = true;
     }
   }
 
@@ -224,17 +241,61 @@ final class ServiceGroups {
   }
 
   /**
-   * The next event's length: {@code dt} (the next arrival or decision), or the first completion
-   * among the active groups ({@code untilFirst}, set by the loop) if sooner, extended to the last
-   * completion within {@code (1 + coalesce)} of it but never past {@code dt}.
+   * Starts an event's pass over the active groups ({@link #rate}), for an event no longer than
+   * {@code horizon} (the next arrival or decision) and the completion window {@code coalesce}.
    */
-  double until(double firstDone, double dt, double coalesce) {
+  void startRates(double horizon, double coalesce) {
+    this.horizon = horizon;
+    this.coalesce = coalesce;
+    firstDone = Double.POSITIVE_INFINITY;
+    near = 0;
+  }
+
+  /**
+   * Sets the per-flow rate of active group j for the event under way and the time until its first
+   * flow finishes ({@code untilFirst}). A group whose first flow may finish within the event is
+   * listed as near: the event's length ({@link #until}) and the flows finishing in it ({@link
+   * #serve}) come from the near groups only. The bound a group is listed under only falls as the
+   * pass goes on, so a group listed under an earlier bound is checked again, exactly, later.
+   */
+  void rate(int j, double r) {
+    rate[j] = r;
+    if (!(r > 0)) {
+      untilFirst[j] = Double.POSITIVE_INFINITY;
+      return;
+    }
+    double left = first[j] - service[j];
+    double t = left / r;
+    untilFirst[j] = t;
+    if (t < firstDone) {
+      firstDone = t;
+    }
+    // The event is no longer than this bound; a flow finishes in it if what it has left is within
+    // a nanosecond of service or a billionth of its size of what the event moves (a relative margin
+    // of 1e-6 covers the rounding of both sides).
+    double bound = Math.min(horizon, firstDone * (1 + coalesce));
+    if (left <= r * (bound * (1 + 1e-6) + FluidStep.SECONDS) + 1e-9 * firstSize[j]) {
+      if (near == nearGroup.length) {
+        nearGroup = Arrays.copyOf(nearGroup, 2 * near);
+      }
+      nearGroup[near++] = j;
+    }
+  }
+
+  /**
+   * The event's length, after {@link #rate} for every active group: the horizon, or the first
+   * completion if sooner, extended to the last completion within {@code (1 + coalesce)} of it but
+   * never past the horizon.
+   */
+  double until() {
+    double dt = horizon;
     if (firstDone <= dt) {
       double limit = Math.min(dt, firstDone * (1 + coalesce));
       dt = firstDone;
       // A group whose first flow finishes past the limit has none within it (thresholds only
-      // grow down the heap): only the others are walked.
-      for (int j = 0; j < active; j++) {
+      // grow down the heap), and every group whose first flow finishes within it is near.
+      for (int i = 0; i < near; i++) {
+        int j = nearGroup[i];
         if (untilFirst[j] <= limit) {
           dt = Math.max(dt, latestWithin(j, limit));
         }
@@ -270,24 +331,27 @@ final class ServiceGroups {
   }
 
   /**
-   * Serves active group j for {@code dt}: the flows that finish within it (what they have left is
-   * within a nanosecond of service or a billionth of their size, as in the per-flow loop) leave the
-   * group and are handed to {@code done} with the bytes they had left.
+   * Serves every active group for {@code dt} (at most the length {@link #until} gave): the flows
+   * that finish within it (what they have left is within a nanosecond of service or a billionth of
+   * their size, as in the per-flow loop) leave their group and are handed to {@code done} with the
+   * bytes they had left. Only the near groups can have such flows; the others' service just grows.
    */
-  void serve(int j, double dt, Finished done) {
-    double r = rate[j];
-    if (r <= 0) {
-      return;
-    }
-    double moved = r * dt;
-    while (count[j] > 0) {
-      double left = first[j] - service[j];
-      if (left - moved > r * FluidStep.SECONDS && left - moved > 1e-9 * firstSize[j]) {
-        break;
+  void serve(double dt, Finished done) {
+    for (int i = 0; i < near; i++) {
+      int j = nearGroup[i];
+      double r = rate[j];
+      double moved = r * dt;
+      while (count[j] > 0) {
+        double left = first[j] - service[j];
+        if (left - moved > r * FluidStep.SECONDS && left - moved > 1e-9 * firstSize[j]) {
+          break;
+        }
+        done.finished(j, pop(j), left);
       }
-      done.finished(j, pop(j), left);
     }
-    service[j] += moved;
+    for (int j = 0; j < active; j++) {
+      service[j] += rate[j] * dt;
+    }
   }
 
   /** Where {@link #serve} hands a flow that finishes. */
