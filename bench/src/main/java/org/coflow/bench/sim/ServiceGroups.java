@@ -252,29 +252,30 @@ final class ServiceGroups {
   }
 
   /**
-   * Sets the per-flow rate of active group j for the event under way and the time until its first
-   * flow finishes ({@code untilFirst}). A group whose first flow may finish within the event is
-   * listed as near: the event's length ({@link #until}) and the flows finishing in it ({@link
+   * Sets the per-flow rate of active group j for the event under way. A group whose first flow may
+   * finish within the event is listed as near, with the time until that flow finishes ({@code
+   * untilFirst}): the event's length ({@link #until}) and the flows finishing in it ({@link
    * #serve}) come from the near groups only. The bound a group is listed under only falls as the
    * pass goes on, so a group listed under an earlier bound is checked again, exactly, later.
    */
   void rate(int j, double r) {
     rate[j] = r;
     if (!(r > 0)) {
-      untilFirst[j] = Double.POSITIVE_INFINITY;
       return;
-    }
-    double left = first[j] - service[j];
-    double t = left / r;
-    untilFirst[j] = t;
-    if (t < firstDone) {
-      firstDone = t;
     }
     // The event is no longer than this bound; a flow finishes in it if what it has left is within
     // a nanosecond of service or a billionth of its size of what the event moves (a relative margin
-    // of 1e-6 covers the rounding of both sides).
+    // of 1e-6 covers the rounding of both sides). A group past it cannot be the first to finish
+    // either, unless past the horizon too (where the first completion's time does not matter), so
+    // its time is not worked out.
+    double left = first[j] - service[j];
     double bound = Math.min(horizon, firstDone * (1 + coalesce));
     if (left <= r * (bound * (1 + 1e-6) + FluidStep.SECONDS) + 1e-9 * firstSize[j]) {
+      double t = left / r;
+      untilFirst[j] = t;
+      if (t < firstDone) {
+        firstDone = t;
+      }
       if (near == nearGroup.length) {
         nearGroup = Arrays.copyOf(nearGroup, 2 * near);
       }
