@@ -23,7 +23,7 @@ final class ServiceGroups {
   // Per active group, by position (the per-event loops run over these arrays in order): key, a
   // value the loop attaches to it (Creek's level), ports, flows, per-flow rate, per-flow service
   // since it was last idle, smallest threshold and its flow's size, and time until that flow
-  // finishes in the event under way.
+  // finishes (set in the event under way for the near groups only, see rate).
   int[] key = new int[256];
   int[] tag = new int[256];
   int[] src = new int[256];
@@ -74,7 +74,10 @@ final class ServiceGroups {
     groupOf[f] = -1;
   }
 
-  /** The position of the active group {@code group}, activating it if idle. */
+  /**
+   * The position of the active group {@code group}, activating it if idle; a flow must then join it
+   * ({@link #join}), since {@link #deactivateIdle} looks for groups that lost their last flow.
+   */
   int slot(int group, int tagged, int from, int to) {
     int j = slotOf[group] - 1;
     if (j >= 0) {
@@ -242,7 +245,9 @@ final class ServiceGroups {
 
   /**
    * Starts an event's pass over the active groups ({@link #rate}), for an event no longer than
-   * {@code horizon} (the next arrival or decision) and the completion window {@code coalesce}.
+   * {@code horizon} (the next arrival or decision) and the finite completion window {@code
+   * coalesce}. An event is then: this, {@link #rate} for every active group in position order,
+   * {@link #until}, and {@link #serve}, with no group joined, left or deactivated in between.
    */
   void startRates(double horizon, double coalesce) {
     this.horizon = horizon;
@@ -256,7 +261,9 @@ final class ServiceGroups {
    * finish within the event is listed as near, with the time until that flow finishes ({@code
    * untilFirst}): the event's length ({@link #until}) and the flows finishing in it ({@link
    * #serve}) come from the near groups only. The bound a group is listed under only falls as the
-   * pass goes on, so a group listed under an earlier bound is checked again, exactly, later.
+   * pass goes on, so a group listed under an earlier bound is checked again, exactly, later: by
+   * {@code untilFirst <= limit} in {@link #until} and by the per-flow loop's test in {@link
+   * #serve}. Rates are 0 or more and what a first flow has left is 0 or more.
    */
   void rate(int j, double r) {
     rate[j] = r;

@@ -62,8 +62,9 @@ public final class Simulator {
    * @param model our modelling choices or some of the reference simulator's ({@link Model})
    */
   public Simulator(Trace trace, double bandwidth, double coalesce, Model model) {
-    if (!(coalesce >= 0)) {
-      throw new IllegalArgumentException("completion window must be 0 or more, got " + coalesce);
+    if (!(coalesce >= 0) || coalesce == Double.POSITIVE_INFINITY) {
+      throw new IllegalArgumentException(
+          "completion window must be 0 or more and finite, got " + coalesce);
     }
     this.trace = trace;
     this.bandwidth = bandwidth;

@@ -1,6 +1,7 @@
 package org.coflow.bench.sim;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
@@ -47,5 +48,21 @@ class PairSimulatorTest {
       assertTrue(rel <= 1e-9, "coflow " + i + ": " + pairs.cct()[i] + " vs " + flows.cct()[i]);
       assertEquals(flows.bytes()[i], pairs.delivered()[i], 1e-6 * flows.bytes()[i]);
     }
+  }
+
+  /**
+   * The group loops list the groups that may finish within an event from the completion window's
+   * bound, which must be a number: a window that is negative, NaN or infinite is refused, naming
+   * it.
+   */
+  @Test
+  void aCompletionWindowMustBeZeroOrMoreAndFinite() throws Exception {
+    Trace trace = TraceParser.parse(Path.of("data/coflow-benchmark/FB2010-1Hr-150-0.txt")).first(2);
+    for (double bad : new double[] {-0.1, Double.NaN, Double.POSITIVE_INFINITY}) {
+      IllegalArgumentException e =
+          assertThrows(IllegalArgumentException.class, () -> new Simulator(trace, GBPS, bad));
+      assertTrue(e.getMessage().contains(String.valueOf(bad)), e.getMessage());
+    }
+    new Simulator(trace, GBPS, 0);
   }
 }
