@@ -22,8 +22,7 @@ final class ServiceGroups {
 
   // Per active group, by position (the per-event loops run over these arrays in order): key, a
   // value the loop attaches to it (Creek's level), ports, flows, per-flow rate, per-flow service
-  // since it was last idle, smallest threshold and its flow's size, and time until that flow
-  // finishes (set in the event under way for the near groups only, see rate).
+  // since it was last idle, and smallest threshold and its flow's size.
   int[] key = new int[256];
   int[] tag = new int[256];
   int[] src = new int[256];
@@ -33,7 +32,6 @@ final class ServiceGroups {
   double[] service = new double[256];
   double[] first = new double[256];
   double[] firstSize = new double[256];
-  double[] untilFirst = new double[256];
   int active;
 
   // Per flow, by number: size, threshold in its group's service, group key (-1: none), heap
@@ -46,11 +44,12 @@ final class ServiceGroups {
   private int[] stack = new int[64];
 
   // The event under way: its horizon and completion window, the first completion so far, and the
-  // near groups (see rate).
+  // near groups (see rate) with the time until each one's first flow finishes.
   private double horizon;
   private double coalesce;
   private double firstDone;
   private int[] nearGroup = new int[256];
+  private double[] nearUntil = new double[256];
   private int near;
 
   /** Whether a group has lost its last flow since the last {@link #deactivateIdle}. */
@@ -94,7 +93,6 @@ final class ServiceGroups {
       service = Arrays.copyOf(service, len);
       first = Arrays.copyOf(first, len);
       firstSize = Arrays.copyOf(firstSize, len);
-      untilFirst = Arrays.copyOf(untilFirst, len);
     }
     j = active++;
     slotOf[group] = j + 1;
@@ -137,7 +135,6 @@ final class ServiceGroups {
       service[j] = service[last];
       first[j] = first[last];
       firstSize[j] = firstSize[last];
-      untilFirst[j] = untilFirst[last];
       slotOf[key[j]] = j + 1;
     }
   }
@@ -258,12 +255,12 @@ final class ServiceGroups {
 
   /**
    * Sets the per-flow rate of active group j for the event under way. A group whose first flow may
-   * finish within the event is listed as near, with the time until that flow finishes ({@code
-   * untilFirst}): the event's length ({@link #until}) and the flows finishing in it ({@link
-   * #serve}) come from the near groups only. The bound a group is listed under only falls as the
-   * pass goes on, so a group listed under an earlier bound is checked again, exactly, later: by
-   * {@code untilFirst <= limit} in {@link #until} and by the per-flow loop's test in {@link
-   * #serve}. Rates are 0 or more and what a first flow has left is 0 or more.
+   * finish within the event is listed as near, with the time until that flow finishes: the event's
+   * length ({@link #until}) and the flows finishing in it ({@link #serve}) come from the near
+   * groups only. The bound a group is listed under only falls as the pass goes on, so a group
+   * listed under an earlier bound is checked again, exactly, later: by that time against the
+   * window's limit in {@link #until} and by the per-flow loop's test in {@link #serve}. Rates are 0
+   * or more and what a first flow has left is 0 or more.
    */
   void rate(int j, double r) {
     rate[j] = r;
@@ -279,14 +276,15 @@ final class ServiceGroups {
     double bound = Math.min(horizon, firstDone * (1 + coalesce));
     if (left <= r * (bound * (1 + 1e-6) + FluidStep.SECONDS) + 1e-9 * firstSize[j]) {
       double t = left / r;
-      untilFirst[j] = t;
       if (t < firstDone) {
         firstDone = t;
       }
       if (near == nearGroup.length) {
         nearGroup = Arrays.copyOf(nearGroup, 2 * near);
+        nearUntil = Arrays.copyOf(nearUntil, 2 * near);
       }
-      nearGroup[near++] = j;
+      nearGroup[near] = j;
+      nearUntil[near++] = t;
     }
   }
 
@@ -303,9 +301,8 @@ final class ServiceGroups {
       // A group whose first flow finishes past the limit has none within it (thresholds only
       // grow down the heap), and every group whose first flow finishes within it is near.
       for (int i = 0; i < near; i++) {
-        int j = nearGroup[i];
-        if (untilFirst[j] <= limit) {
-          dt = Math.max(dt, latestWithin(j, limit));
+        if (nearUntil[i] <= limit) {
+          dt = Math.max(dt, latestWithin(nearGroup[i], limit));
         }
       }
     }
