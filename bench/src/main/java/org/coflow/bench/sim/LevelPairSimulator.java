@@ -106,9 +106,12 @@ final class LevelPairSimulator {
       if (decision < now + dt) {
         dt = Math.max(decision - now, FluidStep.SECONDS);
       }
+      // The groups' keys are those of Creek's rates (level * ports^2 + sender * ports + receiver).
       g.startRates(dt, coalesce);
+      double[] rates = view.rates();
+      int[] key = g.key;
       for (int j = 0; j < g.active; j++) {
-        g.rate(j, view.rate(g.tag[j], g.src[j], g.dst[j]));
+        g.rate(j, rates[key[j]]);
       }
       if (checker != null) {
         checker.checkPairs(fabric, g.src, g.dst, g.count, g.rate, g.active, now, policy.name());

@@ -260,7 +260,7 @@ public final class Baraat extends AbstractPolicy {
     } else {
       return false; // filled flow by flow, which leaves the pair rates of the last fill alone
     }
-    double[] rates = counts.rates(0);
+    double[] rates = counts.rates(); // level 0's pairs by pair key alone
     if (firstClass != null) {
       for (int j = 0; j < to; j++) {
         appendCoflow(coflows.get(j), 0, schedule);

@@ -345,6 +345,15 @@ public final class Creek extends AbstractPolicy {
       return counts.rate(level, src, dst);
     }
 
+    /**
+     * Every group's rate per flow, by key {@code level * ports^2 + src * ports + dst} ({@link
+     * #rate}; read-only, valid until the next decision): one array, so that a simulator reads the
+     * rates of its groups by their keys, not by three of their numbers each.
+     */
+    public double[] rates() {
+      return counts.rates();
+    }
+
     /** The rate {@code c}'s active flows into {@code receiver} receive together. */
     public double rateTo(Coflow c, int receiver) {
       return rateTo[c.slot() * flatPorts + receiver];
@@ -397,10 +406,11 @@ public final class Creek extends AbstractPolicy {
         double sum = 0;
         int at = s.countedAt(r);
         if (at >= 0) {
-          double[] rates = counts.rates(at);
+          double[] rates = counts.rates();
+          int into = counts.base(at) + r;
           int[] from = s.countedFrom(r);
           for (int i = 0, n = s.countedN(r); i < n; i++) {
-            sum += rates[from[i] * ports + r];
+            sum += rates[into + from[i] * ports];
           }
         }
         rateTo[base + r] = sum;
@@ -461,8 +471,10 @@ public final class Creek extends AbstractPolicy {
     int run = -1;
     double sum = 0;
     // The level of a run of flows into one (coflow, receiver) is looked up once per run: its pair
-    // rates if the level was filled from the counts, null if its flows already have their rates.
-    double[] pairRates = null;
+    // rates' base if the level was filled from the counts, -1 if its flows already have their
+    // rates.
+    double[] pairRates = counts.rates();
+    int base = -1;
     int n = state.flows().size();
     if (handFlow.length < n) {
       handFlow = new int[Math.max(n, 2 * handFlow.length)];
@@ -480,11 +492,11 @@ public final class Creek extends AbstractPolicy {
         run = key;
         sum = rateTo[key];
         int level = levelOf[key];
-        pairRates = (counted >>> level & 1) != 0 ? counts.rates(level) : null;
+        base = (counted >>> level & 1) != 0 ? counts.base(level) : -1;
       }
       double rate;
-      if (pairRates != null) {
-        rate = pairRates[state.srcAt(i) * ports + dst];
+      if (base >= 0) {
+        rate = pairRates[base + state.srcAt(i) * ports + dst];
         if (rate <= 0) {
           continue;
         }

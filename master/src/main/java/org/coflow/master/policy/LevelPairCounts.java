@@ -58,8 +58,14 @@ final class LevelPairCounts {
   /** Per level: its flows. */
   private final long[] flows;
 
-  /** Per level, by pair key: the rate of each of its flows, from the level's last fill. */
-  private final double[][] rate;
+  /**
+   * Per level and pair, the rate of each of its flows from the level's last fill: level k's pair
+   * key p at {@code k * ports^2 + p}, all levels in one array (see {@link #rates}).
+   */
+  private final double[] rate;
+
+  /** Pair keys per level: ports^2. */
+  private final int keyed;
 
   private final int[] countsVersion;
   private final int[] filledVersion;
@@ -91,7 +97,7 @@ final class LevelPairCounts {
               + " MiB: fill such a fabric flow by flow");
     }
     this.ports = ports;
-    int keyed = ports * ports;
+    keyed = ports * ports;
     count = new int[levels][keyed];
     ends = new int[levels][2 * ports][];
     listed = new int[levels][2 * ports];
@@ -99,7 +105,7 @@ final class LevelPairCounts {
     downAt = new int[levels][keyed];
     portFlows = new int[levels][2 * ports];
     flows = new long[levels];
-    rate = new double[levels][keyed];
+    rate = new double[levels * keyed];
     countsVersion = new int[levels];
     filledVersion = new int[levels];
     filledFrom = new double[levels][2 * ports];
@@ -262,7 +268,8 @@ final class LevelPairCounts {
   private int take(int k, int r, double at, boolean rated) {
     int[] list = ends[k][r];
     int[] counts = count[k];
-    double[] rates = rate[k];
+    double[] rates = rate;
+    int base = k * keyed;
     int taken = 0;
     for (int j = 0, n = listed[k][r]; j < n; j++) {
       int end = list[j];
@@ -272,7 +279,7 @@ final class LevelPairCounts {
         taken += c;
         rising[end] -= c;
         if (rated) {
-          rates[key] = at;
+          rates[base + key] = at;
         }
       }
     }
@@ -284,9 +291,9 @@ final class LevelPairCounts {
   /** Zeroes the rates of port r's pairs at level k. */
   private void zero(int k, int r) {
     int[] list = ends[k][r];
-    double[] rates = rate[k];
+    int base = k * keyed;
     for (int j = 0, n = listed[k][r]; j < n; j++) {
-      rates[key(r, list[j])] = 0;
+      rate[base + key(r, list[j])] = 0;
     }
   }
 
@@ -303,16 +310,26 @@ final class LevelPairCounts {
 
   /** Sets the rate of each flow of pair {@code src -> dst} at level k. */
   void setRate(int k, int src, int dst, double r) {
-    rate[k][src * ports + dst] = r;
+    rate[k * keyed + src * ports + dst] = r;
   }
 
   /** The rate of each flow of pair {@code src -> dst} at level k. */
   double rate(int k, int src, int dst) {
-    return rate[k][src * ports + dst];
+    return rate[k * keyed + src * ports + dst];
   }
 
-  /** Level k's rates by pair key {@code src * ports + dst} (read-only). */
-  double[] rates(int k) {
-    return rate[k];
+  /**
+   * Every level's rates (read-only): level k's pair {@code src -> dst} at {@link #base base(k)}
+   * {@code + src * ports + dst}, so level 0's by pair key alone. One array, so that a reader of
+   * many levels' pairs (a simulator moving flows by (level, pair) group) reads them by one flat
+   * key.
+   */
+  double[] rates() {
+    return rate;
+  }
+
+  /** Where level k's rates start in {@link #rates}: {@code k * ports^2}. */
+  int base(int k) {
+    return k * keyed;
   }
 }
