@@ -183,12 +183,19 @@ class CreekCountsTest {
       ClusterState state, Creek byFlow, Creek grouped, Creek.Groups groups, double now) {
     Schedule a = byFlow.schedule(state, now);
     grouped.schedule(state, now);
+    int ports = state.fabric().size();
     for (Flow f : state.flows()) {
       int level = groups.levelOf(f.coflow(), f.dst());
       assertEquals(
           Double.doubleToLongBits(a.rate(f.index())),
           Double.doubleToLongBits(groups.rate(level, f.src(), f.dst())),
           f + " at level " + level + " at t=" + now);
+      // The same rate by the group's flat key, as the simulator reads it.
+      int key = level * ports * ports + f.src() * ports + f.dst();
+      assertEquals(
+          Double.doubleToLongBits(a.rate(f.index())),
+          Double.doubleToLongBits(groups.rates()[key]),
+          f + " by key " + key + " at t=" + now);
     }
   }
 
