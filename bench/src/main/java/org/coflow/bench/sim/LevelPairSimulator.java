@@ -38,9 +38,11 @@ final class LevelPairSimulator {
   private final double coalesce;
   private final Model model;
   private final int ports;
-  private final int pairs;
 
-  /** The active groups, by key level * ports^2 + sender * ports + receiver, and their flows. */
+  /**
+   * The active groups, by Creek's key of (level, sender, receiver) ({@link Creek.Groups#key}), and
+   * their flows.
+   */
   private final ServiceGroups groups;
 
   /** Per flow, by id (the state numbers flows from 0 in admission order). */
@@ -53,11 +55,10 @@ final class LevelPairSimulator {
       List<TraceCoflow> coflows, int ports, double bandwidth, double coalesce, Model model) {
     this.coflows = coflows;
     this.ports = ports;
-    this.pairs = ports * ports;
     this.bandwidth = bandwidth;
     this.coalesce = coalesce;
     this.model = model;
-    this.groups = new ServiceGroups(Creek.MAX_LEVELS * pairs);
+    this.groups = new ServiceGroups(Creek.MAX_LEVELS * ports * ports);
     this.placedAt = new int[coflows.size() * ports];
     Arrays.fill(placedAt, -1);
   }
@@ -106,7 +107,7 @@ final class LevelPairSimulator {
       if (decision < now + dt) {
         dt = Math.max(decision - now, FluidStep.SECONDS);
       }
-      // The groups' keys are those of Creek's rates (level * ports^2 + sender * ports + receiver).
+      // The groups' keys are those of Creek's rates (place).
       g.startRates(dt, coalesce);
       double[] rates = view.rates();
       int[] key = g.key;
@@ -211,7 +212,7 @@ final class LevelPairSimulator {
           int f = (int) active.get(c.activeIndex(at)).id();
           int src = c.activeSrc(at);
           double left = groups.leave(f);
-          groups.join(groups.slot(k * pairs + src * ports + r, k, src, r), f, left);
+          groups.join(groups.slot(view.key(k, src, r), src, r), f, left);
         }
       }
     }

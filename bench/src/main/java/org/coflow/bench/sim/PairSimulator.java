@@ -141,7 +141,7 @@ final class PairSimulator {
       double size = tc.flowBytes(r);
       int to = tc.reducers()[r];
       for (int m : tc.mappers()) {
-        int j = pairs.slot(m * ports + to, 0, m, to);
+        int j = pairs.slot(m * ports + to, m, to);
         int f = flows++;
         if (f == flowCoflow.length) {
           flowCoflow = Arrays.copyOf(flowCoflow, 2 * f);

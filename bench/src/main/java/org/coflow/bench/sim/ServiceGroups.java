@@ -20,11 +20,10 @@ final class ServiceGroups {
   private final int[][] heap;
   private final int[] slotOf;
 
-  // Per active group, by position (the per-event loops run over these arrays in order): key, a
-  // value the loop attaches to it (Creek's level), ports, flows, per-flow rate, per-flow service
-  // since it was last idle, and smallest threshold and its flow's size.
+  // Per active group, by position (the per-event loops run over these arrays in order): key,
+  // ports, flows, per-flow rate, per-flow service since it was last idle, and smallest threshold
+  // and its flow's size.
   int[] key = new int[256];
-  int[] tag = new int[256];
   int[] src = new int[256];
   int[] dst = new int[256];
   int[] count = new int[256];
@@ -77,7 +76,7 @@ final class ServiceGroups {
    * The position of the active group {@code group}, activating it if idle; a flow must then join it
    * ({@link #join}), since {@link #deactivateIdle} looks for groups that lost their last flow.
    */
-  int slot(int group, int tagged, int from, int to) {
+  int slot(int group, int from, int to) {
     int j = slotOf[group] - 1;
     if (j >= 0) {
       return j;
@@ -85,7 +84,6 @@ final class ServiceGroups {
     if (active == key.length) {
       int len = 2 * active;
       key = Arrays.copyOf(key, len);
-      tag = Arrays.copyOf(tag, len);
       src = Arrays.copyOf(src, len);
       dst = Arrays.copyOf(dst, len);
       count = Arrays.copyOf(count, len);
@@ -97,7 +95,6 @@ final class ServiceGroups {
     j = active++;
     slotOf[group] = j + 1;
     key[j] = group;
-    tag[j] = tagged;
     src[j] = from;
     dst[j] = to;
     count[j] = 0;
@@ -127,7 +124,6 @@ final class ServiceGroups {
     int last = --active;
     if (j != last) {
       key[j] = key[last];
-      tag[j] = tag[last];
       src[j] = src[last];
       dst[j] = dst[last];
       count[j] = count[last];

@@ -346,12 +346,21 @@ public final class Creek extends AbstractPolicy {
     }
 
     /**
-     * Every group's rate per flow, by key {@code level * ports^2 + src * ports + dst} ({@link
-     * #rate}; read-only, valid until the next decision): one array, so that a simulator reads the
-     * rates of its groups by their keys, not by three of their numbers each.
+     * Every group's rate per flow, by {@link #key} ({@link #rate}; read-only, valid until the next
+     * decision): one array, so that a simulator reads the rates of its groups by their keys, not by
+     * three of their numbers each.
      */
     public double[] rates() {
       return counts.rates();
+    }
+
+    /**
+     * The key of the group at {@code level} from {@code src} to {@code dst} in {@link #rates}:
+     * {@code level * ports^2 + src * ports + dst}, for the ports of the fabric of the last
+     * decision; below {@code levels * ports^2} for this Creek's levels.
+     */
+    public int key(int level, int src, int dst) {
+      return counts.base(level) + src * counts.ports() + dst;
     }
 
     /** The rate {@code c}'s active flows into {@code receiver} receive together. */
@@ -398,6 +407,7 @@ public final class Creek extends AbstractPolicy {
    */
   private void sumRatesByGroup(ClusterState state, Schedule schedule) {
     int ports = counts.ports();
+    double[] rates = counts.rates();
     for (Coflow c : state.coflows()) {
       SubCoflows s = subs.get(c);
       int base = c.slot() * ports;
@@ -406,7 +416,6 @@ public final class Creek extends AbstractPolicy {
         double sum = 0;
         int at = s.countedAt(r);
         if (at >= 0) {
-          double[] rates = counts.rates();
           int into = counts.base(at) + r;
           int[] from = s.countedFrom(r);
           for (int i = 0, n = s.countedN(r); i < n; i++) {

@@ -268,7 +268,6 @@ final class LevelPairCounts {
   private int take(int k, int r, double at, boolean rated) {
     int[] list = ends[k][r];
     int[] counts = count[k];
-    double[] rates = rate;
     int base = k * keyed;
     int taken = 0;
     for (int j = 0, n = listed[k][r]; j < n; j++) {
@@ -279,7 +278,7 @@ final class LevelPairCounts {
         taken += c;
         rising[end] -= c;
         if (rated) {
-          rates[base + key] = at;
+          rate[base + key] = at;
         }
       }
     }

@@ -190,8 +190,9 @@ class CreekCountsTest {
           Double.doubleToLongBits(a.rate(f.index())),
           Double.doubleToLongBits(groups.rate(level, f.src(), f.dst())),
           f + " at level " + level + " at t=" + now);
-      // The same rate by the group's flat key, as the simulator reads it.
-      int key = level * ports * ports + f.src() * ports + f.dst();
+      // The same rate by the group's key, as the simulator reads it.
+      int key = groups.key(level, f.src(), f.dst());
+      assertEquals(level * ports * ports + f.src() * ports + f.dst(), key, "the key of " + f);
       assertEquals(
           Double.doubleToLongBits(a.rate(f.index())),
           Double.doubleToLongBits(groups.rates()[key]),
