@@ -159,7 +159,9 @@ class CodaAgentSparkTest {
     // CODA's radius must sit between the start gaps within a shuffle and those between shuffles
     // (seed 002 §6.3). Four JVMs on this two-core machine start one shuffle's reducers up to 0.8 s
     // apart (measured; the paper's Spark model has 100 ms), past the default ε's reach of 0.51 s:
-    // ε = 2 reaches 1.0 s, and the jobs start 4 s apart, so shuffles stay 1.5 s or more apart.
+    // ε = 2 reaches 1.0 s. The jobs start 8 s apart: at 4 s, a slow hour on this machine once
+    // started the second and third jobs' shuffles 1.2 s apart, the second's last reducer 0.54 s
+    // before the third's first, and the two were one coflow (precision 0.67; CI of 2026-11-30).
     Config config = masterConfig().with(MasterConfig.IDENTIFY_EPS, 2.0);
     LabelScore score = new LabelScore(MasterService.identifier(config));
     List<List<Tuple2<Integer, Long>>> got;
@@ -168,7 +170,7 @@ class CodaAgentSparkTest {
       String args = "master=127.0.0.1:" + master.port() + ",hostId=spark-host";
       try (JavaSparkContext sc = cluster("coda-agent identification", args)) {
         app = sc.sc().applicationId();
-        got = concurrently(sc, seeds, 4000);
+        got = concurrently(sc, seeds, 8000);
         Thread.sleep(1500); // the last flows' idle gap, and one more report
       }
     }
