@@ -47,6 +47,17 @@ final class ServiceGroups {
   private double horizon;
   private double coalesce;
   private double firstDone;
+
+  /**
+   * What {@link #rate} multiplies a group's rate by in its test for a near group: the event's bound
+   * so far, with its margins, worked out again only when the first completion moves.
+   */
+  private double reach;
+
+  /** A billionth of the largest flow ever registered: the size margin of {@link #rate}'s test. */
+  private double margin;
+
+  private double largest;
   private int[] nearGroup = new int[256];
   private double[] nearUntil = new double[256];
   private int near;
@@ -70,6 +81,9 @@ final class ServiceGroups {
     }
     size[f] = bytes;
     groupOf[f] = -1;
+    if (bytes > largest) {
+      largest = bytes;
+    }
   }
 
   /**
@@ -246,7 +260,15 @@ final class ServiceGroups {
     this.horizon = horizon;
     this.coalesce = coalesce;
     firstDone = Double.POSITIVE_INFINITY;
+    reach = reach();
+    margin = 1e-9 * largest;
     near = 0;
+  }
+
+  /** The event's bound so far (see {@link #rate}) times {@code 1 + 1e-6}, plus a nanosecond. */
+  private double reach() {
+    double bound = Math.min(horizon, firstDone * (1 + coalesce));
+    return bound * (1 + 1e-6) + FluidStep.SECONDS;
   }
 
   /**
@@ -267,13 +289,16 @@ final class ServiceGroups {
     // a nanosecond of service or a billionth of its size of what the event moves (a relative margin
     // of 1e-6 covers the rounding of both sides). A group past it cannot be the first to finish
     // either, unless past the horizon too (where the first completion's time does not matter), so
-    // its time is not worked out.
+    // its time is not worked out. The size margin is taken from the largest flow rather than the
+    // group's first (not read here: the pass stays on the arrays it needs): it lists a group a few
+    // bytes further out at most, and a group listed that is not near finishes no flow (serve's own
+    // test) and does not reach the window's limit (until's), so the event is the same.
     double left = first[j] - service[j];
-    double bound = Math.min(horizon, firstDone * (1 + coalesce));
-    if (left <= r * (bound * (1 + 1e-6) + FluidStep.SECONDS) + 1e-9 * firstSize[j]) {
+    if (left <= r * reach + margin) {
       double t = left / r;
       if (t < firstDone) {
         firstDone = t;
+        reach = reach();
       }
       if (near == nearGroup.length) {
         nearGroup = Arrays.copyOf(nearGroup, 2 * near);
@@ -282,6 +307,11 @@ final class ServiceGroups {
       nearGroup[near] = j;
       nearUntil[near++] = t;
     }
+  }
+
+  /** How many groups the event's {@link #rate} pass listed as near (for tests). */
+  int nearCount() {
+    return near;
   }
 
   /**
