@@ -7,65 +7,84 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * One event of {@link ServiceGroups} by hand: the test for near groups in {@link
- * ServiceGroups#rate} takes its size margin from the largest flow registered, so it may list a
- * group that is not near; such a group must neither shorten the event nor finish a flow in it.
+ * Events of {@link ServiceGroups} by hand. The test for near groups in {@link ServiceGroups#rate}
+ * takes its size margin from the largest flow registered, so it may list a group that the group's
+ * own first flow's margin would not: such a group must neither lengthen the event, nor finish a
+ * flow in it, nor move its end when it lies past the horizon.
  */
 class ServiceGroupsTest {
-  private static final int A = 0;
-  private static final int B = 1;
-  private static final int BIG = 2;
+  /** A flow of 1e12 bytes: its billionth, 1,000 bytes, is the size margin of every group. */
+  private static final double BIG = 1e12;
 
-  @Test
-  void aGroupListedOnlyByTheLargestFlowsMarginChangesNothingInTheEvent() {
-    ServiceGroups g = new ServiceGroups(3);
-    g.addFlow(A, 500);
-    g.addFlow(B, 650);
-    g.addFlow(BIG, 1e12); // its billionth, 1,000 bytes, is the margin of every group's test
-    int a = g.slot(0, 0, 1);
-    g.join(a, A, 500);
-    int b = g.slot(1, 2, 3);
-    g.join(b, B, 650);
-    int big = g.slot(2, 4, 5);
-    g.join(big, BIG, 1e12);
+  /** Every flow its own group, each moving at 1,000 B/s; flows are numbered in order. */
+  private static ServiceGroups oneFlowPerGroup(double... sizes) {
+    ServiceGroups g = new ServiceGroups(sizes.length);
+    for (int f = 0; f < sizes.length; f++) {
+      g.addFlow(f, sizes[f]);
+      g.join(g.slot(f, 2 * f, 2 * f + 1), f, sizes[f]);
+    }
+    return g;
+  }
 
-    g.startRates(1.0, 0);
-    g.rate(a, 1000); // A finishes at 0.5 s: the event's bound falls to 0.5 s
-    g.rate(b, 1000); // B at 0.65 s, 150 bytes past the bound: listed by the margin alone
-    g.rate(big, 1000);
-    assertEquals(2, g.nearCount(), "A, and B by the largest flow's margin");
-    double dt = g.until();
-    assertEquals(0.5, dt, 0, "the event ends at A's completion, not B's");
-
-    List<Integer> finished = new ArrayList<>();
-    List<Double> left = new ArrayList<>();
-    g.serve(
-        dt,
-        (group, flow, bytes) -> {
-          finished.add(flow);
-          left.add(bytes);
-        });
-    assertEquals(List.of(A), finished, "B has 150 bytes left: it does not finish");
-    assertEquals(500, left.get(0), 0);
-    g.deactivateIdle();
-
-    // The next event: B's 150 bytes at 1,000 B/s.
-    g.startRates(1.0, 0);
-    assertEquals(2, g.active, "B's group and the big flow's");
+  private static void rateAll(ServiceGroups g, double horizon, double coalesce) {
+    g.startRates(horizon, coalesce);
     for (int j = 0; j < g.active; j++) {
       g.rate(j, 1000);
     }
-    dt = g.until();
-    assertEquals(0.15, dt, 1e-12);
-    finished.clear();
-    left.clear();
+  }
+
+  /** Serves the event; returns the flows that finish in it, in the order served. */
+  private static List<Integer> serve(ServiceGroups g, double dt, List<Double> left) {
+    List<Integer> finished = new ArrayList<>();
     g.serve(
         dt,
         (group, flow, bytes) -> {
           finished.add(flow);
           left.add(bytes);
         });
-    assertEquals(List.of(B), finished);
-    assertEquals(150, left.get(0), 1e-9);
+    g.deactivateIdle();
+    return finished;
+  }
+
+  @Test
+  void aGroupListedOnlyByTheLargestFlowsMarginNeitherLengthensTheEventNorFinishesInIt() {
+    // A finishes at 0.5 s, C at 0.55 s (within the window of 1.2 x 0.5 s), B at 0.65 s (past it,
+    // by 50 bytes: listed by the margin alone).
+    ServiceGroups g = oneFlowPerGroup(500, 550, 650, BIG);
+    rateAll(g, 1.0, 0.2);
+    assertEquals(3, g.nearCount(), "A, C, and B by the largest flow's margin");
+    double dt = g.until();
+    assertEquals(0.55, dt, 0, "the window ends at C's completion, not B's");
+    List<Double> left = new ArrayList<>();
+    assertEquals(List.of(0, 1), serve(g, dt, left), "B has 100 bytes left: it does not finish");
+    assertEquals(List.of(500.0, 550.0), left);
+
+    // The next event: B's 100 bytes at 1,000 B/s.
+    rateAll(g, 1.0, 0.2);
+    assertEquals(2, g.active, "B's group and the big flow's");
+    dt = g.until();
+    assertEquals(0.1, dt, 1e-12);
+    left.clear();
+    assertEquals(List.of(2), serve(g, dt, left));
+    assertEquals(100, left.get(0), 1e-9);
+  }
+
+  @Test
+  void aGroupListedOnlyByTheMarginPastTheHorizonLeavesTheEventAtTheHorizon() {
+    // B would finish at 0.65 s, 50 bytes past the next arrival at 0.6 s: listed, first completion
+    // at 0.65 s, yet the event ends at the horizon and B moves on.
+    ServiceGroups g = oneFlowPerGroup(650, BIG);
+    rateAll(g, 0.6, 0);
+    assertEquals(1, g.nearCount(), "B, by the largest flow's margin");
+    double dt = g.until();
+    assertEquals(0.6, dt, 0);
+    List<Double> left = new ArrayList<>();
+    assertEquals(List.of(), serve(g, dt, left));
+
+    rateAll(g, 1.0, 0);
+    dt = g.until();
+    assertEquals(0.05, dt, 1e-12);
+    assertEquals(List.of(0), serve(g, dt, left));
+    assertEquals(50, left.get(0), 1e-9);
   }
 }
