@@ -109,11 +109,7 @@ final class LevelPairSimulator {
       }
       // The groups' keys are those of Creek's rates (place).
       g.startRates(dt, coalesce);
-      double[] rates = view.rates();
-      int[] key = g.key;
-      for (int j = 0; j < g.active; j++) {
-        g.rate(j, rates[key[j]]);
-      }
+      g.rateByKey(view.rates());
       if (checker != null) {
         checker.checkPairs(fabric, g.src, g.dst, g.count, g.rate, g.active, now, policy.name());
       }

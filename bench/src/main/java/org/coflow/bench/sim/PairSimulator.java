@@ -83,9 +83,7 @@ final class PairSimulator {
       shares.fill();
       events++;
       g.startRates(next < n ? arrival[next] - now : Double.POSITIVE_INFINITY, coalesce);
-      for (int j = 0; j < g.active; j++) {
-        g.rate(j, Math.min(shares.upLevel(g.src[j]), shares.downLevel(g.dst[j])));
-      }
+      g.rateByPorts(shares);
       if (checker != null) {
         checker.checkPairs(fabric, g.src, g.dst, g.count, g.rate, g.active, now, policy.name());
       }

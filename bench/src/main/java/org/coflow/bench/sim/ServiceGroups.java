@@ -1,6 +1,7 @@
 package org.coflow.bench.sim;
 
 import java.util.Arrays;
+import org.coflow.master.policy.PairShares;
 
 /**
  * Flows simulated by group, for the event loops where every flow of a group gets the same rate
@@ -281,30 +282,76 @@ final class ServiceGroups {
     if (!(r > 0)) {
       return;
     }
-    // The event is no longer than this bound; a flow finishes in it if what it has left is within
-    // a nanosecond of service or a billionth of its size of what the event moves (a relative margin
-    // of 1e-6 covers the rounding of both sides). A group past it cannot be the first to finish
-    // either, unless past the horizon too (where the first completion's time does not matter), so
-    // its time is not worked out. The size margin is taken from the largest flow rather than the
-    // group's first (not read here: the pass stays on the arrays it needs), so it lists a group at
-    // most a billionth of the largest flow further out (2.6 bytes on the Facebook trace). A group
-    // listed that the group's own margin would not list finishes no flow (serve's own test), does
-    // not reach the window's limit (until's), and lowers the first completion only past the
-    // horizon, where it does not matter and the bound stays the horizon: the event is the same.
     double left = first[j] - service[j];
     if (left <= r * reach + margin) {
-      double t = left / r;
-      if (t < firstDone) {
-        firstDone = t;
-        reach = reach();
-      }
-      if (near == nearGroup.length) {
-        nearGroup = Arrays.copyOf(nearGroup, 2 * near);
-        nearUntil = Arrays.copyOf(nearUntil, 2 * near);
-      }
-      nearGroup[near] = j;
-      nearUntil[near++] = t;
+      near(j, left / r);
     }
+  }
+
+  /**
+   * {@link #rate} of every active group in position order at the rate its ports' levels give (the
+   * lesser of its sender's uplink level and its receiver's downlink level): fair sharing's rates,
+   * in one loop over the groups' arrays held in locals.
+   */
+  void rateByPorts(PairShares shares) {
+    int[] from = src;
+    int[] to = dst;
+    double[] rates = rate;
+    double[] firsts = first;
+    double[] served = service;
+    double bound = reach;
+    double extra = margin;
+    for (int j = 0, n = active; j < n; j++) {
+      double r = Math.min(shares.upLevel(from[j]), shares.downLevel(to[j]));
+      rates[j] = r;
+      if (r > 0) {
+        double left = firsts[j] - served[j];
+        if (left <= r * bound + extra) {
+          bound = near(j, left / r);
+        }
+      }
+    }
+  }
+
+  /**
+   * {@link #rate} of every active group in position order at {@code rates[key]}, its key's rate
+   * (Creek's rates by (level, sender, receiver)), in one loop as {@link #rateByPorts}.
+   */
+  void rateByKey(double[] byKey) {
+    int[] keys = key;
+    double[] rates = rate;
+    double[] firsts = first;
+    double[] served = service;
+    double bound = reach;
+    double extra = margin;
+    for (int j = 0, n = active; j < n; j++) {
+      double r = byKey[keys[j]];
+      rates[j] = r;
+      if (r > 0) {
+        double left = firsts[j] - served[j];
+        if (left <= r * bound + extra) {
+          bound = near(j, left / r);
+        }
+      }
+    }
+  }
+
+  /**
+   * Lists active group j as near, its first flow finishing in {@code t}; returns the bound the
+   * following groups are tested against (lower if this is the first completion so far).
+   */
+  private double near(int j, double t) {
+    if (t < firstDone) {
+      firstDone = t;
+      reach = reach();
+    }
+    if (near == nearGroup.length) {
+      nearGroup = Arrays.copyOf(nearGroup, 2 * near);
+      nearUntil = Arrays.copyOf(nearUntil, 2 * near);
+    }
+    nearGroup[near] = j;
+    nearUntil[near++] = t;
+    return reach;
   }
 
   /** How many groups the event's {@link #rate} pass listed as near (for tests). */
