@@ -87,4 +87,43 @@ class ServiceGroupsTest {
     assertEquals(List.of(0), serve(g, dt, left));
     assertEquals(50, left.get(0), 1e-9);
   }
+
+  @Test
+  void theRatePassByKeyIsThePerGroupPassEventForEvent() {
+    // Groups of several flows with rates by key, some of them 0: over a run of events, the pass in
+    // one loop (rateByKey) and the per-group one list the same near groups, end each event at the
+    // same time and finish the same flows with the same bytes left.
+    int groups = 300;
+    java.util.Random random = new java.util.Random(42);
+    double[] rateOf = new double[groups];
+    ServiceGroups byKey = new ServiceGroups(groups);
+    ServiceGroups perGroup = new ServiceGroups(groups);
+    for (int f = 0; f < 3 * groups; f++) {
+      int key = f % groups;
+      double bytes = 1 + random.nextInt(1_000_000);
+      for (ServiceGroups g : List.of(byKey, perGroup)) {
+        g.addFlow(f, bytes);
+        g.join(g.slot(key, key % 17, key % 13), f, bytes);
+      }
+    }
+    for (int event = 0; event < 10_000 && byKey.active > 0; event++) {
+      for (int key = 0; key < groups; key++) {
+        rateOf[key] = random.nextInt(5) == 0 ? 0 : 1 + random.nextInt(1000);
+      }
+      byKey.startRates(1e6, 0.01);
+      byKey.rateByKey(rateOf);
+      perGroup.startRates(1e6, 0.01);
+      for (int j = 0; j < perGroup.active; j++) {
+        perGroup.rate(j, rateOf[perGroup.key[j]]);
+      }
+      assertEquals(perGroup.nearCount(), byKey.nearCount(), "near groups, event " + event);
+      double dt = byKey.until();
+      assertEquals(perGroup.until(), dt, 0, "event " + event);
+      List<Double> leftByKey = new ArrayList<>();
+      List<Double> leftPerGroup = new ArrayList<>();
+      assertEquals(serve(perGroup, dt, leftPerGroup), serve(byKey, dt, leftByKey));
+      assertEquals(leftPerGroup, leftByKey);
+    }
+    assertEquals(0, byKey.active, "every flow finished");
+  }
 }
