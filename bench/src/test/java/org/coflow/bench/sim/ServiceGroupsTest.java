@@ -1,16 +1,23 @@
 package org.coflow.bench.sim;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Random;
+import org.coflow.api.model.Fabric;
+import org.coflow.master.policy.PairShares;
 import org.junit.jupiter.api.Test;
 
 /**
  * Events of {@link ServiceGroups} by hand. The test for near groups in {@link ServiceGroups#rate}
  * takes its size margin from the largest flow registered, so it may list a group that the group's
  * own first flow's margin would not: such a group must neither lengthen the event, nor finish a
- * flow in it, nor move its end when it lies past the horizon.
+ * flow in it, nor move its end when it lies past the horizon. The rate pass in one loop ({@link
+ * ServiceGroups#rateByKey}, {@link ServiceGroups#rateByPorts}) is held to the per-group pass over
+ * runs of random events.
  */
 class ServiceGroupsTest {
   /** A flow of 1e12 bytes: its billionth, 1,000 bytes, is the size margin of every group. */
@@ -88,42 +95,86 @@ class ServiceGroupsTest {
     assertEquals(50, left.get(0), 1e-9);
   }
 
-  @Test
-  void theRatePassByKeyIsThePerGroupPassEventForEvent() {
-    // Groups of several flows with rates by key, some of them 0: over a run of events, the pass in
-    // one loop (rateByKey) and the per-group one list the same near groups, end each event at the
-    // same time and finish the same flows with the same bytes left.
-    int groups = 300;
-    java.util.Random random = new java.util.Random(42);
-    double[] rateOf = new double[groups];
-    ServiceGroups byKey = new ServiceGroups(groups);
-    ServiceGroups perGroup = new ServiceGroups(groups);
+  /** Three flows per group of random sizes, in two copies of the same groups. */
+  private static ServiceGroups[] twoCopies(int groups, int ports, Random random) {
+    ServiceGroups[] copies = {new ServiceGroups(groups), new ServiceGroups(groups)};
     for (int f = 0; f < 3 * groups; f++) {
       int key = f % groups;
       double bytes = 1 + random.nextInt(1_000_000);
-      for (ServiceGroups g : List.of(byKey, perGroup)) {
+      for (ServiceGroups g : copies) {
         g.addFlow(f, bytes);
-        g.join(g.slot(key, key % 17, key % 13), f, bytes);
+        g.join(g.slot(key, key / ports, key % ports), f, bytes);
       }
     }
-    for (int event = 0; event < 10_000 && byKey.active > 0; event++) {
+    return copies;
+  }
+
+  /**
+   * After the same event's rate pass in one loop ({@code loop}) and per group ({@code perGroup}):
+   * the same rates, service and near groups, the same event end, and the same flows finishing with
+   * the same bytes left. Returns the flows that finished.
+   */
+  private static List<Integer> sameEvent(ServiceGroups loop, ServiceGroups perGroup, int event) {
+    int n = perGroup.active;
+    assertEquals(n, loop.active, "event " + event);
+    assertArrayEquals(Arrays.copyOf(perGroup.rate, n), Arrays.copyOf(loop.rate, n), "rates");
+    assertArrayEquals(Arrays.copyOf(perGroup.service, n), Arrays.copyOf(loop.service, n));
+    assertEquals(perGroup.nearCount(), loop.nearCount(), "near groups, event " + event);
+    double dt = loop.until();
+    assertEquals(perGroup.until(), dt, 0, "event " + event);
+    List<Double> leftLoop = new ArrayList<>();
+    List<Double> leftPerGroup = new ArrayList<>();
+    List<Integer> finished = serve(loop, dt, leftLoop);
+    assertEquals(serve(perGroup, dt, leftPerGroup), finished, "event " + event);
+    assertEquals(leftPerGroup, leftLoop);
+    return finished;
+  }
+
+  @Test
+  void theRatePassByKeyIsThePerGroupPassEventForEvent() {
+    // Rates by key, a fifth of them 0, drawn afresh every event. The listing of a near group is
+    // the same method in both passes: what is held here is the loop (its bound in particular).
+    Random random = new Random(42);
+    int groups = 300;
+    ServiceGroups[] g = twoCopies(groups, 17, random);
+    double[] rateOf = new double[groups];
+    for (int event = 0; event < 10_000 && g[0].active > 0; event++) {
       for (int key = 0; key < groups; key++) {
         rateOf[key] = random.nextInt(5) == 0 ? 0 : 1 + random.nextInt(1000);
       }
-      byKey.startRates(1e6, 0.01);
-      byKey.rateByKey(rateOf);
-      perGroup.startRates(1e6, 0.01);
-      for (int j = 0; j < perGroup.active; j++) {
-        perGroup.rate(j, rateOf[perGroup.key[j]]);
+      g[0].startRates(1e6, 0.01);
+      g[0].rateByKey(rateOf);
+      g[1].startRates(1e6, 0.01);
+      for (int j = 0; j < g[1].active; j++) {
+        g[1].rate(j, rateOf[g[1].key[j]]);
       }
-      assertEquals(perGroup.nearCount(), byKey.nearCount(), "near groups, event " + event);
-      double dt = byKey.until();
-      assertEquals(perGroup.until(), dt, 0, "event " + event);
-      List<Double> leftByKey = new ArrayList<>();
-      List<Double> leftPerGroup = new ArrayList<>();
-      assertEquals(serve(perGroup, dt, leftPerGroup), serve(byKey, dt, leftByKey));
-      assertEquals(leftPerGroup, leftByKey);
+      sameEvent(g[0], g[1], event);
     }
-    assertEquals(0, byKey.active, "every flow finished");
+    assertEquals(0, g[0].active, "every flow finished");
+  }
+
+  @Test
+  void theRatePassByPortsIsThePerGroupPassEventForEvent() {
+    // Fair sharing's levels on 20 ports of 1,000 B/s, water-filled afresh as flows finish.
+    Random random = new Random(7);
+    int ports = 20;
+    ServiceGroups[] g = twoCopies(ports * ports, ports, random);
+    PairShares shares = new PairShares(Fabric.uniform(ports, 1000));
+    for (int key = 0; key < ports * ports; key++) {
+      shares.add(key / ports, key % ports, 3);
+    }
+    for (int event = 0; event < 10_000 && g[0].active > 0; event++) {
+      shares.fill();
+      g[0].startRates(1e6, 0.01);
+      g[0].rateByPorts(shares);
+      g[1].startRates(1e6, 0.01);
+      for (int j = 0; j < g[1].active; j++) {
+        g[1].rate(j, Math.min(shares.upLevel(g[1].src[j]), shares.downLevel(g[1].dst[j])));
+      }
+      for (int f : sameEvent(g[0], g[1], event)) {
+        shares.add(f % (ports * ports) / ports, f % ports, -1);
+      }
+    }
+    assertEquals(0, g[0].active, "every flow finished");
   }
 }
