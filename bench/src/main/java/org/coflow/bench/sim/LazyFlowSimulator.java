@@ -118,6 +118,9 @@ final class LazyFlowSimulator {
   private long classFills = -1;
   private int classMoving;
 
+  /** Of those, the ones that moved already at the last follow (counted as the class is compared). */
+  private int classStill;
+
   // Per coflow slot, its flows as the last loop over the first class left them, in the coflow's
   // active order: each one's pair key and the rate it moves at (0 for none). Valid for a coflow
   // that was in the class at the last loop (sectionLoop) and has the same flows (sectionCount):
@@ -327,31 +330,16 @@ final class LazyFlowSimulator {
     } else if (size > 0) {
       keepClass(state, first);
       classMoving = 0;
+      classStill = 0;
       long previous = classLoops++;
       List<Coflow> active = state.coflows();
       for (int j = 0; j < size; j++) {
         Coflow c = active.get(j);
         int n = c.activeCount();
         int s = section(c, n, previous);
-        int[] keys = sectionKey[s];
-        double[] rates = sectionRate[s];
-        for (int k = 0; k < n; k++) {
-          double r = pairRate[keys[k]];
-          if (r > 0) {
-            classMoving++;
-            double old = rates[k];
-            if (old > 0) {
-              stillMoving++;
-            }
-            if (r != old) {
-              changed = found(changed, c.activeIndex(k), r);
-              rates[k] = r;
-            }
-          } else {
-            rates[k] = 0; // not served by pair: stopped below if it moved
-          }
-        }
+        changed = compare(c, sectionKey[s], sectionRate[s], n, pairRate, changed);
       }
+      stillMoving = classStill;
     } else {
       classSize = 0;
       classLoops++; // the schedule may give any flow of the last class another rate
@@ -423,9 +411,7 @@ final class LazyFlowSimulator {
     } else {
       mended += changed;
     }
-    for (int k = 0; k < changed; k++) {
-      change(state, found[k], foundRate[k], now, rebuild);
-    }
+    change(state, changed, now, rebuild);
     if (rebuild) {
       // From the last node's parent (none with fewer than two flows: floorDiv, not a division
       // that rounds -1 / ARITY up to node 0).
@@ -433,6 +419,46 @@ final class LazyFlowSimulator {
         siftDown(h);
       }
     }
+  }
+
+  /**
+   * Compares the {@code n} flows of coflow {@code c}'s section (pair keys {@code keys}, the rates
+   * they move at {@code rates}) with their pairs' rates {@code pairRate}: notes each flow whose
+   * rate changes after the {@code changed} noted so far, and returns their new count; counts the
+   * served flows in {@link #classMoving} and those moving already in {@link #classStill}. One loop
+   * with its arrays in locals, room for every flow noted beforehand: a call per flow that may grow
+   * the arrays kept the loop reading them through fields.
+   */
+  private int compare(Coflow c, int[] keys, double[] rates, int n, double[] pairRate, int changed) {
+    if (found.length < changed + n) {
+      int len = Math.max(changed + n, 2 * found.length);
+      found = Arrays.copyOf(found, len);
+      foundRate = Arrays.copyOf(foundRate, len);
+    }
+    int[] ids = found;
+    double[] to = foundRate;
+    int served = 0;
+    int still = 0;
+    for (int k = 0; k < n; k++) {
+      double r = pairRate[keys[k]];
+      if (r > 0) {
+        served++;
+        double old = rates[k];
+        if (old > 0) {
+          still++;
+        }
+        if (r != old) {
+          ids[changed] = c.activeIndex(k);
+          to[changed++] = r;
+          rates[k] = r;
+        }
+      } else {
+        rates[k] = 0; // not served by pair: stopped in follow if it moved
+      }
+    }
+    classMoving += served;
+    classStill += still;
+    return changed;
   }
 
   /** Notes the {@code changed}-th flow found to change: flow {@code i}, to rate {@code r}. */
@@ -507,55 +533,74 @@ final class LazyFlowSimulator {
   }
 
   /**
-   * Re-anchors flow {@code i} at {@code now} and sets its rate to {@code r}; with {@code unordered}
-   * the heap is left as a bag of the moving flows, for the caller to rebuild.
+   * Re-anchors the first {@code changed} flows {@link #found} to change at {@code now}, each at its
+   * {@link #foundRate}; with {@code unordered} the heap is left as a bag of the moving flows, for
+   * the caller to rebuild. One loop with the flows' arrays in locals (they grow only as flows are
+   * admitted), like {@link #compare}.
    */
-  private void change(ClusterState state, int i, double r, double now, boolean unordered) {
-    double old = rate[i];
-    if ((old > 0) != (r > 0)) {
-      coflowMoving[state.slotAt(i)] += r > 0 ? 1 : -1;
-    }
-    int a = account(state, i, r > 0);
-    boolean open = true;
-    if (old > 0) {
-      left[i] -= old * (now - since[i]);
-      if (r > 0) {
-        accountRate[a] += r - old;
-      } else if (--accountFlows[a] == 0) {
-        release(a);
-        open = false;
-      } else {
-        accountRate[a] -= old;
+  private void change(ClusterState state, int changed, double now, boolean unordered) {
+    int[] ids = found;
+    double[] to = foundRate;
+    double[] rate = this.rate;
+    double[] since = this.since;
+    double[] left = this.left;
+    int[] at = this.at;
+    int[] perCoflow = coflowMoving;
+    for (int k = 0; k < changed; k++) {
+      int i = ids[k];
+      double r = to[k];
+      double old = rate[i];
+      if ((old > 0) != (r > 0)) {
+        perCoflow[state.slotAt(i)] += r > 0 ? 1 : -1;
       }
-    } else {
-      accountRate[a] += r;
-      accountFlows[a]++;
-    }
-    since[i] = now;
-    rate[i] = r;
-    if (open && ++accountUpdates[a] >= RESUM) {
-      resum(a);
-    }
-    if (r > 0) {
-      double slack = Math.max(r * FluidStep.SECONDS, 1e-9 * state.sizeAt(i));
-      double key = now + (left[i] - slack) / r;
-      int h = at[i];
-      if (h < 0) {
-        if (moving == heap.length) {
-          heap = Arrays.copyOf(heap, 2 * moving);
-          heapKey = Arrays.copyOf(heapKey, 2 * moving);
+      int a = account(state, i, r > 0);
+      boolean open = true;
+      if (old > 0) {
+        left[i] -= old * (now - since[i]);
+        if (r > 0) {
+          accountRate[a] += r - old;
+        } else if (--accountFlows[a] == 0) {
+          release(a);
+          open = false;
+        } else {
+          accountRate[a] -= old;
         }
-        h = moving++;
-        heap[h] = i;
-        at[i] = h;
+      } else {
+        accountRate[a] += r;
+        accountFlows[a]++;
       }
-      heapKey[h] = key;
-      if (!unordered) {
-        heapUpdate(h);
+      since[i] = now;
+      rate[i] = r;
+      if (open && ++accountUpdates[a] >= RESUM) {
+        resum(a);
       }
-    } else {
-      heapRemove(i, !unordered);
+      if (r > 0) {
+        double slack = Math.max(r * FluidStep.SECONDS, 1e-9 * state.sizeAt(i));
+        double key = now + (left[i] - slack) / r;
+        int h = at[i];
+        if (h < 0) {
+          h = enter(i);
+        }
+        heapKey[h] = key;
+        if (!unordered) {
+          heapUpdate(h);
+        }
+      } else {
+        heapRemove(i, !unordered);
+      }
     }
+  }
+
+  /** Puts flow {@code i} at the heap's end (its key for the caller to set); returns its node. */
+  private int enter(int i) {
+    if (moving == heap.length) {
+      heap = Arrays.copyOf(heap, 2 * moving);
+      heapKey = Arrays.copyOf(heapKey, 2 * moving);
+    }
+    int h = moving++;
+    heap[h] = i;
+    at[i] = h;
+    return h;
   }
 
   /** The account of flow {@code i}'s (coflow, receiver), opened if {@code open} and missing. */
