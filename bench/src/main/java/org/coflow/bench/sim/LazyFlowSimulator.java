@@ -121,6 +121,9 @@ final class LazyFlowSimulator {
   /** Of those, the ones that moved already at the last follow (counted as the class is compared). */
   private int classStill;
 
+  /** The written flows that moved already at the last follow (counted as they are compared). */
+  private int writtenStill;
+
   // Per coflow slot, its flows as the last loop over the first class left them, in the coflow's
   // active order: each one's pair key and the rate it moves at (0 for none). Valid for a coflow
   // that was in the class at the last loop (sectionLoop) and has the same flows (sectionCount):
@@ -363,35 +366,8 @@ final class LazyFlowSimulator {
       passed += schedule.heldFlows();
     }
     // The written flows and the held steps' changes, in the order of the served list once written.
-    int[] served = schedule.written();
-    int next = 0;
-    int nextWhere = held > 0 ? schedule.heldWhere(0) : Integer.MAX_VALUE;
-    for (int k = 0, m = schedule.writtenSize(); k <= m; k++) {
-      while (nextWhere <= k) {
-        for (int j = 0, n = schedule.heldChanges(next); j < n; j++) {
-          int i = schedule.heldChangedFlow(next, j);
-          double r = schedule.heldChangedRate(next, j);
-          if (r != rate[i]) {
-            changed = found(changed, i, r);
-            heldChanged++;
-          }
-        }
-        passed -= schedule.heldChanges(next);
-        nextWhere = ++next < held ? schedule.heldWhere(next) : Integer.MAX_VALUE;
-      }
-      if (k == m) {
-        break;
-      }
-      int i = served[k];
-      double r = schedule.writtenRate(i);
-      double old = rate[i];
-      if (old > 0) {
-        stillMoving++;
-      }
-      if (r != old) {
-        changed = found(changed, i, r);
-      }
-    }
+    changed = compareWritten(schedule, held, changed);
+    stillMoving += writtenStill;
     int started = changed;
     if (stillMoving != wasMoving) {
       for (int h = 0; h < moving; h++) {
@@ -400,7 +376,9 @@ final class LazyFlowSimulator {
             && !(held > 0 && heldMark[state.slotAt(i)] == heldStamp)
             && !(state.coflowAt(i).index() < size
                 && pairRate[state.srcAt(i) * ports + state.dstAt(i)] > 0)) {
-          changed = found(changed, i, 0);
+          room(changed + 1);
+          found[changed] = i;
+          foundRate[changed++] = 0;
         }
       }
     }
@@ -430,11 +408,7 @@ final class LazyFlowSimulator {
    * the arrays kept the loop reading them through fields.
    */
   private int compare(Coflow c, int[] keys, double[] rates, int n, double[] pairRate, int changed) {
-    if (found.length < changed + n) {
-      int len = Math.max(changed + n, 2 * found.length);
-      found = Arrays.copyOf(found, len);
-      foundRate = Arrays.copyOf(foundRate, len);
-    }
+    room(changed + n);
     int[] ids = found;
     double[] to = foundRate;
     int served = 0;
@@ -461,13 +435,68 @@ final class LazyFlowSimulator {
     return changed;
   }
 
-  /** Notes the {@code changed}-th flow found to change: flow {@code i}, to rate {@code r}. */
-  private int found(int changed, int i, double r) {
-    found = grow(found, changed);
-    foundRate = grow(foundRate, changed);
-    found[changed] = i;
-    foundRate[changed] = r;
-    return changed + 1;
+  /**
+   * Compares the flows the schedule wrote, and the changes its {@code held} held steps list, with
+   * the rates they move at, in the order of the served list once written: notes each flow whose
+   * rate changes after the {@code changed} noted so far, and returns their new count; counts the
+   * written flows moving already in {@link #writtenStill}. One loop with its arrays in locals, like
+   * {@link #compare}.
+   */
+  private int compareWritten(Schedule schedule, int held, int changed) {
+    int[] served = schedule.written();
+    int m = schedule.writtenSize();
+    room(changed + m);
+    int[] ids = found;
+    double[] to = foundRate;
+    double[] rate = this.rate;
+    int still = 0;
+    int next = 0;
+    int nextWhere = held > 0 ? schedule.heldWhere(0) : Integer.MAX_VALUE;
+    for (int k = 0; k <= m; k++) {
+      while (nextWhere <= k) {
+        int n = schedule.heldChanges(next);
+        if (ids.length < changed + n + m - k) {
+          room(changed + n + m - k);
+          ids = found;
+          to = foundRate;
+        }
+        for (int j = 0; j < n; j++) {
+          int i = schedule.heldChangedFlow(next, j);
+          double r = schedule.heldChangedRate(next, j);
+          if (r != rate[i]) {
+            ids[changed] = i;
+            to[changed++] = r;
+            heldChanged++;
+          }
+        }
+        passed -= n;
+        nextWhere = ++next < held ? schedule.heldWhere(next) : Integer.MAX_VALUE;
+      }
+      if (k == m) {
+        break;
+      }
+      int i = served[k];
+      double r = schedule.writtenRate(i);
+      double old = rate[i];
+      if (old > 0) {
+        still++;
+      }
+      if (r != old) {
+        ids[changed] = i;
+        to[changed++] = r;
+      }
+    }
+    writtenStill = still;
+    return changed;
+  }
+
+  /** Makes room in {@link #found} and {@link #foundRate} for {@code need} flows. */
+  private void room(int need) {
+    if (found.length < need) {
+      int len = Math.max(need, 2 * found.length);
+      found = Arrays.copyOf(found, len);
+      foundRate = Arrays.copyOf(foundRate, len);
+    }
   }
 
   /**
@@ -877,13 +906,5 @@ final class LazyFlowSimulator {
     heap[h] = i;
     heapKey[h] = key;
     at[i] = h;
-  }
-
-  private static int[] grow(int[] a, int size) {
-    return size < a.length ? a : Arrays.copyOf(a, 2 * a.length);
-  }
-
-  private static double[] grow(double[] a, int size) {
-    return size < a.length ? a : Arrays.copyOf(a, 2 * a.length);
   }
 }
