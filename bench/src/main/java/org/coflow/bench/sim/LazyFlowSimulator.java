@@ -106,6 +106,9 @@ final class LazyFlowSimulator {
   /** Scratch of the heap walks. */
   private int[] stack = new int[64];
 
+  /**
+   * Scratch of {@link #follow}: the flows found to change, in order; grown only by {@link #room}.
+   */
   private int[] found = new int[64];
 
   /** Beside {@link #found}: the new rate of each flow found to change (0 for one stopped). */
@@ -118,10 +121,16 @@ final class LazyFlowSimulator {
   private long classFills = -1;
   private int classMoving;
 
-  /** Of those, the ones that moved already at the last follow (counted as the class is compared). */
+  /**
+   * Scratch of {@link #compare}: how many of the class's served flows were moving before the follow
+   * under way (read right after its loop over the class).
+   */
   private int classStill;
 
-  /** The written flows that moved already at the last follow (counted as they are compared). */
+  /**
+   * Scratch of {@link #compareWritten}: how many of the written flows were moving before the follow
+   * under way (read right after it).
+   */
   private int writtenStill;
 
   // Per coflow slot, its flows as the last loop over the first class left them, in the coflow's
@@ -403,9 +412,8 @@ final class LazyFlowSimulator {
    * Compares the {@code n} flows of coflow {@code c}'s section (pair keys {@code keys}, the rates
    * they move at {@code rates}) with their pairs' rates {@code pairRate}: notes each flow whose
    * rate changes after the {@code changed} noted so far, and returns their new count; counts the
-   * served flows in {@link #classMoving} and those moving already in {@link #classStill}. One loop
-   * with its arrays in locals, room for every flow noted beforehand: a call per flow that may grow
-   * the arrays kept the loop reading them through fields.
+   * served flows in {@link #classMoving} and those moving already in {@link #classStill}. Room for
+   * every flow is made first, so the loop keeps its arrays in locals.
    */
   private int compare(Coflow c, int[] keys, double[] rates, int n, double[] pairRate, int changed) {
     room(changed + n);
@@ -455,6 +463,7 @@ final class LazyFlowSimulator {
     for (int k = 0; k <= m; k++) {
       while (nextWhere <= k) {
         int n = schedule.heldChanges(next);
+        // Room for the step's changes and the written flows still to come.
         if (ids.length < changed + n + m - k) {
           room(changed + n + m - k);
           ids = found;
