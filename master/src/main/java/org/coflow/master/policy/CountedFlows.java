@@ -21,6 +21,12 @@ class CountedFlows {
   private int[] countedChanges = new int[0];
   private int[][] countedFrom = new int[0][];
 
+  /**
+   * Per receiver port: the counts' {@link LevelPairCounts#clock} when its flows were last counted
+   * or uncounted (a sum over its counted senders made later still holds for them).
+   */
+  private long[] countedClock = new long[0];
+
   CountedFlows(int ports) {
     coverCounts(ports);
   }
@@ -38,6 +44,11 @@ class CountedFlows {
   /** The senders of receiver {@code r}'s counted flows, in {@code [0, countedN(r))}. */
   int[] countedFrom(int r) {
     return countedFrom[r];
+  }
+
+  /** The counts' clock when receiver {@code r}'s flows were last counted or uncounted. */
+  long countedClock(int r) {
+    return countedClock[r];
   }
 
   /** Forgets where its flows were counted (the counts were started afresh). */
@@ -72,6 +83,7 @@ class CountedFlows {
     countedAt[r] = level + 1;
     countedN[r] = n;
     countedChanges[r] = changes;
+    countedClock[r] = counts.clock();
   }
 
   /** Takes the flows into {@code r} out of the pair counts, if they are in. */
@@ -87,6 +99,7 @@ class CountedFlows {
     }
     countedAt[r] = 0;
     countedN[r] = 0;
+    countedClock[r] = counts.clock();
   }
 
   /** Takes the flows into every receiver out of the pair counts (the coflow leaves them). */
@@ -104,6 +117,7 @@ class CountedFlows {
     countedAt = Arrays.copyOf(countedAt, ports);
     countedN = Arrays.copyOf(countedN, ports);
     countedChanges = Arrays.copyOf(countedChanges, ports);
+    countedClock = Arrays.copyOf(countedClock, ports);
     countedFrom = Arrays.copyOf(countedFrom, ports);
   }
 }

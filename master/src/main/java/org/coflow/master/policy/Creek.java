@@ -56,6 +56,17 @@ public final class Creek extends AbstractPolicy {
   private double[] rateTo = new double[0];
   private int flatPorts;
 
+  /**
+   * By {@code slot * flatPorts + receiver}, as {@link #sumRatesByGroup} last summed it: the level +
+   * 1 of the (coflow, receiver)'s counted flows (0 for none), the counts' clock then, and the sum
+   * of their pair rates; for {@link #sumsOf}, the counts they were read from.
+   */
+  private int[] sumLevel = new int[0];
+
+  private long[] sumClock = new long[0];
+  private double[] groupSum = new double[0];
+  private LevelPairCounts sumsOf;
+
   /** The rate changes {@link #ratesOf} had when its rates per receiver were summed. */
   private long ratesChanges;
 
@@ -82,6 +93,16 @@ public final class Creek extends AbstractPolicy {
   private long countedFills;
   private long flowFills;
 
+  /**
+   * False (tests only) to make every (coflow, receiver)'s sum afresh ({@link #sumRatesByGroup}).
+   */
+  private boolean keepSums = true;
+
+  /** Sums per (coflow, receiver) kept from the last decision, and made afresh (for tests). */
+  private long keptSums;
+
+  private long madeSums;
+
   /** Whether levels with many flows are filled from the kept pair counts (tests turn it off). */
   void keepCounts(boolean on) {
     if (!on && groups != null) {
@@ -89,6 +110,21 @@ public final class Creek extends AbstractPolicy {
     }
     keepCounts = on;
     dropCounts();
+  }
+
+  /** Whether the sums per (coflow, receiver) that still hold are kept (tests turn it off). */
+  void keepSums(boolean on) {
+    keepSums = on;
+  }
+
+  /** How many sums per (coflow, receiver) were kept from the decision before (for tests). */
+  long keptSums() {
+    return keptSums;
+  }
+
+  /** How many sums per (coflow, receiver) were made afresh (for tests). */
+  long madeSums() {
+    return madeSums;
   }
 
   /** Drops the pair counts and forgets, per coflow, where its flows were counted. */
@@ -408,21 +444,44 @@ public final class Creek extends AbstractPolicy {
   private void sumRatesByGroup(ClusterState state, Schedule schedule) {
     int ports = counts.ports();
     double[] rates = counts.rates();
+    // A (coflow, receiver)'s sum is made again only if its counted senders, their level or one of
+    // that level's pair rates into the receiver changed since it was last made: else it is the
+    // same additions of the same rates in the same order (85% of the sums on the Facebook trace).
+    if (sumsOf != counts || sumLevel.length < rateTo.length) {
+      int len = Math.max(sumLevel.length, rateTo.length);
+      sumLevel = new int[len];
+      sumClock = new long[len];
+      groupSum = new double[len];
+      sumsOf = counts;
+    }
+    long now = counts.tick();
     for (Coflow c : state.coflows()) {
       SubCoflows s = subs.get(c);
       int base = c.slot() * ports;
       for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
         int r = c.receiver(rs);
+        int key = base + r;
         double sum = 0;
         int at = s.countedAt(r);
-        if (at >= 0) {
+        if (at >= 0
+            && keepSums
+            && sumLevel[key] == at + 1
+            && sumClock[key] >= s.countedClock(r)
+            && sumClock[key] >= counts.columnChanged(at, r)) {
+          sum = groupSum[key];
+          keptSums++;
+        } else if (at >= 0) {
+          madeSums++;
           int into = counts.base(at) + r;
           int[] from = s.countedFrom(r);
           for (int i = 0, n = s.countedN(r); i < n; i++) {
             sum += rates[into + from[i] * ports];
           }
+          sumLevel[key] = at + 1;
+          sumClock[key] = now;
+          groupSum[key] = sum;
         }
-        rateTo[base + r] = sum;
+        rateTo[key] = sum;
       }
     }
     ratesOf = schedule;

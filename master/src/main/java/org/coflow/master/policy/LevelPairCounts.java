@@ -67,6 +67,16 @@ final class LevelPairCounts {
   /** Pair keys per level: ports^2. */
   private final int keyed;
 
+  /**
+   * Per level and receiver ({@code k * ports + receiver}): the {@link #clock} when a rate of one of
+   * its pairs last changed, so that a reader summing a receiver's pair rates knows when its sum
+   * still holds ({@link #columnChanged}).
+   */
+  private final long[] columnChanged;
+
+  /** Stamps the changes of rates (and of what is counted, see {@link #clock()}). */
+  private long clock = 1;
+
   private final int[] countsVersion;
   private final int[] filledVersion;
   private final double[][] filledFrom;
@@ -106,6 +116,7 @@ final class LevelPairCounts {
     portFlows = new int[levels][2 * ports];
     flows = new long[levels];
     rate = new double[levels * keyed];
+    columnChanged = new long[levels * ports];
     countsVersion = new int[levels];
     filledVersion = new int[levels];
     filledFrom = new double[levels][2 * ports];
@@ -277,8 +288,9 @@ final class LevelPairCounts {
         int c = counts[key];
         taken += c;
         rising[end] -= c;
-        if (rated) {
+        if (rated && rate[base + key] != at) {
           rate[base + key] = at;
+          columnChanged[k * ports + (r < ports ? end - ports : r - ports)] = clock;
         }
       }
     }
@@ -292,7 +304,11 @@ final class LevelPairCounts {
     int[] list = ends[k][r];
     int base = k * keyed;
     for (int j = 0, n = listed[k][r]; j < n; j++) {
-      rate[base + key(r, list[j])] = 0;
+      int key = key(r, list[j]);
+      if (rate[base + key] != 0) {
+        rate[base + key] = 0;
+        columnChanged[k * ports + key % ports] = clock;
+      }
     }
   }
 
@@ -309,7 +325,33 @@ final class LevelPairCounts {
 
   /** Sets the rate of each flow of pair {@code src -> dst} at level k. */
   void setRate(int k, int src, int dst, double r) {
-    rate[k * keyed + src * ports + dst] = r;
+    int p = k * keyed + src * ports + dst;
+    if (rate[p] != r) {
+      rate[p] = r;
+      columnChanged[k * ports + dst] = clock;
+    }
+  }
+
+  /**
+   * The clock: rates that change from now on are stamped with it, until {@link #tick}. A reader
+   * that sums rates notes the clock when it does and ticks it: the sum holds while no rate it read
+   * was stamped later ({@link #columnChanged}).
+   */
+  long clock() {
+    return clock;
+  }
+
+  /** Advances the {@link #clock}; returns its value before. */
+  long tick() {
+    return clock++;
+  }
+
+  /**
+   * The {@link #clock} when a rate of a pair into {@code receiver} at level k last changed (0 if
+   * none did since the counts were made).
+   */
+  long columnChanged(int k, int receiver) {
+    return columnChanged[k * ports + receiver];
   }
 
   /** The rate of each flow of pair {@code src -> dst} at level k. */

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.IntToDoubleFunction;
 import org.coflow.api.model.ClusterState;
 import org.coflow.api.model.Coflow;
 import org.coflow.api.model.Fabric;
@@ -27,8 +28,34 @@ class CreekCountsTest {
     final Creek creek = new Creek(4, 2_000, 3, 0.05, 0.01);
     final List<Coflow> coflows = new ArrayList<>();
 
+    /** Creek's entry point by groups, asked for by runs that keep their counts. */
+    final Creek.Groups groups;
+
     Run(boolean keepCounts) {
       creek.keepCounts(keepCounts);
+      groups = null;
+    }
+
+    /**
+     * The rates the flows move at after decision {@code s}: their groups' by their keys for a run
+     * by groups whose decision left no flow to backfill (as the simulator reads them), else the
+     * schedule's.
+     */
+    IntToDoubleFunction rates(Schedule s) {
+      if (groups == null || groups.perFlow()) {
+        return s::rate;
+      }
+      return i -> {
+        int dst = state.dstAt(i);
+        return groups
+            .rates()[groups.key(groups.levelOf(state.coflowAt(i), dst), state.srcAt(i), dst)];
+      };
+    }
+
+    /** A run by groups, whose sums per (coflow, receiver) are kept or made afresh. */
+    Run(boolean keepSums, Void byGroups) {
+      creek.keepSums(keepSums);
+      groups = creek.groups();
     }
   }
 
@@ -36,6 +63,40 @@ class CreekCountsTest {
   void keptPairCountsDecideWhatFillingFlowByFlowDecides() {
     Run kept = new Run(true);
     Run byFlow = new Run(false);
+    int decisions = drive(kept, byFlow);
+    assertTrue(kept.state.flows().isEmpty(), "every flow done after " + decisions + " decisions");
+    assertTrue(
+        kept.creek.countedFills() > 50,
+        "levels filled from the counts: " + kept.creek.countedFills());
+    assertEquals(0, byFlow.creek.countedFills());
+    assertTrue(
+        kept.creek.keptFills() > 50,
+        "levels that kept the rates of their last fill: " + kept.creek.keptFills());
+  }
+
+  /**
+   * The rates per (coflow, receiver) summed from the pair rates by groups, kept from one decision
+   * to the next while their senders, level and pair rates hold: bit for bit the sums made afresh at
+   * every decision, over the same script (levels change, flows finish and are added, the fabric
+   * grows).
+   */
+  @Test
+  void keptSumsPerReceiverAreTheSumsMadeAfresh() {
+    Run kept = new Run(true, null);
+    Run fresh = new Run(false, null);
+    int decisions = drive(kept, fresh);
+    assertTrue(kept.state.flows().isEmpty(), "every flow done after " + decisions + " decisions");
+    assertTrue(kept.creek.keptSums() > 100, "sums kept: " + kept.creek.keptSums());
+    assertTrue(kept.creek.madeSums() > 100, "sums made: " + kept.creek.madeSums());
+    assertEquals(0, fresh.creek.keptSums(), "sums kept with keeping turned off");
+  }
+
+  /**
+   * Drives two runs through the same script, checking at every decision that they give every flow
+   * the same rate and class bit for bit, the same next decision time and, for runs by groups, the
+   * same rate per (coflow, receiver); returns the number of decisions.
+   */
+  private static int drive(Run kept, Run byFlow) {
     double now = 0;
     int arrived = 0;
     double nextArrival = 0;
@@ -74,6 +135,19 @@ class CreekCountsTest {
             "flow " + i + " at decision " + decisions);
         assertEquals(b.priority(i), a.priority(i), "class of flow " + i);
       }
+      if (kept.groups != null) {
+        for (int j = 0; j < kept.coflows.size(); j++) {
+          Coflow x = kept.coflows.get(j);
+          Coflow y = byFlow.coflows.get(j);
+          for (int rs = 0; x.activeCount() > 0 && rs < x.receiverCount(); rs++) {
+            int r = x.receiver(rs);
+            assertEquals(
+                Double.doubleToLongBits(byFlow.groups.rateTo(y, r)),
+                Double.doubleToLongBits(kept.groups.rateTo(x, r)),
+                "rate into " + r + " of coflow " + j + " at decision " + decisions);
+          }
+        }
+      }
       double dt = Math.min(nextArrival - now, 0.05);
       if (arrived == 12) {
         dt = 0.05;
@@ -84,19 +158,12 @@ class CreekCountsTest {
           Double.doubleToLongBits(next),
           "next decision after decision " + decisions);
       dt = Math.min(dt, Math.max(1e-6, next - now));
-      dt = FluidScript.untilFirstDone(kept.state, a, dt);
-      advance(kept, a, dt, now + dt);
-      advance(byFlow, b, dt, now + dt);
+      dt = FluidScript.untilFirstDone(kept.state, kept.rates(a), dt);
+      FluidScript.advance(kept.state, kept.rates(a), dt, now + dt);
+      FluidScript.advance(byFlow.state, byFlow.rates(b), dt, now + dt);
       now += dt;
     }
-    assertTrue(kept.state.flows().isEmpty(), "every flow done after " + decisions + " decisions");
-    assertTrue(
-        kept.creek.countedFills() > 50,
-        "levels filled from the counts: " + kept.creek.countedFills());
-    assertEquals(0, byFlow.creek.countedFills());
-    assertTrue(
-        kept.creek.keptFills() > 50,
-        "levels that kept the rates of their last fill: " + kept.creek.keptFills());
+    return decisions;
   }
 
   /**
@@ -202,9 +269,5 @@ class CreekCountsTest {
 
   private static void admit(Run run, int n, double now) {
     run.coflows.add(FluidScript.admit(run.state, n, now, 8_000));
-  }
-
-  private static void advance(Run run, Schedule s, double dt, double then) {
-    FluidScript.advance(run.state, s, dt, then);
   }
 }

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
+import java.util.function.IntToDoubleFunction;
 import org.coflow.api.model.ClusterState;
 import org.coflow.api.model.Coflow;
 import org.coflow.api.model.Fabric;
@@ -38,9 +39,14 @@ final class FluidScript {
    * Moves every flow at its rate in {@code s} for {@code dt}; those done finish at {@code then}.
    */
   static void advance(ClusterState state, Schedule s, double dt, double then) {
+    advance(state, s::rate, dt, then);
+  }
+
+  /** {@link #advance} of flows moving at {@code rate} of their index. */
+  static void advance(ClusterState state, IntToDoubleFunction rate, double dt, double then) {
     List<Flow> done = new ArrayList<>();
     for (Flow f : state.flows()) {
-      double moved = s.rate(f.index()) * dt;
+      double moved = rate.applyAsDouble(f.index()) * dt;
       if (moved <= 0) {
         continue;
       }
@@ -82,9 +88,15 @@ final class FluidScript {
 
   /** {@code dt}, or the time until the first flow served by {@code s} finishes if sooner. */
   static double untilFirstDone(ClusterState state, Schedule s, double dt) {
+    return untilFirstDone(state, s::rate, dt);
+  }
+
+  /** {@link #untilFirstDone} of flows moving at {@code rate} of their index. */
+  static double untilFirstDone(ClusterState state, IntToDoubleFunction rate, double dt) {
     for (Flow f : state.flows()) {
-      if (s.rate(f.index()) > 0) {
-        dt = Math.min(dt, f.remaining() / s.rate(f.index()));
+      double r = rate.applyAsDouble(f.index());
+      if (r > 0) {
+        dt = Math.min(dt, f.remaining() / r);
       }
     }
     return dt;
