@@ -58,8 +58,9 @@ public final class Creek extends AbstractPolicy {
 
   /**
    * By {@code slot * flatPorts + receiver}, as {@link #sumRatesByGroup} last summed it: the level +
-   * 1 of the (coflow, receiver)'s counted flows (0 for none), the counts' clock then, and the sum
-   * of their pair rates; for {@link #sumsOf}, the counts they were read from.
+   * 1 of the (coflow, receiver)'s counted flows (0 if never summed), the counts' clock then, and
+   * the sum of their pair rates; for {@link #sumsOf}, the counts they were read from (null once
+   * those are dropped).
    */
   private int[] sumLevel = new int[0];
 
@@ -130,6 +131,7 @@ public final class Creek extends AbstractPolicy {
   /** Drops the pair counts and forgets, per coflow, where its flows were counted. */
   private void dropCounts() {
     counts = null;
+    sumsOf = null;
     for (SubCoflows s : subs.values()) {
       s.forgetCounts();
     }
@@ -446,7 +448,7 @@ public final class Creek extends AbstractPolicy {
     double[] rates = counts.rates();
     // A (coflow, receiver)'s sum is made again only if its counted senders, their level or one of
     // that level's pair rates into the receiver changed since it was last made: else it is the
-    // same additions of the same rates in the same order (85% of the sums on the Facebook trace).
+    // same additions of the same rates in the same order.
     if (sumsOf != counts || sumLevel.length < rateTo.length) {
       int len = Math.max(sumLevel.length, rateTo.length);
       sumLevel = new int[len];
@@ -600,6 +602,7 @@ public final class Creek extends AbstractPolicy {
   /** Starts the pair counts afresh for a fabric of {@code ports} ports (nothing counted). */
   private void resetCounts(int ports) {
     counts = new LevelPairCounts(levels, ports);
+    sumsOf = null;
     for (SubCoflows s : subs.values()) {
       s.forgetCounts();
     }

@@ -74,7 +74,10 @@ final class LevelPairCounts {
    */
   private final long[] columnChanged;
 
-  /** Stamps the changes of rates (and of what is counted, see {@link #clock()}). */
+  /**
+   * Stamps the changes of rates (and, in {@link CountedFlows}, of the senders counted per
+   * receiver).
+   */
   private long clock = 1;
 
   private final int[] countsVersion;

@@ -17,7 +17,9 @@ import org.junit.jupiter.api.Test;
  * Creek's pair counts, kept from one decision to the next, against filling every level flow by
  * flow: the same decisions bit for bit over a run where levels change (bytes, boosts of starving
  * receivers, the store's snapshots), flows finish, coflows arrive and finish, and, as in the live
- * master, a coflow gains flows after it started and the fabric grows.
+ * master, a coflow gains flows after it started and the fabric grows. Over the same script, the
+ * sums per (coflow, receiver) of a Creek by groups, kept from one decision to the next, against
+ * sums made afresh.
  */
 class CreekCountsTest {
   private static final double CAP = 4000;
@@ -28,12 +30,22 @@ class CreekCountsTest {
     final Creek creek = new Creek(4, 2_000, 3, 0.05, 0.01);
     final List<Coflow> coflows = new ArrayList<>();
 
-    /** Creek's entry point by groups, asked for by runs that keep their counts. */
+    /** Creek's entry point by groups for a run {@link #byGroups}, else null. */
     final Creek.Groups groups;
 
     Run(boolean keepCounts) {
+      this(keepCounts, true, false);
+    }
+
+    private Run(boolean keepCounts, boolean keepSums, boolean byGroups) {
       creek.keepCounts(keepCounts);
-      groups = null;
+      creek.keepSums(keepSums);
+      groups = byGroups ? creek.groups() : null;
+    }
+
+    /** A run by groups, whose sums per (coflow, receiver) are kept or made afresh. */
+    static Run byGroups(boolean keepSums) {
+      return new Run(true, keepSums, true);
     }
 
     /**
@@ -50,12 +62,6 @@ class CreekCountsTest {
         return groups
             .rates()[groups.key(groups.levelOf(state.coflowAt(i), dst), state.srcAt(i), dst)];
       };
-    }
-
-    /** A run by groups, whose sums per (coflow, receiver) are kept or made afresh. */
-    Run(boolean keepSums, Void byGroups) {
-      creek.keepSums(keepSums);
-      groups = creek.groups();
     }
   }
 
@@ -82,8 +88,8 @@ class CreekCountsTest {
    */
   @Test
   void keptSumsPerReceiverAreTheSumsMadeAfresh() {
-    Run kept = new Run(true, null);
-    Run fresh = new Run(false, null);
+    Run kept = Run.byGroups(true);
+    Run fresh = Run.byGroups(false);
     int decisions = drive(kept, fresh);
     assertTrue(kept.state.flows().isEmpty(), "every flow done after " + decisions + " decisions");
     assertTrue(kept.creek.keptSums() > 100, "sums kept: " + kept.creek.keptSums());
