@@ -601,11 +601,8 @@ public final class Creek extends AbstractPolicy {
 
   /** Starts the pair counts afresh for a fabric of {@code ports} ports (nothing counted). */
   private void resetCounts(int ports) {
+    dropCounts();
     counts = new LevelPairCounts(levels, ports);
-    sumsOf = null;
-    for (SubCoflows s : subs.values()) {
-      s.forgetCounts();
-    }
   }
 
   /**

@@ -98,18 +98,19 @@ class CreekCountsTest {
   }
 
   /**
-   * Drives two runs through the same script, checking at every decision that they give every flow
-   * the same rate and class bit for bit, the same next decision time and, for runs by groups, the
-   * same rate per (coflow, receiver); returns the number of decisions.
+   * Drives two runs ({@code other} filling flow by flow or making its sums afresh) through the same
+   * script, checking at every decision that they give every flow the same rate and class bit for
+   * bit, the same next decision time and, for runs by groups, the same rate per (coflow, receiver);
+   * returns the number of decisions.
    */
-  private static int drive(Run kept, Run byFlow) {
+  private static int drive(Run kept, Run other) {
     double now = 0;
     int arrived = 0;
     double nextArrival = 0;
     int decisions = 0;
     while (decisions < 20_000 && (arrived < 12 || !kept.state.flows().isEmpty())) {
       if (arrived < 12 && nextArrival <= now) {
-        for (Run run : List.of(kept, byFlow)) {
+        for (Run run : List.of(kept, other)) {
           admit(run, arrived, now);
         }
         arrived++;
@@ -117,23 +118,23 @@ class CreekCountsTest {
       }
       if (decisions == 300) {
         // The live master: a running coflow gains flows, and the fabric grows under it.
-        for (Run run : List.of(kept, byFlow)) {
+        for (Run run : List.of(kept, other)) {
           FluidScript.growUnder(run.state, run.coflows.get(0), CAP, now);
         }
       }
       if (decisions == 600) {
         // Flows into one receiver of a running coflow: one finishes and one is added between two
         // decisions (the same number of flows into it, not the same flows).
-        for (Run run : List.of(kept, byFlow)) {
+        for (Run run : List.of(kept, other)) {
           Coflow c = run.coflows.get(arrived - 1);
           assertTrue(c.activeCount() > 0, "the last coflow is still running");
           FluidScript.replaceFirstFlow(run.state, c, now);
         }
       }
       Schedule a = kept.creek.schedule(kept.state, now);
-      Schedule b = byFlow.creek.schedule(byFlow.state, now);
+      Schedule b = other.creek.schedule(other.state, now);
       decisions++;
-      assertEquals(kept.state.flows().size(), byFlow.state.flows().size());
+      assertEquals(kept.state.flows().size(), other.state.flows().size());
       for (int i = 0; i < kept.state.flows().size(); i++) {
         assertEquals(
             Double.doubleToLongBits(b.rate(i)),
@@ -144,11 +145,11 @@ class CreekCountsTest {
       if (kept.groups != null) {
         for (int j = 0; j < kept.coflows.size(); j++) {
           Coflow x = kept.coflows.get(j);
-          Coflow y = byFlow.coflows.get(j);
+          Coflow y = other.coflows.get(j);
           for (int rs = 0; x.activeCount() > 0 && rs < x.receiverCount(); rs++) {
             int r = x.receiver(rs);
             assertEquals(
-                Double.doubleToLongBits(byFlow.groups.rateTo(y, r)),
+                Double.doubleToLongBits(other.groups.rateTo(y, r)),
                 Double.doubleToLongBits(kept.groups.rateTo(x, r)),
                 "rate into " + r + " of coflow " + j + " at decision " + decisions);
           }
@@ -160,13 +161,13 @@ class CreekCountsTest {
       }
       double next = kept.creek.nextDecisionTime(kept.state, a, now);
       assertEquals(
-          Double.doubleToLongBits(byFlow.creek.nextDecisionTime(byFlow.state, b, now)),
+          Double.doubleToLongBits(other.creek.nextDecisionTime(other.state, b, now)),
           Double.doubleToLongBits(next),
           "next decision after decision " + decisions);
       dt = Math.min(dt, Math.max(1e-6, next - now));
       dt = FluidScript.untilFirstDone(kept.state, kept.rates(a), dt);
       FluidScript.advance(kept.state, kept.rates(a), dt, now + dt);
-      FluidScript.advance(byFlow.state, byFlow.rates(b), dt, now + dt);
+      FluidScript.advance(other.state, other.rates(b), dt, now + dt);
       now += dt;
     }
     return decisions;
