@@ -191,31 +191,47 @@ final class WaterFilling {
   static void rise(
       int[] live, int alive, int[] count, double[] residual, int[] due, Saturation saturation) {
     double at = 0;
+    // The next round's smallest share, when the lowering pass of this round could find it: the
+    // resource and its count then.
+    int next = -1;
+    int nextCount = 0;
+    double nextStep = Double.POSITIVE_INFINITY;
     while (true) {
-      double step = Double.POSITIVE_INFINITY;
-      // A resource whose residual is above step * count, as rounded, is above it exactly too (a
-      // double above the rounded product is above the product: rounding is monotone), so its
-      // share is above step exactly and at least step once rounded: it cannot be the new minimum
-      // and is passed over without a division (most are). The minimum is the one the divisions
-      // find, bit for bit.
-      int argmin = -1;
-      int kept = 0;
-      for (int k = 0; k < alive; k++) {
-        int r = live[k];
-        int c = count[r];
-        if (c > 0) {
-          live[kept++] = r;
-          double left = residual[r];
-          if (!(left > step * c)) {
-            double s = Math.max(0, left) / c;
-            if (s < step) {
-              step = s;
-              argmin = r;
+      double step;
+      int argmin;
+      if (next >= 0 && count[next] == nextCount) {
+        // Found by the last lowering pass among the resources not due to saturate, from the
+        // residuals this round reads and the counts before its saturations. A saturation only
+        // lowers counts, so the other resources' shares can only have grown, and this one's
+        // count, hence share, is unchanged: it is still the first smallest share in list order.
+        step = nextStep;
+        argmin = next;
+      } else {
+        step = Double.POSITIVE_INFINITY;
+        // A resource whose residual is above step * count, as rounded, is above it exactly too (a
+        // double above the rounded product is above the product: rounding is monotone), so its
+        // share is above step exactly and at least step once rounded: it cannot be the new
+        // minimum and is passed over without a division (most are). The minimum is the one the
+        // divisions find, bit for bit.
+        argmin = -1;
+        int kept = 0;
+        for (int k = 0; k < alive; k++) {
+          int r = live[k];
+          int c = count[r];
+          if (c > 0) {
+            live[kept++] = r;
+            double left = residual[r];
+            if (!(left > step * c)) {
+              double s = Math.max(0, left) / c;
+              if (s < step) {
+                step = s;
+                argmin = r;
+              }
             }
           }
         }
+        alive = kept;
       }
-      alive = kept;
       if (argmin < 0) {
         return;
       }
@@ -223,21 +239,44 @@ final class WaterFilling {
       // One pass lowers every residual and lists the resources that saturate; they saturate
       // afterwards, in list order. A saturation only lowers other resources' counts, so this is
       // the same as lowering every residual first and then checking each resource in turn, as
-      // long as each one's count is checked again when its turn comes.
+      // long as each one's count is checked again when its turn comes. The same pass drops the
+      // resources nothing rises on and looks for the next round's smallest share among those not
+      // due, as the scan above would (the resources due have no count left once they saturate).
       int dueSize = 0;
+      int kept = 0;
+      next = -1;
+      nextStep = Double.POSITIVE_INFINITY;
       for (int k = 0; k < alive; k++) {
         int r = live[k];
-        double left = r == argmin ? 0 : residual[r] - step * count[r];
+        int c = count[r];
+        if (c == 0) {
+          continue;
+        }
+        live[kept++] = r;
+        double left = r == argmin ? 0 : residual[r] - step * c;
         residual[r] = left;
         if (left <= PortBudget.EPS) {
           due[dueSize++] = r;
+        } else if (!(left > nextStep * c)) {
+          double s = left / c;
+          if (s < nextStep) {
+            nextStep = s;
+            next = r;
+          }
         }
+      }
+      alive = kept;
+      if (next >= 0) {
+        nextCount = count[next];
       }
       for (int k = 0; k < dueSize; k++) {
         int r = due[k];
         if (count[r] > 0) {
           residual[r] = Math.max(0, residual[r]);
           saturation.saturate(r, at);
+          if (count[r] != 0) {
+            next = -1; // not drained by its saturation: the scan above decides
+          }
         }
       }
     }
