@@ -61,7 +61,8 @@ final class WaterFilling {
   interface Saturation {
     /**
      * Freezes the entries of {@code r} still rising at {@code at}, taking their flows off the
-     * rising count of each of their resources.
+     * rising count of each of their resources. It may only lower counts, and touches neither the
+     * rise's list of resources nor another resource's residual: {@link #rise} relies on it.
      */
     void saturate(int r, double at);
   }
@@ -186,7 +187,9 @@ final class WaterFilling {
    * every resource then at or below {@link PortBudget#EPS} saturates (in list order), and resources
    * nothing rises on any more drop out of the list (in place, keeping the order, so ties go to the
    * same resource as in a full scan). {@code count[r]} is the number of flows still rising on
-   * resource r; {@code due} is scratch of at least {@code alive} entries.
+   * resource r; {@code due} is scratch of at least {@code alive} entries. A round's smallest share
+   * comes from the last round's lowering pass when the saturations in between left its resource's
+   * count alone: they only lower counts ({@link Saturation}), so no other share can have shrunk.
    */
   static void rise(
       int[] live, int alive, int[] count, double[] residual, int[] due, Saturation saturation) {
@@ -202,8 +205,8 @@ final class WaterFilling {
       if (next >= 0 && count[next] == nextCount) {
         // Found by the last lowering pass among the resources not due to saturate, from the
         // residuals this round reads and the counts before its saturations. A saturation only
-        // lowers counts, so the other resources' shares can only have grown, and this one's
-        // count, hence share, is unchanged: it is still the first smallest share in list order.
+        // lowers counts, so no other resource's share can have shrunk (division rounds
+        // monotonically), and this one's is unchanged: still the first smallest in list order.
         step = nextStep;
         argmin = next;
       } else {
@@ -241,7 +244,8 @@ final class WaterFilling {
       // the same as lowering every residual first and then checking each resource in turn, as
       // long as each one's count is checked again when its turn comes. The same pass drops the
       // resources nothing rises on and looks for the next round's smallest share among those not
-      // due, as the scan above would (the resources due have no count left once they saturate).
+      // due, as the scan above would: a resource due has no count left once it saturates, or
+      // the next round scans (below).
       int dueSize = 0;
       int kept = 0;
       next = -1;
@@ -249,7 +253,7 @@ final class WaterFilling {
       for (int k = 0; k < alive; k++) {
         int r = live[k];
         int c = count[r];
-        if (c == 0) {
+        if (c <= 0) {
           continue;
         }
         live[kept++] = r;

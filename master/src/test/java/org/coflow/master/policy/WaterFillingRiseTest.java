@@ -16,6 +16,9 @@ class WaterFillingRiseTest {
 
   private long moved;
 
+  /** Saturations that left one of their resource's flows rising. */
+  private long undrained;
+
   @Test
   void theRiseIsTheTextbookRiseBitForBit() {
     // Random flows between uplinks and downlinks on random residuals (some tied, some zero): the
@@ -41,11 +44,22 @@ class WaterFillingRiseTest {
         residual[r] =
             kind == 0 ? 0 : ties || kind == 1 ? tie : 1 + random.nextInt(999) + random.nextDouble();
       }
-      Run fast = new Run(up, down, residual);
-      Run textbook = new Run(up, down, residual);
+      // The resources listed in a random order, now and then not all of them; every third set's
+      // first saturation of a resource leaves one of its flows rising.
+      int[] order = new int[2 * ports];
+      for (int r = 0; r < order.length; r++) {
+        int j = random.nextInt(r + 1);
+        order[r] = order[j];
+        order[j] = r;
+      }
+      int alive = random.nextInt(4) == 0 ? 1 + random.nextInt(order.length) : order.length;
+      boolean partial = round % 3 == 2;
+      Run fast = new Run(up, down, residual, order, alive, partial);
+      Run textbook = new Run(up, down, residual, order, alive, partial);
       WaterFilling.rise(
-          fast.live(), fast.alive(), fast.count, fast.residual, new int[2 * ports], fast::freeze);
+          fast.order, alive, fast.count, fast.residual, new int[2 * ports], fast::freeze);
       textbook.rise();
+      undrained += textbook.undrainedHere;
       assertEquals(textbook.events, fast.events, "saturations, round " + round);
       assertArrayEquals(textbook.residual, fast.residual, "residuals, round " + round);
       assertArrayEquals(textbook.count, fast.count, "counts, round " + round);
@@ -53,6 +67,7 @@ class WaterFillingRiseTest {
     // Both ways of finding a round's smallest share were taken many times.
     assertTrue(held > 1000, "rounds whose smallest share held: " + held);
     assertTrue(moved > 1000, "rounds whose smallest share a saturation moved: " + moved);
+    assertTrue(undrained > 100, "saturations that left a flow rising: " + undrained);
   }
 
   @Test
@@ -78,10 +93,14 @@ class WaterFillingRiseTest {
     residual[0] = 1;
     residual[1] = 1;
     residual[2] = 0;
-    Run fast = new Run(up, down, residual);
-    Run textbook = new Run(up, down, residual);
+    int[] order = new int[2 * ports];
+    for (int r = 0; r < order.length; r++) {
+      order[r] = r;
+    }
+    Run fast = new Run(up, down, residual, order, order.length, false);
+    Run textbook = new Run(up, down, residual, order, order.length, false);
     WaterFilling.rise(
-        fast.live(), fast.alive(), fast.count, fast.residual, new int[2 * ports], fast::freeze);
+        fast.order, order.length, fast.count, fast.residual, new int[2 * ports], fast::freeze);
     textbook.rise();
     assertTrue(1 - 1.0 / 49 * 49 > 0, "the share times 49 rounds below 1");
     assertEquals(0, textbook.residual[0]);
@@ -90,42 +109,50 @@ class WaterFillingRiseTest {
     assertArrayEquals(textbook.residual, fast.residual);
   }
 
-  /** Flows rising on resources (uplinks, then downlinks), frozen as a resource saturates. */
+  /**
+   * Flows rising on resources (uplinks, then downlinks), frozen as a resource saturates: the first
+   * {@code alive} resources of {@code order} rise (the rise may reorder its copy). With {@code
+   * partial}, a resource's first saturation leaves one of its flows rising.
+   */
   private final class Run {
     final int[] up;
     final int[] down;
     final boolean[] frozen;
     final int[] count;
     final double[] residual;
+    final int[] order;
+    final int alive;
+    final boolean partial;
+    final boolean[] saturated;
     final List<String> events = new ArrayList<>();
+    long undrainedHere;
 
-    Run(int[] up, int[] down, double[] residual) {
+    Run(int[] up, int[] down, double[] residual, int[] order, int alive, boolean partial) {
       this.up = up;
       this.down = down;
       this.frozen = new boolean[up.length];
       this.residual = residual.clone();
       this.count = new int[residual.length];
+      this.order = order.clone();
+      this.alive = alive;
+      this.partial = partial;
+      this.saturated = new boolean[residual.length];
       for (int i = 0; i < up.length; i++) {
         count[up[i]]++;
         count[down[i]]++;
       }
     }
 
-    int[] live() {
-      int[] live = new int[count.length];
-      for (int r = 0; r < live.length; r++) {
-        live[r] = r;
-      }
-      return live;
-    }
-
-    int alive() {
-      return count.length;
-    }
-
     void freeze(int r, double at) {
       events.add(r + "@" + Double.doubleToLongBits(at));
+      boolean leaveOne = partial && !saturated[r] && count[r] > 1;
+      saturated[r] = true;
       for (int i = 0; i < up.length; i++) {
+        if (leaveOne && !frozen[i] && (up[i] == r || down[i] == r)) {
+          leaveOne = false;
+          undrainedHere++;
+          continue;
+        }
         if (!frozen[i] && (up[i] == r || down[i] == r)) {
           frozen[i] = true;
           count[up[i]]--;
@@ -144,7 +171,8 @@ class WaterFillingRiseTest {
       while (true) {
         double step = Double.POSITIVE_INFINITY;
         int argmin = -1;
-        for (int r = 0; r < count.length; r++) {
+        for (int k = 0; k < alive; k++) {
+          int r = order[k];
           if (count[r] > 0) {
             double s = Math.max(0, residual[r]) / count[r];
             if (s < step) {
@@ -158,7 +186,8 @@ class WaterFillingRiseTest {
         }
         at += step;
         List<Integer> due = new ArrayList<>();
-        for (int r = 0; r < count.length; r++) {
+        for (int k = 0; k < alive; k++) {
+          int r = order[k];
           if (count[r] > 0) {
             residual[r] = r == argmin ? 0 : residual[r] - step * count[r];
             if (residual[r] <= PortBudget.EPS) {
@@ -168,7 +197,8 @@ class WaterFillingRiseTest {
         }
         int next = -1;
         double nextStep = Double.POSITIVE_INFINITY;
-        for (int r = 0; r < count.length; r++) {
+        for (int k = 0; k < alive; k++) {
+          int r = order[k];
           if (count[r] > 0 && !due.contains(r) && residual[r] / count[r] < nextStep) {
             nextStep = residual[r] / count[r];
             next = r;
