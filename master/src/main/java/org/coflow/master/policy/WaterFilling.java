@@ -216,13 +216,12 @@ final class WaterFilling {
         // share is above step exactly and at least step once rounded: it cannot be the new
         // minimum and is passed over without a division (most are). The minimum is the one the
         // divisions find, bit for bit.
+        // The lowering pass below drops the resources nothing rises on.
         argmin = -1;
-        int kept = 0;
         for (int k = 0; k < alive; k++) {
           int r = live[k];
           int c = count[r];
           if (c > 0) {
-            live[kept++] = r;
             double left = residual[r];
             if (!(left > step * c)) {
               double s = Math.max(0, left) / c;
@@ -233,7 +232,6 @@ final class WaterFilling {
             }
           }
         }
-        alive = kept;
       }
       if (argmin < 0) {
         return;
