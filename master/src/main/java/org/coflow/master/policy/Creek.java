@@ -225,7 +225,7 @@ public final class Creek extends AbstractPolicy {
               e.getValue().uncountAll(counts); // a coflow that finished leaves the counts
               return true;
             });
-    members.clear(state.coflows().size());
+    members.clear();
     int[] levelAt = new int[ports];
     countedLevels = 0;
     flatPorts = ports;
@@ -322,8 +322,9 @@ public final class Creek extends AbstractPolicy {
         } else {
           schedule.appendReceivers(c, k);
           members.bucketOnce(c, levelOf, ports);
+          int[] split = members.split(c);
           for (int b = members.from(c, k), end = members.from(c, k + 1); b < end; b++) {
-            int i = members.splitFlow(b);
+            int i = split[b];
             allocator().offer(c.activeIndex(i), c.activeSrc(i), c.activeDst(i), budget);
           }
         }
@@ -431,8 +432,9 @@ public final class Creek extends AbstractPolicy {
           counts.setRate(k, c.activeSrc(i), c.activeDst(i), schedule.rate(c.activeIndex(i)));
         }
       } else {
+        int[] split = members.split(c);
         for (int b = members.from(c, k), end = members.from(c, k + 1); b < end; b++) {
-          int i = members.splitFlow(b);
+          int i = split[b];
           counts.setRate(k, c.activeSrc(i), c.activeDst(i), schedule.rate(c.activeIndex(i)));
         }
       }

@@ -8,7 +8,8 @@ import org.coflow.api.model.Coflow;
  * index} for a whole coflow, {@code 2 * coflow index + 1} for the flows of a coflow split over
  * levels whose receivers are at this level (plain ints: the per-event loops never touch flow
  * objects). The flows of a split coflow are bucketed by level once per decision, so that every
- * level costs its own flows.
+ * level costs its own flows, and kept from one decision to the next while its active flows and the
+ * levels of its receivers stay the same.
  *
  * <p>Not thread-safe: reused from decision to decision.
  */
@@ -17,16 +18,27 @@ final class LevelMembers {
   private final int[][] byLevel;
   private final int[] size;
 
-  /** Flows of the coflows split over levels, grouped by level: see {@link #bucket}. */
-  private int[] splitFlows = new int[1024];
+  /**
+   * By coflow slot, a split coflow's flows grouped by level ({@link #bucket}) and what they were
+   * grouped from: the coflow, the count of changes of its active flows then, and the level of each
+   * of its receivers (by receiver position; -1 for one without active flows).
+   */
+  private Coflow[] bucketOf = new Coflow[64];
 
-  private int[] splitFrom = new int[64];
+  private int[][] splitFlows = new int[64][];
+  private int[][] splitFrom = new int[64][];
+  private long[] bucketChanges = new long[64];
+  private int[][] bucketLevels = new int[64][];
 
-  /** The decision under way (numbered) and, by coflow index, the one its flows were bucketed in. */
+  /** The decision under way (numbered) and, by coflow slot, the one its flows were checked in. */
   private int decision;
 
   private int[] bucketedIn = new int[64];
-  private int bucketed;
+
+  /** Bucketings made afresh and kept, for tests. */
+  private long rebucketed;
+
+  private long kept;
 
   LevelMembers(int levels) {
     this.levels = levels;
@@ -34,18 +46,10 @@ final class LevelMembers {
     this.size = new int[levels];
   }
 
-  /** Starts a decision over {@code coflows} coflows: no members, nothing bucketed. */
-  void clear(int coflows) {
+  /** Starts a decision: no members, no coflow checked for its bucketing yet. */
+  void clear() {
     Arrays.fill(size, 0);
-    int stride = levels + 1;
-    if (splitFrom.length < coflows * stride) {
-      splitFrom = new int[Math.max(coflows * stride, 2 * splitFrom.length)];
-    }
-    if (bucketedIn.length < coflows) {
-      bucketedIn = new int[Math.max(coflows, 2 * bucketedIn.length)];
-    }
     decision++;
-    bucketed = 0;
   }
 
   /** Adds a member to a level: see the class comment for its encoding. */
@@ -68,55 +72,120 @@ final class LevelMembers {
     return byLevel[k];
   }
 
-  /** The positions of split coflow c's flows at level k: {@code [from(c, k), from(c, k + 1))}. */
+  /**
+   * The positions of split coflow c's flows at level k: {@code [from(c, k), from(c, k + 1))} in
+   * {@link #split}, after its {@link #bucketOnce} in this decision.
+   */
   int from(Coflow c, int k) {
-    return splitFrom[c.index() * (levels + 1) + k];
-  }
-
-  /** The position of a split coflow's active flow at bucket entry {@code b}. */
-  int splitFlow(int b) {
-    return splitFlows[b];
+    return splitFrom[c.slot()][k];
   }
 
   /**
-   * {@link #bucket} of a coflow split over levels, once per decision; {@code levelOf[slot * ports +
-   * receiver]} is the level of each of its receivers.
+   * The positions of split coflow c's active flows grouped by level ({@link #from}), after its
+   * {@link #bucketOnce} in this decision.
+   */
+  int[] split(Coflow c) {
+    return splitFlows[c.slot()];
+  }
+
+  /**
+   * {@link #bucket} of a coflow split over levels, checked once per decision: the grouping is made
+   * afresh only if the coflow's active flows changed since it was last made, or the level of one of
+   * its receivers with active flows did (a grouping is a function of the active flows, in their
+   * order, and of those levels). {@code levelOf[slot * ports + receiver]} is the level of each of
+   * its receivers.
    */
   void bucketOnce(Coflow c, int[] levelOf, int ports) {
-    if (bucketedIn[c.index()] != decision) {
-      bucketedIn[c.index()] = decision;
-      bucketed = bucket(c, c.index() * (levels + 1), bucketed, levelOf, ports);
+    int slot = c.slot();
+    if (slot >= bucketOf.length) {
+      int len = Math.max(slot + 1, 2 * bucketOf.length);
+      bucketOf = Arrays.copyOf(bucketOf, len);
+      splitFlows = Arrays.copyOf(splitFlows, len);
+      splitFrom = Arrays.copyOf(splitFrom, len);
+      bucketChanges = Arrays.copyOf(bucketChanges, len);
+      bucketLevels = Arrays.copyOf(bucketLevels, len);
+      bucketedIn = Arrays.copyOf(bucketedIn, len);
     }
+    if (bucketedIn[slot] == decision) {
+      return;
+    }
+    bucketedIn[slot] = decision;
+    if (sameBucketing(c, slot, levelOf, ports)) {
+      kept++;
+      return;
+    }
+    bucket(c, slot, levelOf, ports);
+    rebucketed++;
   }
 
   /**
-   * Lists the active flows of a coflow split over levels by level, each level's in the coflow's
-   * active order (the order a pass over all its flows per level would offer them in): {@code
-   * splitFlows[splitFrom[at + k] .. splitFrom[at + k + 1])} are the positions of its flows at level
-   * k. Appends from {@code next}; returns the new end.
+   * Whether slot's grouping was made from c's active flows as they are and its receivers' levels.
    */
-  private int bucket(Coflow c, int at, int next, int[] levelOf, int ports) {
-    int n = c.activeCount();
-    int base = c.slot() * ports;
-    if (splitFlows.length < next + n) {
-      splitFlows = Arrays.copyOf(splitFlows, Math.max(next + n, 2 * splitFlows.length));
+  private boolean sameBucketing(Coflow c, int slot, int[] levelOf, int ports) {
+    if (bucketOf[slot] != c || bucketChanges[slot] != c.activeChanges()) {
+      return false;
     }
-    int[] fill = new int[levels + 1];
+    int[] seen = bucketLevels[slot];
+    int base = slot * ports;
     for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
       int r = c.receiver(rs);
-      if (c.activeFlowsTo(r) > 0) {
-        fill[levelOf[base + r] + 1] += c.activeFlowsTo(r);
+      if (c.activeFlowsTo(r) > 0 && seen[rs] != levelOf[base + r]) {
+        return false;
       }
     }
-    fill[0] = next;
+    return true;
+  }
+
+  /**
+   * Groups the active flows of a coflow split over levels by level, each level's in the coflow's
+   * active order (the order a pass over all its flows per level would offer them in): {@code
+   * split(c)[from(c, k) .. from(c, k + 1))} are the positions of its flows at level k.
+   */
+  private void bucket(Coflow c, int slot, int[] levelOf, int ports) {
+    int n = c.activeCount();
+    int base = slot * ports;
+    int re = c.receiverCount();
+    int[] flows = splitFlows[slot];
+    if (flows == null || flows.length < n) {
+      flows = new int[Math.max(n, flows == null ? 16 : 2 * flows.length)];
+      splitFlows[slot] = flows;
+    }
+    int[] seen = bucketLevels[slot];
+    if (seen == null || seen.length < re) {
+      seen = new int[Math.max(re, 8)];
+      bucketLevels[slot] = seen;
+    }
+    int[] fill = splitFrom[slot];
+    if (fill == null) {
+      fill = new int[levels + 1];
+      splitFrom[slot] = fill;
+    }
+    Arrays.fill(fill, 0);
+    for (int rs = 0; rs < re; rs++) {
+      int r = c.receiver(rs);
+      if (c.activeFlowsTo(r) > 0) {
+        seen[rs] = levelOf[base + r];
+        fill[seen[rs] + 1] += c.activeFlowsTo(r);
+      } else {
+        seen[rs] = -1;
+      }
+    }
     for (int k = 0; k < levels; k++) {
       fill[k + 1] += fill[k];
-      splitFrom[at + k] = fill[k];
     }
-    splitFrom[at + levels] = fill[levels];
+    // fill[k] is where level k's flows start; each is advanced as its flows are placed, so that
+    // after the pass fill[k] is where level k + 1's start: shifted back one level at the end.
     for (int i = 0; i < n; i++) {
-      splitFlows[fill[levelOf[base + c.activeDst(i)]]++] = i;
+      flows[fill[levelOf[base + c.activeDst(i)]]++] = i;
     }
-    return next + n;
+    System.arraycopy(fill, 0, fill, 1, levels);
+    fill[0] = 0;
+    bucketOf[slot] = c;
+    bucketChanges[slot] = c.activeChanges();
+  }
+
+  /** How many bucketings were made afresh, and how many kept from an earlier decision (tests). */
+  long[] bucketings() {
+    return new long[] {rebucketed, kept};
   }
 }
