@@ -7,9 +7,9 @@ import org.coflow.api.model.Coflow;
  * {@link Creek}'s members per priority level in one decision, in arrival order: {@code 2 * coflow
  * index} for a whole coflow, {@code 2 * coflow index + 1} for the flows of a coflow split over
  * levels whose receivers are at this level (plain ints: the per-event loops never touch flow
- * objects). The flows of a split coflow are bucketed by level once per decision, so that every
- * level costs its own flows, and kept from one decision to the next while its active flows and the
- * levels of its receivers stay the same.
+ * objects). The flows of a split coflow are grouped by level at most once per decision, so that
+ * every level costs its own flows, and the grouping is kept from one decision to the next while its
+ * active flows and the levels of its receivers stay the same.
  *
  * <p>Not thread-safe: reused from decision to decision.
  */
@@ -46,10 +46,19 @@ final class LevelMembers {
     this.size = new int[levels];
   }
 
-  /** Starts a decision: no members, no coflow checked for its bucketing yet. */
+  /**
+   * Starts a decision: no members, no coflow checked for its bucketing yet. The groupings of
+   * coflows that have finished are let go (their coflows, and with them their flows, are not kept
+   * alive by a slot no split coflow took since).
+   */
   void clear() {
     Arrays.fill(size, 0);
     decision++;
+    for (int slot = 0; slot < bucketOf.length; slot++) {
+      if (bucketOf[slot] != null && bucketOf[slot].index() < 0) {
+        bucketOf[slot] = null;
+      }
+    }
   }
 
   /** Adds a member to a level: see the class comment for its encoding. */
@@ -90,10 +99,10 @@ final class LevelMembers {
 
   /**
    * {@link #bucket} of a coflow split over levels, checked once per decision: the grouping is made
-   * afresh only if the coflow's active flows changed since it was last made, or the level of one of
-   * its receivers with active flows did (a grouping is a function of the active flows, in their
-   * order, and of those levels). {@code levelOf[slot * ports + receiver]} is the level of each of
-   * its receivers.
+   * afresh only if its slot's grouping was made for another coflow, if the coflow's active flows
+   * changed since it was made, or if the level of one of its receivers with active flows did (a
+   * grouping is a function of the active flows, in their order, and of those levels). {@code
+   * levelOf[slot * ports + receiver]} is the level of each of its receivers.
    */
   void bucketOnce(Coflow c, int[] levelOf, int ports) {
     int slot = c.slot();
@@ -182,6 +191,11 @@ final class LevelMembers {
     fill[0] = 0;
     bucketOf[slot] = c;
     bucketChanges[slot] = c.activeChanges();
+  }
+
+  /** Whether a grouping of {@code c} is kept (tests). */
+  boolean holds(Coflow c) {
+    return c.slot() >= 0 && c.slot() < bucketOf.length && bucketOf[c.slot()] == c;
   }
 
   /** How many bucketings were made afresh, and how many kept from an earlier decision (tests). */

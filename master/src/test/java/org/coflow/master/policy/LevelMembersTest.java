@@ -2,6 +2,7 @@ package org.coflow.master.policy;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
@@ -52,18 +53,22 @@ class LevelMembersTest {
     state.addFlow(a, 2, 1, 100, 0);
     members.clear();
     members.bucketOnce(a, levelOf, PORTS);
+    long groupedAt = a.activeChanges();
     assertArrayEquals(new int[] {0, 2}, Arrays.copyOfRange(members.split(a), 0, 2));
     for (Flow f : new ArrayList<>(a.activeFlows())) {
       state.addSent(f, f.remaining());
       state.finishFlow(f, 1);
     }
+    assertTrue(members.holds(a));
+    members.clear();
+    assertFalse(members.holds(a), "a finished: its grouping is let go at the next decision");
     Coflow b = new Coflow("b", 1, 1, 1);
     state.addCoflow(b);
     assertEquals(slot, b.slot(), "b takes a's slot");
     state.addFlow(b, 0, 5, 100, 1);
     state.addFlow(b, 0, 6, 100, 1);
     state.addFlow(b, 2, 6, 100, 1);
-    assertEquals(a.activeChanges() / 2, b.activeChanges());
+    assertEquals(groupedAt, b.activeChanges(), "b has had as many changes as a when grouped");
     members.clear();
     members.bucketOnce(b, levelOf, PORTS);
     for (int k = 0; k < LEVELS; k++) {
