@@ -183,7 +183,7 @@ final class LevelMembers {
       fill[k + 1] += fill[k];
     }
     // fill[k] is where level k's flows start; each is advanced as its flows are placed, so that
-    // after the pass fill[k] is where level k + 1's start: shifted back one level at the end.
+    // after the pass fill[k] is where level k + 1's start: moved up one place at the end.
     for (int i = 0; i < n; i++) {
       flows[fill[levelOf[base + c.activeDst(i)]]++] = i;
     }
