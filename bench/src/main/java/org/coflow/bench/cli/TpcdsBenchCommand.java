@@ -11,9 +11,12 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Stream;
 import org.coflow.api.config.Config;
 import org.coflow.api.config.Units;
 import org.coflow.bench.report.Json;
+import org.coflow.bench.tpcds.EventLogFetchWait;
+import org.coflow.bench.tpcds.EventLogFetchWait.Reads;
 import org.coflow.bench.tpcds.TpcdsBenchApp;
 import org.coflow.bench.tpcds.TpcdsGenerator;
 import org.coflow.cli.Args;
@@ -42,8 +45,10 @@ final class TpcdsBenchCommand {
       join shuffles), AQE on.
         single:  one stream; each query runs with Spark's own fetch and through the Courier
                  agents in the same application, alternating which goes first. Prints the time
-                 ratio ours/stock over the whole set (goal <= 1.05) and checks both gave the
-                 same rows.
+                 ratio ours/stock over the whole set (goal <= 1.05), each reader's shuffle fetch
+                 wait (summed over the tasks, from Spark's event log) and checks both gave the
+                 same rows. A query that fails is reported in its row and left out of the
+                 totals, and the others still run; the exit status is then 1.
         streams: N streams run the set at once, each from a different query and submitting
                  one every --gap seconds, through agents capped at --link-rate, once under
                  fair sharing and once under --policy. Prints the average query time of each
@@ -78,15 +83,34 @@ final class TpcdsBenchCommand {
         --http-port N    serve the master's dashboard and /api/state on this port while the
                          runs go (default: off; 0 picks a free one)
         --json           print one JSON object instead of the tables
-      Logs of each spark-submit go to target/bench-tpcds/.
+      Logs of each spark-submit go to target/bench-tpcds/, the single run's Spark event log
+      to target/bench-tpcds/single-events/.
       """;
   static final String DEFAULT_QUERIES = "q17,q25,q29,q47,q57,q74,q95";
   private static final String CLUSTER = "local-cluster[2,2,2048]";
 
   private TpcdsBenchCommand() {}
 
-  /** One timed run of one query: its time, row count and rows' digest. */
-  record Run(String query, String way, double seconds, int rows, String digest) {}
+  /**
+   * One run of one query: its time, row count and rows' digest, or why it failed; and its shuffle
+   * reads, when the event log was read.
+   */
+  record Run(
+      String query,
+      String way,
+      double seconds,
+      int rows,
+      String digest,
+      String failure,
+      Reads reads) {
+    boolean failed() {
+      return failure != null;
+    }
+
+    Run with(Reads sum) {
+      return new Run(query, way, seconds, rows, digest, failure, sum);
+    }
+  }
 
   static int run(String[] argv, Path home, PrintStream out, PrintStream err)
       throws UsageException, IOException {
@@ -210,11 +234,13 @@ final class TpcdsBenchCommand {
       List<String> common = List.of(data.toString(), queryDir.toString());
       if (!only.equals("streams")) {
         progress(err, "single stream, stock and Courier fetch side by side");
-        List<Run> r = submit(submit, appJar, work, "single", common, 1, 0, queries, sparkConf, err);
+        Path events = work.resolve("single-events");
+        List<String> conf = concat(sparkConf, EventLogFetchWait.sparkConf(events));
+        List<Run> r = submit(submit, appJar, work, "single", common, 1, 0, queries, conf, err);
         if (r == null) {
           return 1;
         }
-        results.put("single", r);
+        results.put("single", withReads(r, events, err));
       }
       if (!only.equals("single")) {
         for (String p : List.of("fair", policy)) {
@@ -254,7 +280,25 @@ final class TpcdsBenchCommand {
     Report rep =
         new Report(scale, streams, gap, linkRate, policy, queries, results, submit.version());
     out.print(json ? rep.json() + "\n" : rep.table());
-    return rep.digestsAgree() ? 0 : 1;
+    if (json && !rep.failures().isEmpty()) {
+      err.println("coflow bench tpcds: failed: " + String.join(", ", rep.failures().keySet()));
+    }
+    return rep.digestsAgree() && rep.failures().isEmpty() ? 0 : 1;
+  }
+
+  /** The single run's results with each run's shuffle reads from the application's event log. */
+  private static List<Run> withReads(List<Run> runs, Path events, PrintStream err) {
+    Map<String, Reads> reads;
+    try {
+      reads = EventLogFetchWait.readDir(events);
+    } catch (IOException e) {
+      err.println("coflow bench tpcds: fetch wait not shown: " + e.getMessage());
+      return runs;
+    }
+    return runs.stream()
+        .map(
+            r -> r.with(reads.getOrDefault(TpcdsBenchApp.jobGroup(r.query(), r.way()), Reads.NONE)))
+        .toList();
   }
 
   private static List<String> concat(List<String> a, List<String> b) {
@@ -312,16 +356,25 @@ final class TpcdsBenchCommand {
   }
 
   /**
-   * The result lines of {@link TpcdsBenchApp}; {@code way} is stock/courier, or the stream number.
+   * The result lines of {@link TpcdsBenchApp}; {@code way} is stock/courier/warmup, or the stream
+   * number.
    */
   static List<Run> parse(List<String> lines) {
     List<Run> runs = new ArrayList<>();
     for (String line : lines) {
-      String[] f = line.split("\t");
-      if ((f[0].equals("single") || f[0].equals("stream")) && f.length == 6) {
-        String query = f[0].equals("single") ? f[1] : f[2];
-        String way = f[0].equals("single") ? f[2] : "stream" + f[1];
-        runs.add(new Run(query, way, Double.parseDouble(f[3]), Integer.parseInt(f[4]), f[5]));
+      String[] f = line.split("\t", 6);
+      if (!(f[0].equals("single") || f[0].equals("stream")) || f.length < 5) {
+        continue;
+      }
+      String query = f[0].equals("single") ? f[1] : f[2];
+      String way = f[0].equals("single") ? f[2] : "stream" + f[1];
+      if (f[3].equals("FAILED")) {
+        String why = String.join(" ", List.of(f).subList(4, f.length));
+        runs.add(new Run(query, way, Double.NaN, 0, null, why, null));
+      } else if (f.length == 6) {
+        runs.add(
+            new Run(
+                query, way, Double.parseDouble(f[3]), Integer.parseInt(f[4]), f[5], null, null));
       }
     }
     return runs;
@@ -354,23 +407,40 @@ final class TpcdsBenchCommand {
       Map<String, List<Run>> results,
       String spark) {
 
+    /** A part's runs of the queries none of whose runs failed. */
+    private Stream<Run> ok(String part) {
+      Map<String, String> failed = failures();
+      return results.get(part).stream().filter(r -> !failed.containsKey(r.query()));
+    }
+
     private double total(String part, String way) {
-      return results.get(part).stream()
+      return ok(part)
           .filter(r -> way == null || r.way().equals(way))
           .mapToDouble(Run::seconds)
           .sum();
     }
 
     private double mean(String part) {
-      return results.get(part).stream().mapToDouble(Run::seconds).average().orElse(Double.NaN);
+      return ok(part).mapToDouble(Run::seconds).average().orElse(Double.NaN);
     }
 
-    /** Every run of a query, in every part, gave the same rows. */
+    /** The queries with a failed single-stream run, each with its first failure's way and why. */
+    Map<String, String> failures() {
+      Map<String, String> f = new LinkedHashMap<>();
+      for (Run r : results.getOrDefault("single", List.of())) {
+        if (r.failed()) {
+          f.putIfAbsent(r.query(), r.way() + ": " + r.failure());
+        }
+      }
+      return f;
+    }
+
+    /** Every run of a query that did not fail, in every part, gave the same rows. */
     boolean digestsAgree() {
       Map<String, String> seen = new LinkedHashMap<>();
       for (List<Run> runs : results.values()) {
         for (Run r : runs) {
-          String d = seen.putIfAbsent(r.query(), r.digest());
+          String d = r.failed() ? null : seen.putIfAbsent(r.query(), r.digest());
           if (d != null && !d.equals(r.digest())) {
             return false;
           }
@@ -389,6 +459,27 @@ final class TpcdsBenchCommand {
       return results.containsKey("fair") ? mean("policy") / mean("fair") : null;
     }
 
+    /** The single run's summed shuffle fetch wait ours/stock; null without its event log. */
+    Double fetchWaitRatio() {
+      return hasReads()
+          ? (double) reads(null, "courier").fetchWaitMs() / reads(null, "stock").fetchWaitMs()
+          : null;
+    }
+
+    /** Whether the single run's shuffle reads came from its event log. */
+    private boolean hasReads() {
+      return results.containsKey("single")
+          && results.get("single").stream().anyMatch(r -> r.reads() != null);
+    }
+
+    /** A way's shuffle reads in the single run: of {@code query}, or of all that did not fail. */
+    private Reads reads(String query, String way) {
+      return ok("single")
+          .filter(r -> r.way().equals(way) && (query == null || r.query().equals(query)))
+          .map(Run::reads)
+          .reduce(Reads.NONE, Reads::plus);
+    }
+
     String json() {
       Json j =
           new Json()
@@ -400,16 +491,34 @@ final class TpcdsBenchCommand {
       if (results.containsKey("single")) {
         Json per = new Json();
         for (String q : queries) {
-          per.put(
-              q,
-              new Json()
-                  .put("stock_s", seconds("single", q, "stock"))
-                  .put("courier_s", seconds("single", q, "courier")));
+          Json one = new Json();
+          if (failures().containsKey(q)) {
+            one.put("failed", failures().get(q));
+          } else {
+            one.put("stock_s", seconds("single", q, "stock"))
+                .put("courier_s", seconds("single", q, "courier"));
+            if (hasReads()) {
+              Reads s = reads(q, "stock");
+              Reads c = reads(q, "courier");
+              one.put("fetch_wait_ms_stock", s.fetchWaitMs())
+                  .put("fetch_wait_ms_courier", c.fetchWaitMs())
+                  .put("remote_blocks_stock", s.remoteBlocks())
+                  .put("remote_blocks_courier", c.remoteBlocks())
+                  .put("remote_bytes_stock", s.remoteBytes())
+                  .put("remote_bytes_courier", c.remoteBytes());
+            }
+          }
+          per.put(q, one);
         }
         j.put("single_stock_s", total("single", "stock"))
             .put("single_courier_s", total("single", "courier"))
-            .put("single_time_ratio", singleRatio())
-            .put("single_per_query", per);
+            .put("single_time_ratio", singleRatio());
+        if (hasReads()) {
+          j.put("single_fetch_wait_ms_stock", reads(null, "stock").fetchWaitMs())
+              .put("single_fetch_wait_ms_courier", reads(null, "courier").fetchWaitMs())
+              .put("single_fetch_wait_ratio", fetchWaitRatio());
+        }
+        j.put("single_failed", List.copyOf(failures().keySet())).put("single_per_query", per);
       }
       if (results.containsKey("fair")) {
         j.put("streams", streams)
@@ -430,6 +539,25 @@ final class TpcdsBenchCommand {
           .sum();
     }
 
+    /** A single-stream table row: times, fetch waits (if known) and the ratios ours/stock. */
+    private String row(String name, double stock, double courier, String query) {
+      String waits = "";
+      if (hasReads()) {
+        long ws = reads(query, "stock").fetchWaitMs();
+        long wc = reads(query, "courier").fetchWaitMs();
+        String ratio = ws > 0 ? String.format(Locale.ROOT, "%.2f", (double) wc / ws) : "-";
+        waits = String.format(Locale.ROOT, " %14d %16d %11s", ws, wc, ratio);
+      }
+      return String.format(
+          Locale.ROOT,
+          "%-8s %10.2f %10.2f %8.2f%s%n",
+          name,
+          stock,
+          courier,
+          courier / stock,
+          waits);
+    }
+
     String table() {
       StringBuilder sb = new StringBuilder();
       sb.append(
@@ -439,31 +567,47 @@ final class TpcdsBenchCommand {
               spark,
               scale,
               CLUSTER));
+      Map<String, String> failed = failures();
       if (results.containsKey("single")) {
         sb.append(
             String.format(
                 Locale.ROOT,
-                "%nsingle stream%n%-8s %10s %10s %8s%n",
+                "%nsingle stream%n%-8s %10s %10s %8s%s%n",
                 "query",
                 "stock s",
                 "courier s",
-                "ratio"));
+                "ratio",
+                hasReads()
+                    ? String.format(
+                        Locale.ROOT,
+                        " %14s %16s %11s",
+                        "stock wait ms",
+                        "courier wait ms",
+                        "wait ratio")
+                    : ""));
         for (String q : queries) {
-          double s = seconds("single", q, "stock");
-          double c = seconds("single", q, "courier");
-          sb.append(String.format(Locale.ROOT, "%-8s %10.2f %10.2f %8.2f%n", q, s, c, c / s));
+          sb.append(
+              failed.containsKey(q)
+                  ? String.format(Locale.ROOT, "%-8s FAILED: %s%n", q, failed.get(q))
+                  : row(q, seconds("single", q, "stock"), seconds("single", q, "courier"), q));
+        }
+        sb.append(row("total", total("single", "stock"), total("single", "courier"), null));
+        if (!failed.isEmpty()) {
+          sb.append("the total leaves out the failed queries: ")
+              .append(String.join(", ", failed.keySet()))
+              .append('\n');
         }
         sb.append(
             String.format(
-                Locale.ROOT,
-                "%-8s %10.2f %10.2f %8.2f%n",
-                "total",
-                total("single", "stock"),
-                total("single", "courier"),
-                singleRatio()));
-        sb.append(
-            String.format(
                 Locale.ROOT, "time ratio ours/stock = %.3f (goal <= 1.05)%n", singleRatio()));
+        Double wait = fetchWaitRatio();
+        if (wait != null && Double.isFinite(wait)) {
+          sb.append(
+              String.format(
+                  Locale.ROOT,
+                  "shuffle fetch wait ours/stock = %.3f (tasks' time blocked on fetches, summed)%n",
+                  wait));
+        }
       }
       if (results.containsKey("fair")) {
         sb.append(
@@ -503,6 +647,14 @@ final class TpcdsBenchCommand {
           digestsAgree()
               ? "every run of a query returned the same rows\n"
               : "ROWS DIFFER between runs of a query: see target/bench-tpcds/*.tsv\n");
+      if (!failed.isEmpty()) {
+        sb.append(
+            String.format(
+                Locale.ROOT,
+                "%d of %d queries FAILED: see target/bench-tpcds/single.log%n",
+                failed.size(),
+                queries.size()));
+      }
       return sb.toString();
     }
   }

@@ -17,6 +17,8 @@ import java.util.concurrent.Future;
 import org.apache.spark.SparkContext;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@code bin/coflow bench tpcds}'s Spark application, run by a real {@code spark-submit} with the
@@ -35,9 +37,12 @@ import org.apache.spark.sql.SparkSession;
  * GAP_SECONDS whether or not its last one ended (the streams' submissions interleaved evenly), each
  * query in a fair scheduler pool of its own, and a query's time counts from its submission. Writes
  * one tab-separated line per query run to OUT: {@code single q way seconds rows digest} or {@code
- * stream s q seconds rows digest}, then {@code wall seconds}.
+ * stream s q seconds rows digest}, then {@code wall seconds}. In {@code single}, each run is the
+ * job group {@link #jobGroup}, and a run that fails is the line {@code single q way FAILED message}
+ * (its stack trace in the driver's log); the stream goes on with the next run.
  */
 public final class TpcdsBenchApp {
+  private static final Logger LOG = LoggerFactory.getLogger(TpcdsBenchApp.class);
   private static final String COURIER = "spark.shuffle.courier.enabled";
 
   private TpcdsBenchApp() {}
@@ -80,40 +85,62 @@ public final class TpcdsBenchApp {
 
   private static void single(
       SparkSession spark, List<String> names, List<String> sql, List<String> lines) {
-    SparkContext sc = spark.sparkContext();
     for (int i = 0; i < names.size(); i++) {
       // One untimed run first, so neither timed run pays for the query's planning and code
       // generation (Spark caches the compiled code) or the JIT's first look at its operators.
-      sc.setLocalProperty(COURIER, Boolean.toString(i % 2 == 1));
-      sc.setJobGroup(names.get(i) + "-warmup", names.get(i) + " warm-up", false);
-      Result warm = run(spark, sql.get(i));
+      String warm = singleRun(spark, names.get(i), "warmup", i % 2 == 1, sql.get(i));
       List<String> ways = i % 2 == 0 ? List.of("stock", "courier") : List.of("courier", "stock");
       for (String way : ways) {
-        sc.setLocalProperty(COURIER, Boolean.toString(way.equals("courier")));
-        sc.setJobGroup(names.get(i) + "-" + way, names.get(i) + " " + way, false);
-        long t0 = System.nanoTime();
-        Result r = run(spark, sql.get(i));
-        lines.add(
-            String.join(
-                "\t",
-                "single",
-                names.get(i),
-                way,
-                seconds(t0),
-                Integer.toString(r.rows),
-                r.digest));
+        lines.add(singleRun(spark, names.get(i), way, way.equals("courier"), sql.get(i)));
       }
-      lines.add(
-          String.join(
-              "\t",
-              "single",
-              names.get(i),
-              "warmup",
-              "0",
-              Integer.toString(warm.rows),
-              warm.digest));
+      lines.add(warm);
     }
-    sc.setLocalProperty(COURIER, null);
+    spark.sparkContext().setLocalProperty(COURIER, null);
+  }
+
+  /**
+   * The job group of one run of the single stream ({@code way}: stock, courier or warmup), which
+   * the launcher looks up in the event log.
+   */
+  public static String jobGroup(String query, String way) {
+    return query + "-" + way;
+  }
+
+  /**
+   * Runs {@code name} once in the single stream and returns its result line; a query that fails is
+   * logged and its line says so, and the stream goes on.
+   */
+  private static String singleRun(
+      SparkSession spark, String name, String way, boolean courier, String sql) {
+    SparkContext sc = spark.sparkContext();
+    String group = jobGroup(name, way);
+    sc.setLocalProperty(COURIER, Boolean.toString(courier));
+    sc.setJobGroup(group, name + " " + way, false);
+    long t0 = System.nanoTime();
+    try {
+      Result r = run(spark, sql);
+      return String.join(
+          "\t",
+          "single",
+          name,
+          way,
+          way.equals("warmup") ? "0" : seconds(t0),
+          Integer.toString(r.rows),
+          r.digest);
+    } catch (Exception e) {
+      LOG.error("query={} way={} failed; going on with the next run", name, way, e);
+      sc.cancelJobGroup(group); // stages the failed plan still had running
+      return String.join("\t", "single", name, way, "FAILED", oneLine(e));
+    }
+  }
+
+  /** An exception as one line of a result file: its class and its message's first line. */
+  static String oneLine(Throwable e) {
+    String m = e.getMessage() == null ? "" : e.getMessage().strip();
+    int nl = m.indexOf('\n');
+    m = (nl < 0 ? m : m.substring(0, nl)).replaceAll("\\p{Cntrl}", " ").strip();
+    String line = e.getClass().getSimpleName() + (m.isEmpty() ? "" : ": " + m);
+    return line.length() > 300 ? line.substring(0, 297) + "..." : line;
   }
 
   private static void streams(

@@ -1,0 +1,171 @@
+package org.coflow.bench.tpcds;
+
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParseException;
+import com.google.gson.JsonParser;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * Shuffle reads per job group, summed over the tasks of a Spark application's event log: how long
+ * its tasks waited on shuffle fetches, and how many blocks and bytes they fetched from other
+ * executors.
+ *
+ * <p>The log is read as Spark's {@code JsonProtocol} writes it, one JSON event a line, with the
+ * same keys in 3.5 and 4.x: a {@code SparkListenerJobStart} carries {@code "Stage IDs"} and {@code
+ * "Properties"} (the submitting thread's local properties, {@code "spark.jobGroup.id"} among them);
+ * a {@code SparkListenerTaskEnd} carries {@code "Stage ID"} and {@code "Task Metrics"} → {@code
+ * "Shuffle Read Metrics"} → {@code "Fetch Wait Time"} (ms), {@code "Remote Blocks Fetched"}, {@code
+ * "Remote Bytes Read"}. A task counts for the group of the job that owns its stage: the first job
+ * that lists it (Spark's {@code firstJobId}); a later job that reuses the stage lists it too, as
+ * skipped.
+ */
+public final class EventLogFetchWait {
+  private static final String JOB_GROUP = "spark.jobGroup.id";
+
+  private EventLogFetchWait() {}
+
+  /** One job group's shuffle reads, summed over its tasks. */
+  public record Reads(long fetchWaitMs, long remoteBlocks, long remoteBytes, int tasks) {
+    public static final Reads NONE = new Reads(0, 0, 0, 0);
+
+    /** The sum of two groups' reads. */
+    public Reads plus(Reads o) {
+      return new Reads(
+          fetchWaitMs + o.fetchWaitMs,
+          remoteBlocks + o.remoteBlocks,
+          remoteBytes + o.remoteBytes,
+          tasks + o.tasks);
+    }
+  }
+
+  /**
+   * The {@code spark-submit} settings that make an application write the log this class reads into
+   * {@code dir}, uncompressed (Spark 4 compresses by default); {@code dir} is created, or emptied
+   * of an earlier run's logs.
+   */
+  public static List<String> sparkConf(Path dir) throws IOException {
+    Files.createDirectories(dir);
+    try (Stream<Path> s = Files.list(dir)) {
+      for (Path p : (Iterable<Path>) s::iterator) {
+        if (Files.isRegularFile(p)) {
+          Files.delete(p);
+        }
+      }
+    }
+    return List.of(
+        "--conf", "spark.eventLog.enabled=true",
+        "--conf", "spark.eventLog.dir=" + dir.toAbsolutePath().toUri(),
+        "--conf", "spark.eventLog.compress=false");
+  }
+
+  /**
+   * The reads per job group in the newest log in {@code dir} (an ended application's, or one still
+   * {@code .inprogress} if its driver died).
+   *
+   * @throws IOException if {@code dir} holds no log, or a line other than the last is not JSON
+   */
+  public static Map<String, Reads> readDir(Path dir) throws IOException {
+    Path log;
+    try (Stream<Path> s = Files.list(dir)) {
+      log =
+          s.filter(Files::isRegularFile)
+              .max(Comparator.comparing(p -> p.toFile().lastModified()))
+              .orElseThrow(() -> new IOException("no Spark event log in " + dir));
+    }
+    try (BufferedReader r = Files.newBufferedReader(log, StandardCharsets.UTF_8)) {
+      return parse(r.lines()::iterator);
+    } catch (IllegalArgumentException e) {
+      throw new IOException(log + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * The reads per job group of an event log's lines. A last line cut short (a log still being
+   * written) is left out.
+   *
+   * @throws IllegalArgumentException naming the line that is not JSON
+   */
+  static Map<String, Reads> parse(Iterable<String> lines) {
+    Map<Long, String> stageGroup = new HashMap<>();
+    Map<String, Reads> out = new LinkedHashMap<>();
+    IllegalArgumentException bad = null;
+    int n = 0;
+    for (String line : lines) {
+      n++;
+      if (bad != null) {
+        throw bad;
+      }
+      boolean jobStart = line.contains("SparkListenerJobStart");
+      if (!jobStart && !line.contains("SparkListenerTaskEnd")) {
+        continue;
+      }
+      JsonObject event;
+      try {
+        event = JsonParser.parseString(line).getAsJsonObject();
+      } catch (JsonParseException | IllegalStateException e) {
+        bad =
+            new IllegalArgumentException("line " + n + " is not a JSON object: " + e.getMessage());
+        continue;
+      }
+      JsonElement type = event.get("Event");
+      String name = type != null && type.isJsonPrimitive() ? type.getAsString() : "";
+      if (jobStart && name.equals("SparkListenerJobStart")) {
+        JsonElement group = field(event, "Properties", JOB_GROUP);
+        String g = group != null && group.isJsonPrimitive() ? group.getAsString() : "";
+        JsonElement ids = event.get("Stage IDs");
+        if (ids != null && ids.isJsonArray()) {
+          for (JsonElement id : ids.getAsJsonArray()) {
+            if (isNumber(id)) {
+              stageGroup.putIfAbsent(id.getAsLong(), g);
+            }
+          }
+        }
+      } else if (!jobStart && name.equals("SparkListenerTaskEnd")) {
+        JsonElement stage = event.get("Stage ID");
+        String group = isNumber(stage) ? stageGroup.getOrDefault(stage.getAsLong(), "") : "";
+        if (!group.isEmpty()) {
+          Reads task =
+              new Reads(
+                  readMetric(event, "Fetch Wait Time"),
+                  readMetric(event, "Remote Blocks Fetched"),
+                  readMetric(event, "Remote Bytes Read"),
+                  1);
+          out.merge(group, task, Reads::plus);
+        }
+      }
+    }
+    return out;
+  }
+
+  private static long readMetric(JsonObject taskEnd, String name) {
+    JsonElement v = field(taskEnd, "Task Metrics", "Shuffle Read Metrics", name);
+    return isNumber(v) ? v.getAsLong() : 0;
+  }
+
+  private static boolean isNumber(JsonElement e) {
+    return e != null && e.isJsonPrimitive() && e.getAsJsonPrimitive().isNumber();
+  }
+
+  /** The value at {@code path} through nested objects, or null. */
+  private static JsonElement field(JsonObject object, String... path) {
+    JsonElement v = object;
+    for (String key : path) {
+      if (v == null || !v.isJsonObject()) {
+        return null;
+      }
+      v = v.getAsJsonObject().get(key);
+    }
+    return v;
+  }
+}
