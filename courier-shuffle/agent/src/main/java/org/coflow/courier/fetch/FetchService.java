@@ -370,7 +370,14 @@ public final class FetchService implements AutoCloseable {
           new Handle(
               best.connection,
               best.connection.fetch(
-                  b.coflow, b.block.getBlock(), b.sink, b.window, b.autoCredit, priority, rate)));
+                  b.coflow,
+                  b.block.getBlock(),
+                  b.sink,
+                  b.window,
+                  b.autoCredit,
+                  priority,
+                  rate,
+                  b.block.getReader())));
     }
   }
 

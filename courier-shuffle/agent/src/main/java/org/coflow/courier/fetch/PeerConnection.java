@@ -141,13 +141,14 @@ public final class PeerConnection implements AutoCloseable {
    * @return the stream's id on this connection
    */
   public long fetch(String coflowId, BlockRef block, BlockSink sink) {
-    return fetch(coflowId, block, sink, window, true, 0, 0);
+    return fetch(coflowId, block, sink, window, true, 0, 0, 0);
   }
 
   /**
    * Like {@link #fetch(String, BlockRef, BlockSink)}, with a window of its own; with {@code
    * autoCredit} false the sink's owner grants credit with {@link #grant} as it consumes (a relay to
-   * a local client that grants credit itself).
+   * a local client that grants credit itself); {@code reader} is the local reader the block is for
+   * (its blocks go whole and in order, readers of a coflow in turn; 0: unknown).
    */
   public long fetch(
       String coflowId,
@@ -156,7 +157,8 @@ public final class PeerConnection implements AutoCloseable {
       long streamWindow,
       boolean autoCredit,
       int priority,
-      double rate) {
+      double rate,
+      long reader) {
     long id = nextStream.getAndIncrement();
     channel
         .eventLoop()
@@ -193,6 +195,7 @@ public final class PeerConnection implements AutoCloseable {
                           .setCredit(credit)
                           .setPriority(priority)
                           .setRateBytesPerSec(rate)
+                          .setReader(reader)
                           .build()));
             });
     return id;
@@ -335,10 +338,98 @@ public final class PeerConnection implements AutoCloseable {
       this.autoCredit = autoCredit;
     }
 
+    /**
+     * A segment of several partitions: the partition being checked, where it ends, and the bytes
+     * checked so far (a block is one part that ends at its length).
+     */
+    int part;
+
+    long partEnd;
+    long checked;
+
     void begin(BlockStart s) throws IOException {
+      if (start != null) {
+        throw new ProtocolException(
+            ErrorCode.ERROR_CODE_PROTOCOL, "a second BLOCK_START for " + block.getBlock());
+      }
+      if (s.getPartLengthsCount() > 0 && Checksums.IFILE.equals(s.getChecksumAlgorithm())) {
+        throw new ProtocolException(
+            ErrorCode.ERROR_CODE_PROTOCOL,
+            "segment " + block.getBlock() + " lists partitions under IFILE checksums");
+      }
+      if (s.getPartLengthsCount() != s.getPartChecksumsCount()) {
+        throw new ProtocolException(
+            ErrorCode.ERROR_CODE_PROTOCOL,
+            "segment "
+                + block.getBlock()
+                + " announces "
+                + s.getPartLengthsCount()
+                + " partition lengths but "
+                + s.getPartChecksumsCount()
+                + " checksums");
+      }
+      long total = 0;
+      for (long n : s.getPartLengthsList()) {
+        total += n;
+        if (n < 0 || total < 0) {
+          throw new ProtocolException(
+              ErrorCode.ERROR_CODE_PROTOCOL,
+              "segment " + block.getBlock() + " announces a partition length out of range");
+        }
+      }
+      if (s.getPartLengthsCount() > 0 && total != s.getLength()) {
+        throw new ProtocolException(
+            ErrorCode.ERROR_CODE_PROTOCOL,
+            "segment "
+                + block.getBlock()
+                + " announces "
+                + s.getLength()
+                + " bytes but partitions of "
+                + total);
+      }
       start = s;
       sum = Checksums.create(s.getChecksumAlgorithm());
+      partEnd = s.getPartLengthsCount() > 0 ? 0 : s.getLength();
+      nextPart();
       sink.start(s.getLength(), s.getRawLength());
+    }
+
+    /** Moves past the partitions that end where the bytes received so far end (empty ones too). */
+    private void nextPart() {
+      while (part < start.getPartLengthsCount() && partEnd == checked) {
+        partEnd += start.getPartLengths(part);
+        if (partEnd > checked) {
+          return;
+        }
+        part++; // an empty partition: no bytes to check
+      }
+    }
+
+    /** Checks the partition that ends at {@code checked} against its announced checksum. */
+    private void endPart() {
+      if (start.getPartLengthsCount() == 0) {
+        return;
+      }
+      long expected = start.getPartChecksums(part);
+      if (sum.getValue() != expected) {
+        throw new ProtocolException(
+            ErrorCode.ERROR_CODE_CORRUPT,
+            "partition "
+                + part
+                + " of segment "
+                + block.getBlock()
+                + " from host "
+                + remoteHost
+                + " is corrupt: "
+                + start.getChecksumAlgorithm()
+                + " "
+                + Long.toHexString(sum.getValue())
+                + ", expected "
+                + Long.toHexString(expected));
+      }
+      sum.reset();
+      part++;
+      nextPart();
     }
 
     /** {@code data} is the chunk's body from byte {@code piece} on (the decoder streams bodies). */
@@ -357,23 +448,28 @@ public final class PeerConnection implements AutoCloseable {
                 + " of block "
                 + block.getBlock());
       }
-      int checked =
-          (int)
-              (Checksums.IFILE.equals(start.getChecksumAlgorithm())
-                  ? Math.max(0, Math.min(n, start.getLength() - 4 - received))
-                  : n);
-      if (data.hasArray()) {
-        sum.update(data.array(), data.arrayOffset() + data.readerIndex(), checked);
-      } else if (data.nioBufferCount() == 1) {
-        sum.update(data.internalNioBuffer(data.readerIndex(), checked)); // no buffer allocated
-      } else {
-        for (java.nio.ByteBuffer b : data.nioBuffers(data.readerIndex(), checked)) {
-          sum.update(b);
+      if (Checksums.IFILE.equals(start.getChecksumAlgorithm())) {
+        update(
+            data,
+            data.readerIndex(),
+            (int) Math.max(0, Math.min(n, start.getLength() - 4 - received)));
+        for (long p = Math.max(received, start.getLength() - 4); p < received + n; p++) {
+          trailer[(int) (p - (start.getLength() - 4))] =
+              data.getByte(data.readerIndex() + (int) (p - received));
         }
-      }
-      for (long p = Math.max(received, start.getLength() - 4); p < received + n; p++) {
-        trailer[(int) (p - (start.getLength() - 4))] =
-            data.getByte(data.readerIndex() + (int) (p - received));
+      } else {
+        // A segment's partitions are checked as each ends; a block is one part checked at its end.
+        int at = data.readerIndex();
+        for (int left = n; left > 0; ) {
+          int m = (int) Math.min(left, partEnd - checked);
+          update(data, at, m);
+          at += m;
+          checked += m;
+          left -= m;
+          if (checked == partEnd && start.getPartLengthsCount() > 0) {
+            endPart();
+          }
+        }
       }
       sink.write(data);
       received += n;
@@ -383,6 +479,18 @@ public final class PeerConnection implements AutoCloseable {
       if (autoCredit && unacknowledged >= threshold && received < start.getLength()) {
         grantPaced(c.getStreamId(), unacknowledged);
         unacknowledged = 0;
+      }
+    }
+
+    private void update(ByteBuf data, int index, int length) {
+      if (data.hasArray()) {
+        sum.update(data.array(), data.arrayOffset() + index, length);
+      } else if (data.nioBufferCount() == 1) {
+        sum.update(data.internalNioBuffer(index, length)); // no buffer allocated
+      } else {
+        for (java.nio.ByteBuffer b : data.nioBuffers(index, length)) {
+          sum.update(b);
+        }
       }
     }
 
@@ -396,6 +504,9 @@ public final class PeerConnection implements AutoCloseable {
             + " of "
             + (start == null ? "?" : start.getLength())
             + " bytes";
+      }
+      if (start.getPartLengthsCount() > 0) {
+        return null; // every partition was checked as it ended (all of them: received == length)
       }
       long expected = start.getChecksum();
       if (Checksums.IFILE.equals(start.getChecksumAlgorithm())) {

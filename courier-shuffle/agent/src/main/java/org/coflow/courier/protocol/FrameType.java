@@ -89,6 +89,7 @@ public enum FrameType {
         return maxFrame;
       case REGISTER_SPARK:
       case REGISTER_MAPREDUCE:
+      case BLOCK_START: // a segment lists each of its partitions (up to 2^15 in 1 MiB)
         return Math.min(maxFrame, 1 << 20);
       default:
         return Math.min(maxFrame, 64 << 10);

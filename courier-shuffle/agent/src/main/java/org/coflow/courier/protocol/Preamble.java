@@ -17,8 +17,11 @@ import org.coflow.api.proto.courier.v1.ErrorCode;
 public final class Preamble {
   public static final int MAGIC = 0x43464C57; // "CFLW"
 
-  /** The protocol version of this release. */
-  public static final int VERSION = 2;
+  /**
+   * The protocol version of this release: 3 (segments of partitions as one stream, with a checksum
+   * per partition; the reader a block is for); 2 added authentication.
+   */
+  public static final int VERSION = 3;
 
   public static final int LENGTH = 8;
 

@@ -10,6 +10,10 @@ import java.nio.file.Path;
  * engine checksums (unverified: nothing vouches for the bytes), or {@code IFILE} for MapReduce
  * segments, which carry their own CRC32 trailer in their last 4 bytes (the receiver checks the
  * trailer against the bytes before it).
+ *
+ * <p>A segment of several partitions ({@link #parts}) carries each partition's length and checksum
+ * ({@link #partLengths()}, {@link #partChecksums()}); the receiver checks every partition at its
+ * end, and {@link #checksum()} is then 0.
  */
 public final class BlockSegment implements AutoCloseable {
   private final Path file;
@@ -19,6 +23,8 @@ public final class BlockSegment implements AutoCloseable {
   private final String checksumAlgorithm;
   private final long checksum;
   private final long rawLength;
+  private final long[] partLengths;
+  private final long[] partChecksums;
 
   /**
    * @param channel the data file, opened when the request was checked (without following links);
@@ -39,6 +45,54 @@ public final class BlockSegment implements AutoCloseable {
     this.checksumAlgorithm = checksumAlgorithm;
     this.checksum = checksum;
     this.rawLength = rawLength;
+    this.partLengths = new long[0];
+    this.partChecksums = new long[0];
+  }
+
+  private BlockSegment(
+      Path file,
+      java.nio.channels.FileChannel channel,
+      long offset,
+      String checksumAlgorithm,
+      long[] partLengths,
+      long[] partChecksums) {
+    long length = 0;
+    for (long n : partLengths) {
+      length += n;
+    }
+    this.file = file;
+    this.channel = channel;
+    this.offset = offset;
+    this.length = length;
+    this.checksumAlgorithm = checksumAlgorithm;
+    this.checksum = 0;
+    this.rawLength = length;
+    this.partLengths = partLengths;
+    this.partChecksums = partChecksums;
+  }
+
+  /**
+   * Consecutive partitions of one file as one segment: {@code partLengths[i]} bytes with checksum
+   * {@code partChecksums[i]} each, from {@code offset} on.
+   */
+  static BlockSegment parts(
+      Path file,
+      java.nio.channels.FileChannel channel,
+      long offset,
+      String checksumAlgorithm,
+      long[] partLengths,
+      long[] partChecksums) {
+    return new BlockSegment(file, channel, offset, checksumAlgorithm, partLengths, partChecksums);
+  }
+
+  /** Each partition's length, in order; empty for a single block. */
+  public long[] partLengths() {
+    return partLengths.clone();
+  }
+
+  /** Each partition's checksum, in order; empty for a single block. */
+  public long[] partChecksums() {
+    return partChecksums.clone();
   }
 
   public Path file() {

@@ -27,10 +27,11 @@ import org.slf4j.LoggerFactory;
  * The serving end of a connection from another host's agent: answers each {@link BlockRequest} with
  * {@code BLOCK_START}, chunks sent zero-copy from the file (never more than the stream's credit
  * ahead of the requester, never while the channel's outbound buffer is full), then {@code
- * BLOCK_END}; or with {@code BLOCK_ERROR} when the block cannot be served. Streams go by their
- * coflow's priority (from the request and later {@code PRIORITY} frames), equal priorities taking
- * turns chunk by chunk, all within the host's {@link LinkRate}. A malformed request fails only its
- * stream; a protocol violation (a reused stream id) closes the connection.
+ * BLOCK_END} right behind the last chunk; or with {@code BLOCK_ERROR} when the block cannot be
+ * served. Streams go in the order of {@link ReadyQueue}: by their coflow's priority (from the
+ * request and later {@code PRIORITY} frames), coflows of equal priority sharing bytes, a reader's
+ * blocks whole and in order; all within the host's {@link LinkRate}. A malformed request fails only
+ * its stream; a protocol violation (a reused stream id) closes the connection.
  *
  * <p>One instance per channel; everything runs on the channel's event loop.
  */
@@ -40,10 +41,15 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
   private final BlockRegistry registry;
   private final int chunkSize;
   private final org.coflow.courier.enforce.PriorityPacer link;
-  private final Map<Long, OutStream> streams = new HashMap<>();
 
-  /** Streams with something to send: by priority, then coflows in turn, then streams in turn. */
-  private final ReadyQueue<OutStream> ready = new ReadyQueue<>(s -> s.priority, s -> s.coflow);
+  /** Open streams in the order they were requested (a priority change keeps a reader's order). */
+  private final Map<Long, OutStream> streams = new java.util.LinkedHashMap<>();
+
+  /**
+   * Streams with something to send: by priority, then coflows sharing bytes in turn, then readers
+   * in turn, each reader's blocks whole and in order.
+   */
+  private final ReadyQueue<OutStream> ready;
 
   private final Map<String, Integer> priorities = new HashMap<>();
 
@@ -108,12 +114,14 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
     this.registry = registry;
     this.chunkSize = chunkSize;
     this.link = link;
+    this.ready = new ReadyQueue<>(s -> s.priority, s -> s.coflow, s -> s.reader, chunkSize);
   }
 
   /** One block being sent. */
   private final class OutStream {
     final long id;
     final String coflow;
+    final long reader;
     final BlockSegment segment;
     int priority;
     long sent;
@@ -141,9 +149,10 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
       }
     }
 
-    OutStream(long id, String coflow, BlockSegment segment, long credit) {
+    OutStream(long id, String coflow, long reader, BlockSegment segment, long credit) {
       this.id = id;
       this.coflow = coflow;
+      this.reader = reader;
       this.segment = segment;
       this.file = segment.channel();
       this.credit = credit;
@@ -221,7 +230,9 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
               + e.getMessage());
       return;
     }
-    OutStream s = new OutStream(req.getStreamId(), req.getCoflowId(), segment, req.getCredit());
+    OutStream s =
+        new OutStream(
+            req.getStreamId(), req.getCoflowId(), req.getReader(), segment, req.getCredit());
     if (!priorities.containsKey(s.coflow)) {
       priorities.put(s.coflow, req.getPriority());
       pace(s.coflow, req.getRateBytesPerSec());
@@ -234,16 +245,20 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
         req.getBlock().getBlock(),
         s.priority);
     streams.put(s.id, s);
-    ctx.write(
-        Frame.of(
-            FrameType.BLOCK_START,
-            BlockStart.newBuilder()
-                .setStreamId(s.id)
-                .setLength(segment.length())
-                .setChecksumAlgorithm(segment.checksumAlgorithm())
-                .setChecksum(segment.checksum())
-                .setRawLength(segment.rawLength())
-                .build()));
+    BlockStart.Builder start =
+        BlockStart.newBuilder()
+            .setStreamId(s.id)
+            .setLength(segment.length())
+            .setChecksumAlgorithm(segment.checksumAlgorithm())
+            .setChecksum(segment.checksum())
+            .setRawLength(segment.rawLength());
+    for (long n : segment.partLengths()) {
+      start.addPartLengths(n);
+    }
+    for (long c : segment.partChecksums()) {
+      start.addPartChecksums(c);
+    }
+    ctx.write(Frame.of(FrameType.BLOCK_START, start.build()));
     enqueue(s);
     pump();
   }
@@ -262,6 +277,7 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
     OutStream s = streams.remove(id);
     if (s != null) {
       s.cancelled = true;
+      dequeue(s);
       s.closeFile();
     }
   }
@@ -296,8 +312,7 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
     for (OutStream s : streams.values()) {
       if (s.coflow.equals(coflow) && s.priority != priority) {
         if (s.queued) {
-          ready.remove(s, s.priority);
-          s.queued = false;
+          dequeue(s);
           s.priority = priority;
           enqueue(s);
         } else {
@@ -308,29 +323,49 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
     pump();
   }
 
+  /** Queues a stream that has something to send (a block under way goes back to its place). */
   private void enqueue(OutStream s) {
     if (!s.queued && !s.cancelled && (s.credit > 0 || s.sent == s.segment.length())) {
       s.queued = true;
-      ready.add(s);
+      ready.add(s, s.sent > 0);
+    }
+  }
+
+  private void dequeue(OutStream s) {
+    if (s.queued) {
+      ready.remove(s, s.priority);
+      s.queued = false;
     }
   }
 
   /**
-   * The most important ready stream whose coflow's pace allows a chunk now (null if none), taken
-   * off the ready queues; {@code wait[0]} gets the shortest wait of the paced-out ones.
+   * The most important ready stream whose coflow's pace allows a chunk now (null if none), left in
+   * the ready queues; {@code wait[0]} gets the shortest wait of the paced-out ones.
    */
   private OutStream next(long[] wait) {
-    OutStream s =
-        ready.next(
-            st -> {
-              LinkRate pace = st.cancelled ? null : paces.get(dstHost, st.coflow);
-              return pace == null ? 0 : pace.tryTake(chunkBytes(st));
-            },
-            wait);
-    if (s != null) {
-      s.queued = false;
-    }
-    return s;
+    return ready.next(
+        st -> {
+          LinkRate pace = paces.get(dstHost, st.coflow);
+          return pace == null ? 0 : pace.tryTake(chunkBytes(st));
+        },
+        wait);
+  }
+
+  /** The block's end marker, right behind its last chunk (it takes no turn of its own). */
+  private void end(OutStream s) {
+    dequeue(s);
+    streams.remove(s.id);
+    LOG.debug("served coflow={} remote={} bytes={}", s.coflow, dstHost, s.sent);
+    s.closeFile();
+    ctx.write(
+        Frame.of(
+            FrameType.BLOCK_END,
+            BlockEnd.newBuilder()
+                .setStreamId(s.id)
+                .setLength(s.segment.length())
+                .setChecksum(s.segment.checksum())
+                .setChecksumAlgorithm(s.segment.checksumAlgorithm())
+                .build()));
   }
 
   /** The bytes of {@code s}'s next chunk: a chunk, or less at its end or its credit's. */
@@ -396,25 +431,9 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
         }
         break;
       }
-      if (s.cancelled) {
-        link.giveBack(chunkSize);
-        continue;
-      }
-      long left = s.segment.length() - s.sent;
-      if (left == 0) {
-        link.giveBack(chunkSize);
-        streams.remove(s.id);
-        LOG.debug("served coflow={} remote={} bytes={}", s.coflow, dstHost, s.sent);
-        s.closeFile();
-        ctx.write(
-            Frame.of(
-                FrameType.BLOCK_END,
-                BlockEnd.newBuilder()
-                    .setStreamId(s.id)
-                    .setLength(s.segment.length())
-                    .setChecksum(s.segment.checksum())
-                    .setChecksumAlgorithm(s.segment.checksumAlgorithm())
-                    .build()));
+      if (s.sent == s.segment.length()) {
+        link.giveBack(chunkSize); // an empty block: its end marker alone
+        end(s);
         continue;
       }
       long n = chunkBytes(s);
@@ -447,7 +466,12 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
               });
       s.sent += n;
       s.credit -= n;
-      enqueue(s);
+      ready.sent(s, s.priority, n);
+      if (s.sent == s.segment.length()) {
+        end(s);
+      } else if (s.credit == 0) {
+        dequeue(s); // back in its place when credit comes
+      }
     }
     ctx.flush();
     // A connection whose ready coflows are all paced out has nothing to send now: it holds no

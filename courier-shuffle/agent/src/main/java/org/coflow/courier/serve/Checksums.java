@@ -64,14 +64,17 @@ public final class Checksums {
     return algorithm.equals(ADLER32) || algorithm.equals(CRC32) || algorithm.equals(CRC32C);
   }
 
-  /** Reads a big-endian long at {@code position} of {@code file}. */
-  static long readLong(FileChannel ch, long position) throws IOException {
-    ByteBuffer b = ByteBuffer.allocate(8);
+  /** Reads {@code n} consecutive big-endian longs from {@code position} of {@code file}. */
+  static long[] readLongs(FileChannel ch, long position, int n) throws IOException {
+    ByteBuffer b = ByteBuffer.allocate(8 * n);
     while (b.hasRemaining()) {
       if (ch.read(b, position + b.position()) < 0) {
-        throw new IOException("unexpected end of file at " + position);
+        throw new IOException("unexpected end of file at " + (position + b.position()));
       }
     }
-    return b.getLong(0);
+    long[] out = new long[n];
+    b.flip();
+    b.asLongBuffer().get(out);
+    return out;
   }
 }

@@ -15,14 +15,18 @@ import org.coflow.courier.protocol.BlockSetId;
  * name} lives in {@code localDirs[h % n]/%02x((h / n) % subDirs)/name} with {@code h} the
  * non-negative hash of the name (what Spark's external shuffle service computes too). Block {@code
  * shuffle_S_M_R} is bytes {@code [index[R], index[R+1])} of {@code shuffle_S_M_0.data}; its
- * checksum is entry R of {@code shuffle_S_M_0.checksum.<algorithm>}. A set registered without a
+ * checksum is entry R of {@code shuffle_S_M_0.checksum.<algorithm>}. Block {@code
+ * shuffle_S_M_R1_R2} (Spark's batch block id) is the segment {@code [index[R1], index[R2])}, the
+ * partitions R1 to R2 - 1 of one map output served as one stream, with each partition's length and
+ * checksum so that the receiver checks every partition at its end. A set registered without a
  * checksum algorithm (Spark writes no checksum files) is unverified: its blocks go out with
  * checksum NONE, since a checksum the agent took later would vouch for whatever the file holds by
  * then. Files are opened inside the registered directories without following links, once per
  * request; the data file is served from that handle.
  */
 final class SparkBlockSet implements BlockSet {
-  private static final Pattern BLOCK = Pattern.compile("shuffle_(\\d{1,9})_(\\d{1,18})_(\\d{1,9})");
+  private static final Pattern BLOCK =
+      Pattern.compile("shuffle_(\\d{1,9})_(\\d{1,18})_(\\d{1,9})(?:_(\\d{1,9}))?");
 
   private final String id;
   private final List<Path> dirs;
@@ -79,41 +83,54 @@ final class SparkBlockSet implements BlockSet {
           id
               + ": '"
               + block
-              + "' is not a Spark shuffle block id (shuffle_<shuffle>_<map>_<reduce>)");
+              + "' is not a Spark shuffle block id (shuffle_<shuffle>_<map>_<reduce> or "
+              + "shuffle_<shuffle>_<map>_<start>_<end>)");
     }
     String base = "shuffle_" + m.group(1) + "_" + m.group(2) + "_0";
-    int reduce = Integer.parseInt(m.group(3));
-    long start;
-    long end;
+    int first = Integer.parseInt(m.group(3));
+    boolean segment = m.group(4) != null;
+    int end = segment ? Integer.parseInt(m.group(4)) : first + 1;
+    if (end <= first) {
+      throw Dirs.invalid(
+          id
+              + ": block "
+              + block
+              + " names an empty range of partitions ["
+              + first
+              + ", "
+              + end
+              + ")");
+    }
+    int count = end - first;
+    long[] offsets;
     try (FileChannel ch = open(base + ".index", block)) {
       long partitions = ch.size() / 8 - 1;
       if (ch.size() % 8 != 0 || partitions < 1) {
         throw Dirs.corrupt(
             id + ": index of " + block + " has " + ch.size() + " bytes, not a list of offsets");
       }
-      if (reduce >= partitions) {
+      if (end > partitions) {
         throw Dirs.notFound(
             id
                 + ": block "
                 + block
                 + " names reduce partition "
-                + reduce
+                + (end - 1)
                 + " but the map output has "
                 + partitions);
       }
-      start = Checksums.readLong(ch, 8L * reduce);
-      end = Checksums.readLong(ch, 8L * reduce + 8);
+      offsets = Checksums.readLongs(ch, 8L * first, count + 1);
     } catch (NoSuchFileException e) {
       throw Dirs.notFound(id + ": no map output for block " + block);
     }
-    long checksum = 0;
+    long[] checksums = new long[count];
     if (!algorithm.isEmpty()) {
       try (FileChannel ch = open(base + ".checksum." + algorithm, block)) {
-        if (ch.size() < 8L * reduce + 8) {
+        if (ch.size() < 8L * end) {
           throw Dirs.corrupt(
-              id + ": checksum file of " + block + " has no entry for partition " + reduce);
+              id + ": checksum file of " + block + " has no entry for partition " + (end - 1));
         }
-        checksum = Checksums.readLong(ch, 8L * reduce);
+        checksums = Checksums.readLongs(ch, 8L * first, count);
       } catch (NoSuchFileException e) {
         throw Dirs.corrupt(
             id
@@ -132,28 +149,34 @@ final class SparkBlockSet implements BlockSet {
     }
     try {
       long size = data.size();
-      if (start < 0 || end < start || end > size) {
-        throw Dirs.corrupt(
-            id
-                + ": index of "
-                + block
-                + " gives ["
-                + start
-                + ", "
-                + end
-                + ") outside its data file of "
-                + size
-                + " bytes");
+      long[] lengths = new long[count];
+      for (int i = 0; i < count; i++) {
+        long from = offsets[i];
+        long to = offsets[i + 1];
+        if (from < 0 || to < from || to > size) {
+          throw Dirs.corrupt(
+              id
+                  + ": index of "
+                  + block
+                  + " gives ["
+                  + from
+                  + ", "
+                  + to
+                  + ") for partition "
+                  + (first + i)
+                  + " outside its data file of "
+                  + size
+                  + " bytes");
+        }
+        lengths[i] = to - from;
       }
-      long length = end - start;
-      return new BlockSegment(
-          path(base + ".data", block),
-          data,
-          start,
-          length,
-          algorithm.isEmpty() ? Checksums.NONE : algorithm,
-          checksum,
-          length);
+      long length = offsets[count] - offsets[0];
+      String alg = algorithm.isEmpty() ? Checksums.NONE : algorithm;
+      return segment
+          ? BlockSegment.parts(
+              path(base + ".data", block), data, offsets[0], alg, lengths, checksums)
+          : new BlockSegment(
+              path(base + ".data", block), data, offsets[0], length, alg, checksums[0], length);
     } catch (IOException | RuntimeException e) {
       data.close();
       throw e;

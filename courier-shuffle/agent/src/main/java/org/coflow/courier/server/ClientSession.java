@@ -53,6 +53,29 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
   private final Map<Long, Relay> relays = new ConcurrentHashMap<>();
 
   private final BlockRegistry registry;
+
+  /** Numbers client connections as readers (kept apart from in-process readers' task ids). */
+  private static final java.util.concurrent.atomic.AtomicLong READERS =
+      new java.util.concurrent.atomic.AtomicLong(1L << 62);
+
+  /**
+   * The client's readers (its tasks) under numbers of the agent's own, so that no client can pass
+   * for another's reader; a client that names none (0), or more than {@link #MAX_READERS}, is one
+   * reader.
+   */
+  private final Map<Long, Long> readers = new ConcurrentHashMap<>();
+
+  private final long defaultReader = READERS.incrementAndGet();
+
+  private static final int MAX_READERS = 1024;
+
+  private long reader(long clientReader) {
+    if (clientReader == 0 || readers.size() >= MAX_READERS && !readers.containsKey(clientReader)) {
+      return defaultReader;
+    }
+    return readers.computeIfAbsent(clientReader, k -> READERS.incrementAndGet());
+  }
+
   private final LocalFetches fetches;
 
   /** The client's identity (authenticated, or an anonymous connection's name). */
@@ -243,7 +266,7 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
     fetches.fetch(
         principal,
         coflow,
-        block,
+        block.toBuilder().setReader(reader(block.getReader())).build(),
         reserve > 0 ? reserve : window,
         true,
         relay,

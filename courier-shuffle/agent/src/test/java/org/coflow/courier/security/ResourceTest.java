@@ -125,9 +125,10 @@ class ResourceTest extends AttackBase {
     Path root = tmp.toRealPath();
     Path dir = Files.createDirectories(root.resolve("exec"));
     int[] sizes = new int[24];
-    java.util.Arrays.fill(sizes, 32 << 10);
+    java.util.Arrays.fill(sizes, 128 << 10);
     ShuffleFiles.writeSparkMapOutput(new Random(8), List.of(dir), 0, 0, sizes, true);
-    // The source sends 256 KB/s: eight blocks of 32 KiB stay in flight for about a second.
+    // The source sends 256 KB/s, one block after another: the first of eight blocks of 128 KiB
+    // ends after 0.2 s (its link's bucket holds 64 KiB and 50 ms), the eighth after 4 s.
     try (CourierAgent source =
             Attack.standalone(
                 "src",
@@ -158,10 +159,10 @@ class ResourceTest extends AttackBase {
         assertEquals(ErrorCode.ERROR_CODE_BUSY, ((ProtocolException) e.getCause()).code());
       }
       for (CompletableFuture<Long> f : running) {
-        assertEquals(32 << 10, f.get(20, TimeUnit.SECONDS));
+        assertEquals(128 << 10, f.get(20, TimeUnit.SECONDS));
       }
       for (CompletableFuture<Long> f : waiting) {
-        assertEquals(32 << 10, f.get(20, TimeUnit.SECONDS));
+        assertEquals(128 << 10, f.get(20, TimeUnit.SECONDS));
       }
     }
     // One request naming more blocks than a connection may have in flight is refused whole.

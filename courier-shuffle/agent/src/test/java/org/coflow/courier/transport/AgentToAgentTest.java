@@ -150,6 +150,40 @@ class AgentToAgentTest {
     }
   }
 
+  @Test
+  void aSegmentOfPartitionsArrivesAsOneStreamAndACorruptMiddlePartitionIsRefused()
+      throws Exception {
+    try (PeerConnection peer = connect(256 << 10)) {
+      // Partitions 0-3 (5 MiB, 1000 bytes, empty, 200,000 bytes) as one segment.
+      FileSink whole = sink(tmp.resolve("whole"));
+      peer.fetch("c", block("shuffle_0_1_0_4"), whole);
+      java.io.ByteArrayOutputStream expected = new java.io.ByteArrayOutputStream();
+      for (byte[] p : parts) {
+        expected.write(p);
+      }
+      assertArrayEquals(
+          expected.toByteArray(), Files.readAllBytes(whole.done().get(30, TimeUnit.SECONDS)));
+    }
+    // One byte of partition 1, in the middle of the segment, changes on disk.
+    Path data =
+        ShuffleFiles.sparkPath(
+            List.of(tmp.resolve("blockmgr").toRealPath()), 64, "shuffle_0_1_0.data");
+    try (java.nio.channels.FileChannel ch =
+        java.nio.channels.FileChannel.open(data, java.nio.file.StandardOpenOption.WRITE)) {
+      ch.write(ByteBuffer.wrap(new byte[] {(byte) ~parts[1][500]}), (5 << 20) + 500);
+    }
+    try (PeerConnection peer = connect(256 << 10)) {
+      FileSink corrupt = sink(tmp.resolve("corrupt-segment"));
+      FileSink after = sink(tmp.resolve("after"));
+      peer.fetch("c", block("shuffle_0_1_0_4"), corrupt);
+      peer.fetch("c", block("shuffle_0_1_2_4"), after);
+      assertEquals(ErrorCode.ERROR_CODE_CORRUPT, failure(corrupt));
+      assertFalse(Files.exists(tmp.resolve("corrupt-segment")), "nothing of it is handed over");
+      byte[] tail = Files.readAllBytes(after.done().get(10, TimeUnit.SECONDS));
+      assertArrayEquals(parts[3], tail, "the segment after it (an empty partition, then 3)");
+    }
+  }
+
   private static ErrorCode failure(FileSink sink) throws Exception {
     try {
       sink.done().get(10, TimeUnit.SECONDS);
@@ -190,7 +224,7 @@ class AgentToAgentTest {
     PeerConnection peer = connect(64 << 10);
     FileSink sink = sink(tmp.resolve("cut"));
     // No credit after the first 64 KiB: the stream is surely mid-way when the fetcher goes.
-    peer.fetch("c", block("shuffle_0_1_0"), sink, 64 << 10, false, 0, 0);
+    peer.fetch("c", block("shuffle_0_1_0"), sink, 64 << 10, false, 0, 0, 0);
     Thread.sleep(50);
     assertTrue(parts[0].length > 64 << 10, "the block is longer than one window");
     peer.close();

@@ -66,53 +66,23 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
     }
   }
 
-  /** What arrived of one remote block: in memory (chunks) or in a file. */
-  private static final class Arrival {
-    final Remote remote;
-    final Path file;
-    final Batch batch;
-    final List<byte[]> chunks = new ArrayList<>();
-    long bytes;
-
-    Arrival(Remote remote, Path file, Batch batch) {
-      this.remote = remote;
-      this.file = file;
-      this.batch = batch;
-    }
-  }
-
   /**
    * Consecutive blocks of one map output that the reduce task reads as one stream, as Spark's batch
    * fetch does when AQE allows it (one decompression and deserialisation stream instead of one per
-   * partition), or a single block.
+   * partition), or a single block; fetched as one stream (a segment of the map output's file, each
+   * partition checked at its end by the fetching agent), kept in memory (chunks) or in a file.
    */
   private static final class Batch {
     final List<Remote> parts;
     final long size;
-    final List<Arrival> arrivals = new ArrayList<>();
-    private int pending;
-    private boolean ready;
+    Path file;
+    final List<byte[]> chunks = new ArrayList<>();
+    long bytes;
     Throwable failure;
-    Remote failed;
 
     Batch(List<Remote> parts) {
       this.parts = parts;
       this.size = parts.stream().mapToLong(r -> r.size).sum();
-      this.pending = parts.size();
-    }
-
-    /** Records one part's end; true once, when the batch is complete or a part failed. */
-    synchronized boolean partDone(Arrival a, Throwable e) {
-      if (e != null && failure == null) {
-        failure = e;
-        failed = a.remote;
-      }
-      pending--;
-      if (ready || (pending > 0 && failure == null)) {
-        return false;
-      }
-      ready = true;
-      return true;
     }
   }
 
@@ -128,7 +98,9 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
     for (Remote r : blocks) {
       if (batch && current != null) {
         Remote last = current.get(current.size() - 1);
-        if (last.location.equals(r.location) && last.block.mapId() == r.block.mapId()) {
+        if (last.location.equals(r.location)
+            && last.block.mapId() == r.block.mapId()
+            && r.block.reduceId() - current.get(0).block.reduceId() < MAX_SEGMENT_PARTITIONS) {
           current.add(r);
           continue;
         }
@@ -140,6 +112,18 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
     return out;
   }
 
+  /**
+   * The most partitions one segment spans: its request lists each partition's length and checksum
+   * (about 16 bytes each) in a header of at most 1 MiB.
+   */
+  static final int MAX_SEGMENT_PARTITIONS = 8192;
+
+  /** Failures after which an executor's blocks are read with Spark's own fetch. */
+  private static final java.util.Set<org.coflow.api.proto.courier.v1.ErrorCode> STOCK_FETCH_AFTER =
+      java.util.EnumSet.of(
+          org.coflow.api.proto.courier.v1.ErrorCode.ERROR_CODE_UNREACHABLE,
+          org.coflow.api.proto.courier.v1.ErrorCode.ERROR_CODE_UNSUPPORTED_VERSION);
+
   private final ExecutorAgent agent;
   private final String coflowId;
   private final BlockManager blockManager;
@@ -148,10 +132,14 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
   private final long maxBytesInFlight;
   private final long maxBlockInMemory;
   private final long timeoutMillis;
+
+  /** The task, as the reader its blocks are sent for (whole and in order, tasks in turn). */
+  private final long reader;
+
   private final List<Batch> remote = new ArrayList<>();
   private final List<List<Remote>> local;
   private final LinkedBlockingQueue<Batch> done = new LinkedBlockingQueue<>();
-  private final List<Arrival> open = new ArrayList<>();
+  private final List<Batch> open = new ArrayList<>();
   private int nextRemote;
   private int nextLocal;
   private int delivered;
@@ -189,6 +177,7 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
     this.maxBytesInFlight = cfg.get(CourierSparkConfig.MAX_BYTES_IN_FLIGHT);
     this.maxBlockInMemory = cfg.get(CourierSparkConfig.MAX_BLOCK_IN_MEMORY);
     this.timeoutMillis = cfg.get(CourierSparkConfig.FETCH_TIMEOUT);
+    this.reader = context.taskAttemptId();
     context.addTaskCompletionListener((org.apache.spark.util.TaskCompletionListener) c -> close());
     request();
   }
@@ -203,7 +192,7 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
    * Sends the next requests while they fit in the in-flight budget (a lone big batch always goes).
    */
   private void request() {
-    List<Arrival> arrivals = new ArrayList<>();
+    List<Batch> batches = new ArrayList<>();
     while (nextRemote < remote.size()) {
       Batch batch = remote.get(nextRemote);
       if (inFlight > 0 && inFlight + batch.size > maxBytesInFlight) {
@@ -211,57 +200,53 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
       }
       inFlight += batch.size;
       nextRemote++;
-      for (Remote r : batch.parts) {
-        Path file =
-            r.size > maxBlockInMemory
-                ? new File(agent.localDirs.get(0), "courier-fetch-" + UUID.randomUUID()).toPath()
-                : null;
-        Arrival a = new Arrival(r, file, batch);
-        batch.arrivals.add(a);
-        arrivals.add(a);
+      if (batch.size > maxBlockInMemory) {
+        batch.file =
+            new File(agent.localDirs.get(0), "courier-fetch-" + UUID.randomUUID()).toPath();
       }
+      batches.add(batch);
     }
-    if (arrivals.isEmpty()) {
+    if (batches.isEmpty()) {
       return;
     }
     List<RemoteBlock> blocks = new ArrayList<>();
-    for (Arrival a : arrivals) {
-      Remote r = a.remote;
+    for (Batch batch : batches) {
+      Remote r = batch.parts.get(0);
       RemoteBlock.Builder b =
           RemoteBlock.newBuilder()
               .setHostId(r.agent.hostId())
               .setAgentAddress(r.agent.address().toString())
-              .setSize(r.size)
+              .setSize(batch.size)
+              .setReader(reader)
               .setBlock(
                   BlockRef.newBuilder()
                       .setBlockSet(
                           BlockSetId.spark(agent.appId, r.location.executorId()).toString())
-                      .setBlock(r.block.name()));
-      if (a.file != null) {
-        b.setTargetFile(a.file.toString());
+                      .setBlock(blockToRead(shuffleId, batch.parts).name()));
+      if (batch.file != null) {
+        b.setTargetFile(batch.file.toString());
       }
       blocks.add(b.build());
     }
     synchronized (open) {
-      open.addAll(arrivals);
+      open.addAll(batches);
     }
     List<CompletableFuture<Long>> futures =
-        agent.fetchBlocks(coflowId, blocks, (i, data) -> receive(arrivals.get(i), data), 4L << 20);
+        agent.fetchBlocks(coflowId, blocks, (i, data) -> receive(batches.get(i), data), 4L << 20);
     for (int i = 0; i < futures.size(); i++) {
-      Arrival a = arrivals.get(i);
+      Batch batch = batches.get(i);
       futures
           .get(i)
           .whenComplete(
               (n, e) -> {
-                if (a.batch.partDone(a, e)) {
-                  done.add(a.batch);
-                }
+                batch.failure = e;
+                done.add(batch);
               });
     }
   }
 
   /** On the connection's thread: keeps a copy of the bytes (the buffer is the connection's). */
-  private void receive(Arrival a, ByteBuf data) {
+  private void receive(Batch a, ByteBuf data) {
     if (closed) {
       return;
     }
@@ -317,22 +302,22 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
           null);
     }
     synchronized (open) {
-      open.removeAll(b.arrivals);
+      open.remove(b);
     }
     delivered++;
     if (b.failure != null) {
-      b.arrivals.forEach(a -> deleteQuietly(a.file));
-      Remote r = b.failed;
+      deleteQuietly(b.file);
+      Remote r = b.parts.get(0);
       Throwable cause =
           b.failure instanceof java.util.concurrent.CompletionException
                   && b.failure.getCause() != null
               ? b.failure.getCause()
               : b.failure;
       if (cause instanceof org.coflow.courier.protocol.ProtocolException
-          && ((org.coflow.courier.protocol.ProtocolException) cause).code()
-              == org.coflow.api.proto.courier.v1.ErrorCode.ERROR_CODE_UNREACHABLE) {
-        agent.unreachable(
-            r.location.executorId(), r.agent.address()); // the retry reads it with Spark's fetch
+          && STOCK_FETCH_AFTER.contains(
+              ((org.coflow.courier.protocol.ProtocolException) cause).code())) {
+        // Gone, or of another release: the retry reads it with Spark's fetch.
+        agent.unreachable(r.location.executorId(), r.agent.address());
       } else {
         agent.failed(r.location.executorId()); // after the stage retry, ask the driver again
       }
@@ -343,7 +328,7 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
           r.mapIndex,
           r.block.reduceId(),
           "fetching "
-              + r.block
+              + blockToRead(shuffleId, b.parts)
               + " through the Courier agent of host "
               + r.agent.hostId()
               + " failed: "
@@ -352,39 +337,38 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
     }
     lastRemoteSize = b.size;
     metrics.incRemoteBlocksFetched(1);
-    List<InputStream> parts = new ArrayList<>();
-    for (Arrival a : b.arrivals) {
-      if (a.file != null) {
-        try {
-          long n = Files.size(a.file);
-          metrics.incRemoteBytesRead(n);
-          metrics.incRemoteBytesReadToDisk(n);
-          parts.add(new DeletingFileStream(a.file));
-        } catch (IOException e) {
-          b.arrivals.forEach(x -> deleteQuietly(x.file));
-          Remote r = a.remote;
-          throw fetchFailed(
-              r.location,
-              shuffleId,
-              r.block.mapId(),
-              r.mapIndex,
-              r.block.reduceId(),
-              "reading " + a.file + " fetched for " + r.block + " failed: " + e.getMessage(),
-              e);
-        }
-      } else {
-        synchronized (a) {
-          metrics.incRemoteBytesRead(a.bytes);
-          parts.add(new ChunksStream(a.chunks));
-        }
+    InputStream data;
+    if (b.file != null) {
+      try {
+        long n = Files.size(b.file);
+        metrics.incRemoteBytesRead(n);
+        metrics.incRemoteBytesReadToDisk(n);
+        data = new DeletingFileStream(b.file);
+      } catch (IOException e) {
+        deleteQuietly(b.file);
+        Remote r = b.parts.get(0);
+        throw fetchFailed(
+            r.location,
+            shuffleId,
+            r.block.mapId(),
+            r.mapIndex,
+            r.block.reduceId(),
+            "reading "
+                + b.file
+                + " fetched for "
+                + blockToRead(shuffleId, b.parts)
+                + " failed: "
+                + e.getMessage(),
+            e);
+      }
+    } else {
+      synchronized (b) {
+        metrics.incRemoteBytesRead(b.bytes);
+        data = new ChunksStream(b.chunks);
       }
     }
     // Wrapped (decompressed) as its first block: the same codec and settings as the whole batch.
-    return new Fetched(
-        b.parts.get(0).block,
-        parts.size() == 1
-            ? parts.get(0)
-            : new java.io.SequenceInputStream(java.util.Collections.enumeration(parts)));
+    return new Fetched(b.parts.get(0).block, data);
   }
 
   /**
@@ -446,23 +430,23 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
 
   private Remote oldestOpen() {
     synchronized (open) {
-      return open.isEmpty() ? remote.get(remote.size() - 1).parts.get(0) : open.get(0).remote;
+      return (open.isEmpty() ? remote.get(remote.size() - 1) : open.get(0)).parts.get(0);
     }
   }
 
   /** Drops what is still arriving and removes files nobody will read. */
   void close() {
     closed = true;
-    List<Arrival> left;
+    List<Batch> left;
     synchronized (open) {
       left = new ArrayList<>(open);
       open.clear();
     }
-    for (Arrival a : left) {
-      deleteQuietly(a.file);
+    for (Batch b : left) {
+      deleteQuietly(b.file);
     }
     for (Batch b; (b = done.poll()) != null; ) {
-      b.arrivals.forEach(a -> deleteQuietly(a.file));
+      deleteQuietly(b.file);
     }
   }
 
