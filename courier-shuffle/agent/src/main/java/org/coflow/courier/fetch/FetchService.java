@@ -218,12 +218,36 @@ public final class FetchService implements AutoCloseable {
       closeDrained(p);
     }
     drainBeyondBudget(plan);
+    int splitsDraining = splitsDraining();
     for (FetchPeer p : peers.values()) {
-      for (int n = ConnectionPlan.toOpen(plan.wanted(p), p.usable(), open, maxNum); n > 0; n--) {
+      int n = ConnectionPlan.toOpen(plan.wanted(p), p.usable(), open, maxNum);
+      if (n == 0 && p.usable() == 0 && plan.wanted(p) > 0 && open - splitsDraining < maxNum) {
+        // A peer without a connection does not wait for another peer's split connection to
+        // drain (its blocks may run for seconds): it opens its first one now, and the host holds
+        // one more than MaxNum until the split connection closes.
+        n = 1;
+        splitsDraining--;
+      }
+      for (; n > 0; n--) {
         openConnection(p);
       }
       dispatch(p);
     }
+  }
+
+  /** Draining connections of peers that keep another one: splits on their way out. */
+  private int splitsDraining() {
+    int n = 0;
+    for (FetchPeer p : peers.values()) {
+      if (p.usable() > 0) {
+        for (FetchPeer.Conn c : p.conns) {
+          if (c.draining) {
+            n++;
+          }
+        }
+      }
+    }
+    return n;
   }
 
   /**

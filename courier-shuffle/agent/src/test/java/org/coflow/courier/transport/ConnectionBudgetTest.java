@@ -149,4 +149,68 @@ class ConnectionBudgetTest {
     assertEquals(2, apart[0], "without merging each coflow's flow from the host has its own");
     assertEquals(0, apart[1], "a flow's connection ends with its last block");
   }
+
+  @Test
+  void aNewPeerDoesNotWaitForASplitToDrain(@TempDir Path tmp) throws Exception {
+    NioEventLoopGroup group = new NioEventLoopGroup(1);
+    // exec-1 sends 1 MB/s: its two 2 MiB blocks, split over both of MaxNum 2's connections, run
+    // for about four seconds. exec-2's block of 1 KB comes while they run.
+    try (CourierAgent fetcher =
+            CourierAgent.start(
+                Agents.local("exec-0", 2)
+                    .set(CourierConfig.MAX_NUM, 2)
+                    .set(CourierConfig.MIN_SIZE, 1L << 20));
+        CourierAgent slow =
+            CourierAgent.start(Agents.local("exec-1", 1).set(CourierConfig.LINK_RATE, 1e6));
+        CourierAgent other = CourierAgent.start(Agents.local("exec-2", 1));
+        CourierClient client = Agents.client(group, fetcher.address(), "exec-0")) {
+      List<RemoteBlock> big = blocks(tmp, group, slow, 1, new int[] {2 << 20, 2 << 20});
+      List<RemoteBlock> small = blocks(tmp, group, other, 2, new int[] {1000});
+      // The second block is asked for once both connections are open, so each runs one.
+      List<CompletableFuture<Long>> bigDone =
+          new ArrayList<>(client.fetch("a/0", big.subList(0, 1), d -> {}, 1 << 20));
+      for (int i = 0; i < 100 && fetcher.dataConnectionsTo("exec-1") < 2; i++) {
+        Thread.sleep(20);
+      }
+      assertEquals(2, fetcher.dataConnectionsTo("exec-1"), "the large unified flow is split");
+      bigDone.addAll(client.fetch("a/0", big.subList(1, 2), d -> {}, 1 << 20));
+      Thread.sleep(100);
+      CompletableFuture<Long> smallDone = client.fetch("a/1", small, d -> {}, 1 << 20).get(0);
+      assertEquals(1000, smallDone.get(30, TimeUnit.SECONDS));
+      for (CompletableFuture<Long> f : bigDone) {
+        assertTrue(
+            !f.isDone(),
+            "exec-2's first connection opened while exec-1's split ran, not after it drained");
+      }
+      for (CompletableFuture<Long> f : bigDone) {
+        assertEquals(2 << 20, f.get(30, TimeUnit.SECONDS));
+      }
+    } finally {
+      group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+  }
+
+  /** One map output of {@code sizes} on {@code server}'s host {@code h}, as blocks to fetch. */
+  private static List<RemoteBlock> blocks(
+      Path tmp, NioEventLoopGroup group, CourierAgent server, int h, int[] sizes) throws Exception {
+    Path dir = Files.createDirectories(tmp.resolve("host-" + h)).toRealPath();
+    ShuffleFiles.writeSparkMapOutput(new Random(h), List.of(dir), 0, h, sizes, true);
+    try (CourierClient r = Agents.client(group, server.address(), "exec-" + h)) {
+      Agents.registerSpark(r, "a", "" + h, dir);
+    }
+    List<RemoteBlock> out = new ArrayList<>();
+    for (int p = 0; p < sizes.length; p++) {
+      out.add(
+          RemoteBlock.newBuilder()
+              .setHostId("exec-" + h)
+              .setAgentAddress("127.0.0.1:" + server.address().getPort())
+              .setSize(sizes[p])
+              .setBlock(
+                  BlockRef.newBuilder()
+                      .setBlockSet("spark/a/" + h)
+                      .setBlock("shuffle_0_" + h + "_" + p))
+              .build());
+    }
+    return out;
+  }
 }

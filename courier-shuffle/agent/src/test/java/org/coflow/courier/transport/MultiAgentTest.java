@@ -170,8 +170,10 @@ class MultiAgentTest {
         assertEquals(total, e.getKey().size(), "streamed bytes of " + e.getValue());
       }
       for (CourierAgent a : agents) {
+        // MaxNum, plus at most one split connection still draining for each other peer whose
+        // first connection opened meanwhile (a peer never waits for another's split to drain).
         assertTrue(
-            a.maxDataConnections() <= MAX_NUM,
+            a.maxDataConnections() <= MAX_NUM + HOSTS - 2,
             a.hostId()
                 + " held "
                 + a.maxDataConnections()
