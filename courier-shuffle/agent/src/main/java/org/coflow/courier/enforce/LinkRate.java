@@ -48,9 +48,32 @@ public final class LinkRate {
    * rate holds when turns come late, and no more than that goes at once after a quiet spell.
    */
   public static LinkRate withSlack(double bytesPerSecond, int chunk) {
+    return withSlack(bytesPerSecond, chunk, System::nanoTime);
+  }
+
+  /** As above, reading time (nanoseconds) from {@code clock}. */
+  static LinkRate withSlack(
+      double bytesPerSecond, int chunk, java.util.function.LongSupplier clock) {
     return bytesPerSecond > 0
-        ? new LinkRate(bytesPerSecond, chunk + bytesPerSecond * SLACK_SECONDS)
+        ? new LinkRate(bytesPerSecond, chunk + bytesPerSecond * SLACK_SECONDS, clock)
         : UNLIMITED;
+  }
+
+  /**
+   * The same bucket at another rate, for senders taking {@code chunk} bytes at a time: the tokens
+   * it holds now carry over (capped at the new bucket's size), so a new schedule neither refills
+   * the bucket (a burst into shallow buffers at every decision) nor empties it.
+   */
+  public synchronized LinkRate rerated(double bytesPerSecond, int chunk) {
+    if (bytesPerSecond <= 0) {
+      return UNLIMITED;
+    }
+    long now = clock.getAsLong();
+    double held = Math.min(burst, tokens + (now - last) / 1e9 * this.bytesPerSecond);
+    LinkRate next = new LinkRate(bytesPerSecond, chunk + bytesPerSecond * SLACK_SECONDS, clock);
+    next.tokens = Math.min(next.burst, held);
+    next.last = now;
+    return next;
   }
 
   /**

@@ -19,7 +19,7 @@ public final class PaceTable {
 
   private static final class Entry {
     final LinkRate bucket;
-    volatile long used = System.nanoTime();
+    volatile long used = System.nanoTime(); // for pruning only: wall time is right here
 
     Entry(LinkRate bucket) {
       this.bucket = bucket;
@@ -30,9 +30,21 @@ public final class PaceTable {
   private final Map<FlowKey, Entry> paces = new ConcurrentHashMap<>();
 
   private final int chunkSize;
+  private final java.util.function.LongSupplier clock;
 
   public PaceTable(int chunkSize) {
+    this(chunkSize, System::nanoTime);
+  }
+
+  /** As above, the buckets reading time (nanoseconds) from {@code clock}. */
+  public PaceTable(int chunkSize, java.util.function.LongSupplier clock) {
     this.chunkSize = chunkSize;
+    this.clock = clock;
+  }
+
+  /** The clock the buckets read (nanoseconds). */
+  public long now() {
+    return clock.getAsLong();
   }
 
   /** Paces {@code coflow} towards {@code dstHost} at {@code rate} bytes/s; 0 or less: unpaced. */
@@ -42,12 +54,16 @@ public final class PaceTable {
       paces.remove(key);
       return;
     }
+    // A new rate keeps the bucket's tokens (Entry.rerated): the master decides every Δ, and a
+    // fresh full bucket each time let a paced flow burst past its rate into shallow buffers.
     paces.compute(
         key,
         (k, old) ->
-            old != null && old.bucket.bytesPerSecond() == rate
-                ? old
-                : new Entry(LinkRate.withSlack(rate, chunkSize)));
+            old == null
+                ? new Entry(LinkRate.withSlack(rate, chunkSize, clock))
+                : old.bucket.bytesPerSecond() == rate
+                    ? old
+                    : new Entry(old.bucket.rerated(rate, chunkSize)));
     if (paces.size() > PRUNE_ABOVE) {
       long now = System.nanoTime();
       paces.values().removeIf(e -> now - e.used > IDLE_NANOS);

@@ -88,8 +88,11 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
   /** The connection closed: late timers and wake-ups do nothing. */
   private boolean removed;
 
-  /** A pump is scheduled for when the first paced-out coflow's pace allows a chunk. */
-  private boolean paceTimer;
+  /**
+   * When the pending pace timer fires (the paces' clock), Long.MAX_VALUE if none: a coflow that may
+   * go sooner gets a timer of its own, so no coflow waits for a slower one's timer.
+   */
+  private long paceDeadline = Long.MAX_VALUE;
 
   /** A chunk's bytes were taken at the link for us while we waited in its queue. */
   private boolean prepaid;
@@ -416,14 +419,18 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
       if (s == null) {
         link.giveBack(chunkSize);
         pacedOut = true;
-        if (paced[0] != Long.MAX_VALUE && !paceTimer) {
-          // Every ready coflow is held by its pace: try again when the first may go. Not a wait
-          // on the link: a new request, credit or schedule pumps at once.
-          paceTimer = true;
+        long deadline = paced[0] == Long.MAX_VALUE ? Long.MAX_VALUE : now() + paced[0];
+        if (deadline < paceDeadline) {
+          // Every ready coflow is held by its pace: try again when the first may go (earlier
+          // than any timer already pending). Not a wait on the link: a new request, credit or
+          // schedule pumps at once.
+          paceDeadline = deadline;
           ctx.executor()
               .schedule(
                   () -> {
-                    paceTimer = false;
+                    if (paceDeadline == deadline) {
+                      paceDeadline = Long.MAX_VALUE;
+                    }
                     pump();
                   },
                   paced[0],
@@ -488,6 +495,10 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
       // will not wake this one, so try again.
       wake.run();
     }
+  }
+
+  private long now() {
+    return paces.now();
   }
 
   private void error(long stream, ErrorCode code, String message) {
