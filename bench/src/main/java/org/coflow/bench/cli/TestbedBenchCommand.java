@@ -48,7 +48,7 @@ public final class TestbedBenchCommand {
         baseline          no agents: each reducer fetches from every map host over connections
                           of its own, --fetchers at a time (Hadoop's parallel copies, 5)
         courier           a Courier agent per host (MaxNum 8, unified connections per host
-                          pair), no master: each agent's own fair sharing (blocks take turns)
+                          pair), no master: each agent's own fair sharing (coflows share bytes)
         courier+P         the same agents with the master (in the root namespace) running
                           policy P, whose rates and priorities the agents enforce
         unmerged, unmerged+P
@@ -60,12 +60,16 @@ public final class TestbedBenchCommand {
 
       Trace ports land on hosts round-robin; a coflow's mappers on one host form one map output;
       bytes are divided by --bytes-divisor and gaps between arrivals by --time-divisor. Prints per
-      setup the average and p95 CCT, the ratio to the baseline, TCP retransmissions and timeouts
-      (all hosts), the most data connections one host and all hosts held, and whether every
-      byte arrived intact (CRC32 per reducer); then the issue's ratios and goals. --out (default
-      target/testbed) gets coflows.csv, connections.csv, summary.json, cct-cdf.png,
-      retransmissions.png, connections.png and the hosts' logs. --repeat runs every setup that
-      many times, in rounds.
+      setup, as medians over its runs (--repeat; runs here vary by about 20%), the average CCT
+      and the runs' range, the p95 CCT, the median CCT of coflows under 1 MB, the ratio to the
+      baseline, TCP retransmissions and timeouts (all hosts), the most data connections one host
+      and all hosts held, and whether every byte arrived intact (CRC32 per reducer); then the
+      ratios against the data plane's targets: courier / baseline <= 0.90 (average CCT) and
+      <= 0.5 (retransmissions), coflows under 1 MB <= 1.5x the baseline's median, each
+      courier+P / unmerged+P <= 1.10 and their geometric mean <= 0.95, the best courier+P /
+      baseline <= 0.75. --out (default target/testbed) gets coflows.csv, connections.csv,
+      summary.json, cct-cdf.png, retransmissions.png, connections.png and the hosts' logs.
+      --repeat runs every setup that many times, in rounds.
       """;
 
   private TestbedBenchCommand() {}
