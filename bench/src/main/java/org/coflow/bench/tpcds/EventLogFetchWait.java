@@ -4,11 +4,11 @@ import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParseException;
 import com.google.gson.JsonParser;
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -56,17 +56,19 @@ public final class EventLogFetchWait {
    */
   public static List<String> sparkConf(Path dir) throws IOException {
     Files.createDirectories(dir);
-    try (Stream<Path> s = Files.list(dir)) {
-      for (Path p : (Iterable<Path>) s::iterator) {
-        if (Files.isRegularFile(p)) {
+    try (Stream<Path> s = Files.walk(dir)) {
+      for (Path p : (Iterable<Path>) s.sorted(Comparator.reverseOrder())::iterator) {
+        if (!p.equals(dir)) {
           Files.delete(p);
         }
       }
     }
+    // Spark 4 rolls event logs by default (a directory of parts): one file is simpler to read.
     return List.of(
         "--conf", "spark.eventLog.enabled=true",
         "--conf", "spark.eventLog.dir=" + dir.toAbsolutePath().toUri(),
-        "--conf", "spark.eventLog.compress=false");
+        "--conf", "spark.eventLog.compress=false",
+        "--conf", "spark.eventLog.rolling.enabled=false");
   }
 
   /**
@@ -79,14 +81,37 @@ public final class EventLogFetchWait {
     Path log;
     try (Stream<Path> s = Files.list(dir)) {
       log =
-          s.filter(Files::isRegularFile)
-              .max(Comparator.comparing(p -> p.toFile().lastModified()))
+          s.max(Comparator.comparing(p -> p.toFile().lastModified()))
               .orElseThrow(() -> new IOException("no Spark event log in " + dir));
     }
-    try (BufferedReader r = Files.newBufferedReader(log, StandardCharsets.UTF_8)) {
-      return parse(r.lines()::iterator);
+    // A rolled log (spark.eventLog.rolling.enabled) is a directory of parts events_<n>_<app>.
+    List<Path> parts = new ArrayList<>();
+    if (Files.isDirectory(log)) {
+      try (Stream<Path> s = Files.list(log)) {
+        s.filter(p -> p.getFileName().toString().startsWith("events_"))
+            .sorted(Comparator.comparingLong(EventLogFetchWait::partNumber))
+            .forEach(parts::add);
+      }
+    } else {
+      parts.add(log);
+    }
+    List<String> lines = new ArrayList<>();
+    for (Path part : parts) {
+      lines.addAll(Files.readAllLines(part, StandardCharsets.UTF_8));
+    }
+    try {
+      return parse(lines);
     } catch (IllegalArgumentException e) {
       throw new IOException(log + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static long partNumber(Path part) {
+    String[] f = part.getFileName().toString().split("_");
+    try {
+      return f.length > 1 ? Long.parseLong(f[1]) : 0;
+    } catch (NumberFormatException e) {
+      return 0;
     }
   }
 
