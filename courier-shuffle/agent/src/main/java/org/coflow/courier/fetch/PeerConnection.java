@@ -414,18 +414,7 @@ public final class PeerConnection implements AutoCloseable {
       if (sum.getValue() != expected) {
         throw new ProtocolException(
             ErrorCode.ERROR_CODE_CORRUPT,
-            "partition "
-                + part
-                + " of segment "
-                + block.getBlock()
-                + " from host "
-                + remoteHost
-                + " is corrupt: "
-                + start.getChecksumAlgorithm()
-                + " "
-                + Long.toHexString(sum.getValue())
-                + ", expected "
-                + Long.toHexString(expected));
+            mismatch("partition " + part + " of segment " + block.getBlock(), expected));
       }
       sum.reset();
       part++;
@@ -494,6 +483,19 @@ public final class PeerConnection implements AutoCloseable {
       }
     }
 
+    /** Why {@code what} is refused: its checksum is not the {@code expected} one. */
+    private String mismatch(String what, long expected) {
+      return what
+          + " from host "
+          + remoteHost
+          + " is corrupt: "
+          + start.getChecksumAlgorithm()
+          + " "
+          + Long.toHexString(sum.getValue())
+          + ", expected "
+          + Long.toHexString(expected);
+    }
+
     /** Null if the bytes match the block's checksum, else why not. */
     String verify(BlockEnd end) {
       if (start == null || received != start.getLength() || end.getLength() != received) {
@@ -520,16 +522,7 @@ public final class PeerConnection implements AutoCloseable {
                 | (trailer[3] & 0xffL);
       }
       if (sum.getValue() != expected) {
-        return "block "
-            + block.getBlock()
-            + " from host "
-            + remoteHost
-            + " is corrupt: "
-            + start.getChecksumAlgorithm()
-            + " "
-            + Long.toHexString(sum.getValue())
-            + ", expected "
-            + Long.toHexString(expected);
+        return mismatch("block " + block.getBlock(), expected);
       }
       return null;
     }

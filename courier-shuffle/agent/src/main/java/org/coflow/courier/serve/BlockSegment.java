@@ -38,6 +38,28 @@ public final class BlockSegment implements AutoCloseable {
       String checksumAlgorithm,
       long checksum,
       long rawLength) {
+    this(
+        file,
+        channel,
+        offset,
+        length,
+        checksumAlgorithm,
+        checksum,
+        rawLength,
+        new long[0],
+        new long[0]);
+  }
+
+  private BlockSegment(
+      Path file,
+      java.nio.channels.FileChannel channel,
+      long offset,
+      long length,
+      String checksumAlgorithm,
+      long checksum,
+      long rawLength,
+      long[] partLengths,
+      long[] partChecksums) {
     this.file = file;
     this.channel = channel;
     this.offset = offset;
@@ -45,28 +67,6 @@ public final class BlockSegment implements AutoCloseable {
     this.checksumAlgorithm = checksumAlgorithm;
     this.checksum = checksum;
     this.rawLength = rawLength;
-    this.partLengths = new long[0];
-    this.partChecksums = new long[0];
-  }
-
-  private BlockSegment(
-      Path file,
-      java.nio.channels.FileChannel channel,
-      long offset,
-      String checksumAlgorithm,
-      long[] partLengths,
-      long[] partChecksums) {
-    long length = 0;
-    for (long n : partLengths) {
-      length += n;
-    }
-    this.file = file;
-    this.channel = channel;
-    this.offset = offset;
-    this.length = length;
-    this.checksumAlgorithm = checksumAlgorithm;
-    this.checksum = 0;
-    this.rawLength = length;
     this.partLengths = partLengths;
     this.partChecksums = partChecksums;
   }
@@ -82,7 +82,12 @@ public final class BlockSegment implements AutoCloseable {
       String checksumAlgorithm,
       long[] partLengths,
       long[] partChecksums) {
-    return new BlockSegment(file, channel, offset, checksumAlgorithm, partLengths, partChecksums);
+    long length = 0;
+    for (long n : partLengths) {
+      length += n;
+    }
+    return new BlockSegment(
+        file, channel, offset, length, checksumAlgorithm, 0, length, partLengths, partChecksums);
   }
 
   /** Each partition's length, in order; empty for a single block. */

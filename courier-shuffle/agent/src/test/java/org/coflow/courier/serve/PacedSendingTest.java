@@ -16,7 +16,6 @@ import org.coflow.api.proto.courier.v1.BlockRef;
 import org.coflow.api.proto.courier.v1.BlockRequest;
 import org.coflow.api.proto.courier.v1.Chunk;
 import org.coflow.api.proto.courier.v1.Credit;
-import org.coflow.api.proto.courier.v1.RegisterSpark;
 import org.coflow.courier.enforce.DestinationOrder;
 import org.coflow.courier.enforce.PaceTable;
 import org.coflow.courier.enforce.PriorityPacer;
@@ -42,18 +41,7 @@ class PacedSendingTest {
     ShuffleFiles.writeSparkMapOutput(
         new Random(1), List.of(dir), 0, 1, new int[] {32 << 20, 32 << 20}, true);
     BlockRegistry registry = new BlockRegistry(List.of(tmp.toRealPath()));
-    String set =
-        registry
-            .register(
-                RegisterSpark.newBuilder()
-                    .setAppId("app")
-                    .setExecId("1")
-                    .addLocalDirs(dir.toString())
-                    .setSubDirsPerLocalDir(64)
-                    .setChecksumAlgorithm("ADLER32")
-                    .build(),
-                "test")
-            .id();
+    String set = ShuffleFiles.registerSpark(registry, "app", "1", dir);
     AtomicLong clock = new AtomicLong();
     EmbeddedChannel channel = new EmbeddedChannel();
     channel.freezeTime();

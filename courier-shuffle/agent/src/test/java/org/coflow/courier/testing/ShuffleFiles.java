@@ -72,4 +72,23 @@ public final class ShuffleFiles {
     new DataOutputStream(out).writeInt((int) crc.getValue());
     return out.toByteArray();
   }
+
+  /**
+   * Registers {@code dir} with {@code registry} as Spark executor {@code exec}'s local dir in
+   * application {@code app}, with ADLER32 checksum files; returns the block set's id.
+   */
+  public static String registerSpark(
+      org.coflow.courier.serve.BlockRegistry registry, String app, String exec, Path dir) {
+    return registry
+        .register(
+            org.coflow.api.proto.courier.v1.RegisterSpark.newBuilder()
+                .setAppId(app)
+                .setExecId(exec)
+                .addLocalDirs(dir.toString())
+                .setSubDirsPerLocalDir(64)
+                .setChecksumAlgorithm("ADLER32")
+                .build(),
+            "test")
+        .id();
+  }
 }

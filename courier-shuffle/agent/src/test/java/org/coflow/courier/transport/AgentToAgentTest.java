@@ -20,7 +20,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.coflow.api.proto.courier.v1.BlockRef;
 import org.coflow.api.proto.courier.v1.ErrorCode;
-import org.coflow.api.proto.courier.v1.RegisterSpark;
 import org.coflow.courier.fetch.FileSink;
 import org.coflow.courier.fetch.PeerConnection;
 import org.coflow.courier.protocol.Preamble;
@@ -54,18 +53,7 @@ class AgentToAgentTest {
         ShuffleFiles.writeSparkMapOutput(
             new Random(3), List.of(dir), 0, 1, new int[] {5 << 20, 1000, 0, 200_000}, true);
     registry = new BlockRegistry(List.of(tmp.toRealPath()));
-    set =
-        registry
-            .register(
-                RegisterSpark.newBuilder()
-                    .setAppId("app-1")
-                    .setExecId("2")
-                    .addLocalDirs(dir.toString())
-                    .setSubDirsPerLocalDir(64)
-                    .setChecksumAlgorithm("ADLER32")
-                    .build(),
-                "test")
-            .id();
+    set = ShuffleFiles.registerSpark(registry, "app-1", "2", dir);
     server =
         AgentServer.bind(
             new TransportContext(group, MAX_FRAME),

@@ -286,11 +286,7 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
     if (b == null) {
       Remote late = oldestOpen();
       throw fetchFailed(
-          late.location,
-          shuffleId,
-          late.block.mapId(),
-          late.mapIndex,
-          late.block.reduceId(),
+          late,
           "no shuffle block arrived through the Courier agent for "
               + timeoutMillis
               + " ms ("
@@ -322,11 +318,7 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
         agent.failed(r.location.executorId()); // after the stage retry, ask the driver again
       }
       throw fetchFailed(
-          r.location,
-          shuffleId,
-          r.block.mapId(),
-          r.mapIndex,
-          r.block.reduceId(),
+          r,
           "fetching "
               + blockToRead(shuffleId, b.parts)
               + " through the Courier agent of host "
@@ -348,11 +340,7 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
         deleteQuietly(b.file);
         Remote r = b.parts.get(0);
         throw fetchFailed(
-            r.location,
-            shuffleId,
-            r.block.mapId(),
-            r.mapIndex,
-            r.block.reduceId(),
+            r,
             "reading "
                 + b.file
                 + " fetched for "
@@ -397,13 +385,7 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
       return new Fetched(id, buf.createInputStream());
     } catch (IOException | RuntimeException e) {
       throw fetchFailed(
-          first.location,
-          shuffleId,
-          id.mapId(),
-          first.mapIndex,
-          id.reduceId(),
-          "reading local shuffle block " + read + " failed: " + e.getMessage(),
-          e);
+          first, "reading local shuffle block " + read + " failed: " + e.getMessage(), e);
     }
   }
 
@@ -411,16 +393,16 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
    * Spark's {@link FetchFailedException} (checked in Java, thrown unchecked by Spark's Scala
    * reader, which is what callers of a reader's iterator expect).
    */
-  private static RuntimeException fetchFailed(
-      BlockManagerId location,
-      int shuffleId,
-      long mapId,
-      int mapIndex,
-      int reduceId,
-      String message,
-      Throwable cause) {
+  private RuntimeException fetchFailed(Remote r, String message, Throwable cause) {
     throw CourierBlockFetcher.<RuntimeException>sneaky(
-        new FetchFailedException(location, shuffleId, mapId, mapIndex, reduceId, message, cause));
+        new FetchFailedException(
+            r.location,
+            shuffleId,
+            r.block.mapId(),
+            r.mapIndex,
+            r.block.reduceId(),
+            message,
+            cause));
   }
 
   @SuppressWarnings("unchecked")
