@@ -64,7 +64,7 @@ public final class AgentBench {
     }
 
     /**
-     * Courier's throughput over the baseline's (goal at least 0.95): the median over the rounds of
+     * Courier's throughput over the baseline's (goal at least 1.00): the median over the rounds of
      * each round's ratio. A round runs both paths back to back, so a ratio compares runs made under
      * the same load of a shared, noisy machine; the ratio of the medians ({@link
      * #throughputRatioOfMedians()}) lets one slow spell weigh on a single path.
@@ -79,7 +79,7 @@ public final class AgentBench {
 
     /**
      * Courier's CPU seconds per GB over the baseline's, JIT compilation excluded (goal at most
-     * 1.1): the median of the rounds' ratios, as for {@link #throughputRatio()}.
+     * 1.05): the median of the rounds' ratios, as for {@link #throughputRatio()}.
      */
     public double cpuPerGbRatio() {
       return pairedCpuPerGbRatio;

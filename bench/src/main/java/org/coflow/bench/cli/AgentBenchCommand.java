@@ -99,7 +99,7 @@ final class AgentBenchCommand {
           r.baselineJitSeconds());
       out.printf(
           Locale.ROOT,
-          "  throughput_ratio %.3f (goal >= 0.95), cpu_per_gb_ratio %.3f (goal <= 1.1;"
+          "  throughput_ratio %.3f (goal >= 1.00), cpu_per_gb_ratio %.3f (goal <= 1.05;"
               + " %.3f with JIT), medians of the rounds' ratios%n",
           r.throughputRatio(),
           r.cpuPerGbRatio(),

@@ -45,7 +45,7 @@ final class BenchCommand {
       zero-copy Netty fetch (one connection per client, no agents), alternating runs in one JVM on
       the same file; both write into files the clients name and verify every block (ADLER32).
       Warms both paths up until the JIT is quiet (3 to 12 rounds). Prints throughput_ratio (goal
-      >= 0.95) and cpu_per_gb_ratio (goal <= 1.1; process CPU without the JIT compiler threads,
+      >= 1.00) and cpu_per_gb_ratio (goal <= 1.05; process CPU without the JIT compiler threads,
       also printed with them). Defaults: 512m, 32 blocks, 4 clients, 5 runs, MaxNum 8 (the
       fetching agent's connection budget).
 
