@@ -82,13 +82,16 @@ class TestbedTest {
       long received = r.counters().get("rxBytes")[0];
       assertTrue(received >= 15 * MB, e.getKey().label() + ": host 0 received " + received);
       if (!e.getKey().isBaseline()) {
+        // MaxNum, plus at most one split connection still draining for each other peer whose
+        // first connection opened meanwhile (three peers: two more).
+        int bound = MAX_NUM + 2;
         for (int h = 0; h < 4; h++) {
           assertTrue(
-              r.agentMaxConnections()[h] <= MAX_NUM,
+              r.agentMaxConnections()[h] <= bound,
               e.getKey().label() + ": agent of host " + h + " held " + r.agentMaxConnections()[h]);
         }
         assertTrue(
-            r.peakHostConnections() <= MAX_NUM,
+            r.peakHostConnections() <= bound,
             e.getKey().label() + ": the kernel saw " + r.peakHostConnections() + " on one host");
         assertTrue(r.peakHostConnections() >= 1, "samples saw the agents' connections");
       }
