@@ -154,9 +154,7 @@ final class BenchCommand {
       wall_s and events.
       """;
 
-  /**
-   * coflowsim's wall times on the first 200 coflows of the Facebook trace (issue 23), by policy.
-   */
+  /** coflowsim's wall times on the first 200 coflows of the Facebook trace, by policy. */
   static final Map<String, Double> REFERENCE_WALL_200 =
       Map.of("fair", 218.0, "aalo", 132.0, "varys", 247.0);
 
