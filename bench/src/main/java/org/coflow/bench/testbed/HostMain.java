@@ -266,6 +266,14 @@ public final class HostMain {
       sb.append(" maxConnections=").append(agent.maxDataConnections());
       sb.append(" budget=").append(agent.connectionBudget());
       sb.append(" budgetChanges=").append(agent.connectionBudgetChanges());
+      // The agent's own measurements (times in microseconds), as gauges: dp.NAME=VALUE.
+      for (Map.Entry<String, Number> e : agent.metrics().snapshot().entrySet()) {
+        if (TestbedReport.DATA_PLANE.contains(e.getKey())) {
+          double v = e.getValue().doubleValue();
+          long value = e.getKey().contains(".") ? Math.round(v * 1000) : Math.round(v);
+          sb.append(" dp.").append(e.getKey()).append('=').append(value);
+        }
+      }
     }
     return sb.toString();
   }

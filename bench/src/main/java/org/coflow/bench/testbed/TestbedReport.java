@@ -44,6 +44,23 @@ public final class TestbedReport {
 
   static final long SMALL = 1_000_000;
 
+  /**
+   * The agents' data-plane figures the hosts report and the report prints (times: from a block's
+   * request to its first byte, on a lane or not; waiting for a connection; the pace timer's
+   * lateness), with the streams that went on lanes.
+   */
+  static final List<String> DATA_PLANE =
+      List.of(
+          "firstByte.p50",
+          "firstByte.p99",
+          "laneFirstByte.p50",
+          "laneFirstByte.p99",
+          "dispatchWait.p99",
+          "resolve.p50",
+          "paceLateness.p99",
+          "streams",
+          "laneStreams");
+
   private final TestbedBench.Outcome outcome;
 
   public TestbedReport(TestbedBench.Outcome outcome) {
@@ -264,6 +281,7 @@ public final class TestbedReport {
           runs.stream().mapToInt(RunResult::peakTotalConnections).max().orElse(0),
           runs.stream().allMatch(RunResult::intact) ? "yes" : "NO");
     }
+    printDataPlane(out);
     for (Ratio r : ratios()) {
       out.printf(
           Locale.ROOT,
@@ -284,8 +302,76 @@ public final class TestbedReport {
     }
   }
 
+  /**
+   * A data-plane figure of a setup with agents: the median over its runs of the median over hosts
+   * (times in milliseconds); NaN without agents.
+   */
+  double dataPlane(Setup s, String name) {
+    boolean time = name.contains(".");
+    return median(
+        outcome.runs().get(s),
+        r -> {
+          long[] v = r.counters().get("dp." + name);
+          if (v == null) {
+            return Double.NaN;
+          }
+          double[] d = new double[v.length];
+          for (int h = 0; h < v.length; h++) {
+            d[h] = time ? v[h] / 1000.0 : v[h];
+          }
+          return median(d);
+        });
+  }
+
+  private void printDataPlane(PrintStream out) {
+    out.printf(
+        Locale.ROOT,
+        "%-30s %17s %17s %12s %10s %12s %8s%n",
+        "agents (median host, ms)",
+        "1st byte p50/p99",
+        "lane 1st p50/p99",
+        "dispatch p99",
+        "resolve",
+        "pace late p99",
+        "on lane");
+    for (Setup s : outcome.runs().keySet()) {
+      if (s.isBaseline()) {
+        continue;
+      }
+      double streams = dataPlane(s, "streams");
+      out.printf(
+          Locale.ROOT,
+          "%-30s %17s %17s %12.1f %10.2f %12.1f %7.0f%%%n",
+          s.label(),
+          String.format(
+              Locale.ROOT,
+              "%.0f/%.0f",
+              dataPlane(s, "firstByte.p50"),
+              dataPlane(s, "firstByte.p99")),
+          String.format(
+              Locale.ROOT,
+              "%.0f/%.0f",
+              dataPlane(s, "laneFirstByte.p50"),
+              dataPlane(s, "laneFirstByte.p99")),
+          dataPlane(s, "dispatchWait.p99"),
+          dataPlane(s, "resolve.p50"),
+          dataPlane(s, "paceLateness.p99"),
+          streams > 0 ? 100 * dataPlane(s, "laneStreams") / streams : 0);
+    }
+  }
+
   static double[] finite(double[] v) {
     return Arrays.stream(v).filter(x -> !Double.isNaN(x)).toArray();
+  }
+
+  private Json dataPlaneJson(Setup s) {
+    Json j = new Json();
+    if (!s.isBaseline()) {
+      for (String name : DATA_PLANE) {
+        j.put(name.contains(".") ? name + "_ms" : name, dataPlane(s, name));
+      }
+    }
+    return j;
   }
 
   public String json() {
@@ -315,6 +401,7 @@ public final class TestbedReport {
                   "peak_connections_total",
                   runs.stream().mapToInt(RunResult::peakTotalConnections).max().orElse(0))
               .put("intact", runs.stream().allMatch(RunResult::intact))
+              .put("data_plane", dataPlaneJson(s))
               .put("wall_s", mean(runs, RunResult::wallSeconds)));
     }
     Json ratios = new Json();

@@ -389,7 +389,10 @@ public final class TestbedRun {
     for (Map.Entry<String, long[]> e : after.entrySet()) {
       long[] b = before.getOrDefault(e.getKey(), new long[n]);
       long[] d = new long[n];
-      boolean gauge = e.getKey().equals("maxConnections") || e.getKey().startsWith("budget");
+      boolean gauge =
+          e.getKey().equals("maxConnections")
+              || e.getKey().startsWith("budget")
+              || e.getKey().startsWith("dp.");
       for (int h = 0; h < n; h++) {
         d[h] = gauge ? e.getValue()[h] : e.getValue()[h] - b[h];
       }

@@ -90,8 +90,9 @@ class TestbedTest {
               r.agentMaxConnections()[h] <= bound,
               e.getKey().label() + ": agent of host " + h + " held " + r.agentMaxConnections()[h]);
         }
+        // The kernel also sees the latency lanes: one per peer, outside MaxNum.
         assertTrue(
-            r.peakHostConnections() <= bound,
+            r.peakHostConnections() <= bound + 3,
             e.getKey().label() + ": the kernel saw " + r.peakHostConnections() + " on one host");
         assertTrue(r.peakHostConnections() >= 1, "samples saw the agents' connections");
       }

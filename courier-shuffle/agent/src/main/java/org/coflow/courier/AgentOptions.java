@@ -188,6 +188,10 @@ public final class AgentOptions {
     return config.get(CourierConfig.MIN_SIZE);
   }
 
+  long lane() {
+    return config.get(CourierConfig.LANE);
+  }
+
   boolean merge() {
     return config.get(CourierConfig.MERGE);
   }

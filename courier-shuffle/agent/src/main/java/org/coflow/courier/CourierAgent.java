@@ -106,6 +106,7 @@ public final class CourierAgent implements AutoCloseable {
       FetchService fetcher =
           new FetchService(
               transport, hostId, WINDOW, options.maxNum(), options.minSize(), options.merge());
+      fetcher.lane(options.lane());
       if (link.limited()) {
         // The same rate caps what the host receives, in a bucket of its own.
         fetcher.receiveCap(LinkRate.withSlack(link.bytesPerSecond(), CHUNK_SIZE));
@@ -121,7 +122,8 @@ public final class CourierAgent implements AutoCloseable {
               registry,
               fetches,
               CHUNK_SIZE,
-              link);
+              link,
+              fetcher.metrics());
       CourierAgent agent =
           new CourierAgent(
               hostId, group, registry, fetcher, fetches, server, keys, options.credentials());
@@ -169,6 +171,11 @@ public final class CourierAgent implements AutoCloseable {
   /** What this agent and its own clients prove. */
   public Credentials credentials() {
     return credentials;
+  }
+
+  /** What the agent's data plane measured: waits, first bytes, streams per reader. */
+  public org.coflow.courier.metrics.DataPlaneMetrics metrics() {
+    return fetcher.metrics();
   }
 
   /** The listening side: connections open, refused, bytes buffered. */
@@ -325,12 +332,17 @@ public final class CourierAgent implements AutoCloseable {
     return maxNumController == null ? 0 : maxNumController.changes();
   }
 
-  /** Open data connections this agent holds to other hosts' agents. */
+  /** Open data connections this agent holds to other hosts' agents: bulk ones and lanes. */
   public int dataConnections() {
-    return fetcher.connections();
+    return fetcher.connections() + fetcher.lanes();
   }
 
-  /** The most data connections this agent has held at once. */
+  /** Latency lanes this agent holds (one per peer at most, outside MaxNum). */
+  public int laneConnections() {
+    return fetcher.lanes();
+  }
+
+  /** The most bulk data connections (MaxNum's) this agent has held at once; lanes come on top. */
   public int maxDataConnections() {
     return fetcher.maxConnections();
   }
@@ -363,6 +375,9 @@ public final class CourierAgent implements AutoCloseable {
     }
     server.close();
     fetcher.close();
+    if (metrics().streams.sum() + metrics().served.sum() > 0) {
+      LOG.info("Courier agent of host {} data plane: {}", hostId, metrics().line());
+    }
     group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
   }
 }

@@ -33,6 +33,17 @@ final class FetchPeer {
   final List<Conn> conns = new ArrayList<>();
   final ArrayDeque<Block> waiting = new ArrayDeque<>();
 
+  /**
+   * The latency lane: one more connection, outside the budget, for the flows' first bytes (null
+   * until needed), the blocks waiting for it, whether it is being opened, and until when (nanoTime)
+   * a lane that could not be opened is not tried again.
+   */
+  Conn lane;
+
+  final ArrayDeque<Block> laneWaiting = new ArrayDeque<>();
+  boolean laneOpening;
+  long laneRetryAt;
+
   /** Bytes of the blocks waiting or running. */
   long outstanding;
 
@@ -85,7 +96,11 @@ final class FetchPeer {
     final long window;
     final boolean autoCredit;
     final Consumer<FetchService.Handle> started;
+    final long requested = System.nanoTime();
     Conn conn;
+
+    /** Whether it goes on the peer's latency lane. */
+    boolean lane;
 
     Block(
         String coflow,

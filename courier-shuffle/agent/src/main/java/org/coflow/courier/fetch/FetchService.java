@@ -16,6 +16,7 @@ import org.coflow.courier.enforce.PriorityPacer;
 import org.coflow.courier.flow.FlowKey;
 import org.coflow.courier.flow.PairSchedule;
 import org.coflow.courier.merge.ConnectionPlan;
+import org.coflow.courier.metrics.DataPlaneMetrics;
 import org.coflow.courier.protocol.HostPort;
 import org.coflow.courier.protocol.ProtocolException;
 import org.coflow.courier.transport.TransportContext;
@@ -35,6 +36,7 @@ public final class FetchService implements AutoCloseable {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(FetchService.class);
 
   private final LongAdder received = new LongAdder();
+  private final DataPlaneMetrics metrics = new DataPlaneMetrics();
   private final TransportContext transport;
 
   /** A peer that refuses a connection as busy is tried again this often, this many times. */
@@ -84,6 +86,37 @@ public final class FetchService implements AutoCloseable {
 
   private PriorityPacer receive = PriorityPacer.UNLIMITED;
 
+  /** Each flow's first bytes that go on its peer's latency lane; 0: no lane. Guarded by this. */
+  private long lane;
+
+  /**
+   * Bytes each flow (coflow, source host) put on the lane since it was last idle. Guarded by this.
+   */
+  private final Map<FlowKey, Long> laneBytes = new java.util.HashMap<>();
+
+  /** Lane connections open or opening. Guarded by this. */
+  private int lanes;
+
+  /** The service closed: connections that open now are closed at once. Guarded by this. */
+  private boolean closed;
+
+  /** A lane that could not be opened is not tried again for this long (its blocks go bulk). */
+  private static final long LANE_RETRY_NANOS = 1_000_000_000L;
+
+  /**
+   * Sends each flow's first {@code bytes} (a flow: a coflow's blocks from one host, counted from
+   * when it was last idle) on a latency lane: one connection per peer outside the MaxNum budget, so
+   * that small coflows and new flows wait neither for a connection nor behind the bytes the bulk
+   * connections already queued; blocks larger than {@code bytes} always go bulk. 0: no lane. Only
+   * when merging (without it every flow has connections of its own).
+   */
+  public synchronized void lane(long bytes) {
+    if (bytes < 0) {
+      throw new IllegalArgumentException("the lane's bytes must be zero or more, got " + bytes);
+    }
+    this.lane = bytes;
+  }
+
   /** Caps what this host receives (all its connections together). */
   public synchronized void receiveCap(LinkRate cap) {
     this.receive = new PriorityPacer(cap, transport.group().next());
@@ -125,6 +158,11 @@ public final class FetchService implements AutoCloseable {
   /** Who shares connections with {@code coflow}'s blocks from {@code host}. */
   private FlowKey unit(String coflow, String host) {
     return FlowKey.of(merge ? "" : coflow, host);
+  }
+
+  /** What the agent's data plane measured (shared with its serving side). */
+  public DataPlaneMetrics metrics() {
+    return metrics;
   }
 
   /** The flows this service fetches, for the master. */
@@ -187,12 +225,35 @@ public final class FetchService implements AutoCloseable {
         p.address = address;
       }
       FetchPeer.Block b = new FetchPeer.Block(coflowId, block, w, autoCredit, started);
-      b.sink = new TrackedSink(sink, block, key, flows, received, () -> ended(b, p));
-      p.waiting.add(b);
+      TrackedSink tracked =
+          new TrackedSink(sink, block, key, flows, received, metrics, () -> ended(b, p));
+      b.sink = tracked;
+      b.lane = onLane(key, p, block.getSize());
+      tracked.lane = b.lane;
+      (b.lane ? p.laneWaiting : p.waiting).add(b);
       p.outstanding += b.bytes();
       p.coflows.merge(coflowId, 1, Integer::sum);
       plan();
     }
+  }
+
+  /**
+   * Whether a block of {@code size} bytes of flow {@code key} goes on {@code p}'s lane: its size is
+   * known, the lane is on and usable, and the flow's bytes on the lane stay within it.
+   */
+  private boolean onLane(FlowKey key, FetchPeer p, long size) {
+    if (!merge || lane == 0 || size < 0 || size > lane) {
+      return false;
+    }
+    if (p.lane == null && !p.laneOpening && System.nanoTime() < p.laneRetryAt) {
+      return false;
+    }
+    long used = laneBytes.getOrDefault(key, 0L);
+    if (used + size > lane) {
+      return false;
+    }
+    laneBytes.put(key, used + size);
+    return true;
   }
 
   /**
@@ -232,6 +293,86 @@ public final class FetchService implements AutoCloseable {
         openConnection(p);
       }
       dispatch(p);
+      dispatchLane(p);
+    }
+  }
+
+  /** Hands the lane's waiting blocks to the peer's lane, opening it first if needed. */
+  private void dispatchLane(FetchPeer p) {
+    if (p.laneWaiting.isEmpty()) {
+      return;
+    }
+    FetchPeer.Conn c = p.lane;
+    if (c == null) {
+      if (!p.laneOpening) {
+        openLane(p);
+      }
+      return;
+    }
+    while (!p.laneWaiting.isEmpty()
+        && c.connection.isOpen()
+        && c.running < c.connection.maxStreams()) {
+      metrics.laneStreams.increment();
+      start(p, p.laneWaiting.poll(), c);
+    }
+  }
+
+  /**
+   * Opens {@code p}'s lane. One that cannot be opened is no failure: its blocks go bulk (where a
+   * peer that cannot be reached fails them), and the lane is not tried again for a while.
+   */
+  private void openLane(FetchPeer p) {
+    p.laneOpening = true;
+    lanes++;
+    PeerConnection.open(transport, hostId, p.host, p.address, 0, window, true)
+        .whenComplete(
+            (conn, error) -> {
+              synchronized (this) {
+                p.laneOpening = false;
+                if (error != null || closed) {
+                  lanes--;
+                  if (conn != null) {
+                    conn.close();
+                  }
+                  LOG.debug("no lane to remote={}: {}", p.host, String.valueOf(error));
+                  p.laneRetryAt = System.nanoTime() + LANE_RETRY_NANOS;
+                  for (FetchPeer.Block b; (b = p.laneWaiting.poll()) != null; ) {
+                    b.lane = false;
+                    ((TrackedSink) b.sink).lane = false;
+                    p.waiting.add(b);
+                  }
+                  if (!closed) {
+                    plan();
+                  }
+                  return;
+                }
+                FetchPeer.Conn c = new FetchPeer.Conn();
+                c.connection = conn;
+                conn.receiveCap(receive);
+                p.lane = c;
+                conn.onClose(() -> laneClosed(p, c));
+                plan();
+              }
+            });
+  }
+
+  private synchronized void laneClosed(FetchPeer p, FetchPeer.Conn c) {
+    lanes--;
+    if (p.lane == c) {
+      p.lane = null; // reopened when a flow's first bytes need it
+    }
+    if (!p.laneWaiting.isEmpty() && !closed) {
+      try {
+        transport.group().execute(this::replan); // not inline: as for a bulk connection's close
+      } catch (java.util.concurrent.RejectedExecutionException shutDown) {
+        // the agent is closing: nothing more to plan
+      }
+    }
+  }
+
+  private synchronized void replan() {
+    if (!closed) {
+      plan();
     }
   }
 
@@ -383,26 +524,32 @@ public final class FetchService implements AutoCloseable {
       if (best == null) {
         return;
       }
-      FetchPeer.Block b = p.waiting.poll();
-      b.conn = best;
-      best.running++;
-      PairSchedule s = schedules.get(FlowKey.of(b.coflow, p.host));
-      int priority = s != null ? s.priority() : priorities.getOrDefault(b.coflow, 0);
-      // The whole pair's rate: the serving agent paces it across all our connections together.
-      double rate = s != null ? s.rate() : 0;
-      b.started.accept(
-          new Handle(
-              best.connection,
-              best.connection.fetch(
-                  b.coflow,
-                  b.block.getBlock(),
-                  b.sink,
-                  b.window,
-                  b.autoCredit,
-                  priority,
-                  rate,
-                  b.block.getReader())));
+      start(p, p.waiting.poll(), best);
     }
+  }
+
+  /** Requests block {@code b} on connection {@code c}. */
+  private void start(FetchPeer p, FetchPeer.Block b, FetchPeer.Conn c) {
+    metrics.dispatchWait.recordNanos(System.nanoTime() - b.requested);
+    metrics.streams.increment();
+    b.conn = c;
+    c.running++;
+    PairSchedule s = schedules.get(FlowKey.of(b.coflow, p.host));
+    int priority = s != null ? s.priority() : priorities.getOrDefault(b.coflow, 0);
+    // The whole pair's rate: the serving agent paces it across all our connections together.
+    double rate = s != null ? s.rate() : 0;
+    b.started.accept(
+        new Handle(
+            c.connection,
+            c.connection.fetch(
+                b.coflow,
+                b.block.getBlock(),
+                b.sink,
+                b.window,
+                b.autoCredit,
+                priority,
+                rate,
+                b.block.getReader())));
   }
 
   /**
@@ -427,8 +574,11 @@ public final class FetchService implements AutoCloseable {
     p.coflows.computeIfPresent(b.coflow, (k, n) -> n == 1 ? null : n - 1);
     if (b.conn != null) {
       b.conn.running--;
-    } else {
-      p.waiting.remove(b);
+    } else if (!p.waiting.remove(b)) {
+      p.laneWaiting.remove(b);
+    }
+    if (!p.coflows.containsKey(b.coflow)) {
+      laneBytes.remove(FlowKey.of(b.coflow, p.host)); // the flow is idle: its next bytes are new
     }
     if (!merge && p.waiting.isEmpty() && p.coflows.isEmpty() && p.opening == 0) {
       // Without merging a connection belongs to one flow: it ends with the flow's last block.
@@ -586,9 +736,18 @@ public final class FetchService implements AutoCloseable {
     return received.sum();
   }
 
+  /** Latency lanes open or opening now (one per peer at most, outside the budget). */
+  public synchronized int lanes() {
+    return lanes;
+  }
+
   @Override
   public synchronized void close() {
+    closed = true;
     for (FetchPeer p : peers.values()) {
+      if (p.lane != null) {
+        p.lane.connection.close();
+      }
       for (FetchPeer.Conn c : p.conns) {
         c.connection.close();
       }

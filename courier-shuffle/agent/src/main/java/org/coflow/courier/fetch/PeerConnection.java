@@ -76,6 +76,21 @@ public final class PeerConnection implements AutoCloseable {
       InetSocketAddress address,
       int connectionIndex,
       long window) {
+    return open(transport, localHost, remoteHost, address, connectionIndex, window, false);
+  }
+
+  /**
+   * Like {@link #open(TransportContext, String, String, InetSocketAddress, int, long)}; {@code
+   * lane}: the connection is the latency lane to that host (its HELLO says so).
+   */
+  public static CompletableFuture<PeerConnection> open(
+      TransportContext transport,
+      String localHost,
+      String remoteHost,
+      InetSocketAddress address,
+      int connectionIndex,
+      long window,
+      boolean lane) {
     PeerConnection[] self = new PeerConnection[1];
     CompletableFuture<PeerConnection> result = new CompletableFuture<>();
     ChannelFuture connect =
@@ -85,6 +100,7 @@ public final class PeerConnection implements AutoCloseable {
                 .setRole(Role.ROLE_AGENT)
                 .setHostId(localHost)
                 .setConnectionIndex(connectionIndex)
+                .setLane(lane)
                 .build(),
             remoteHost,
             new Handler(self),

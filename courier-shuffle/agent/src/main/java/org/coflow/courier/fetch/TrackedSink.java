@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.util.concurrent.atomic.LongAdder;
 import org.coflow.api.proto.courier.v1.RemoteBlock;
 import org.coflow.courier.flow.FlowKey;
+import org.coflow.courier.metrics.DataPlaneMetrics;
 import org.coflow.courier.protocol.ProtocolException;
 
 /**
@@ -19,6 +20,15 @@ final class TrackedSink implements BlockSink {
   private final FlowTracker flows;
   private final LongAdder received;
   private final Runnable ended;
+  private final DataPlaneMetrics metrics;
+
+  /** When the block was requested, and whether a byte of it arrived yet. */
+  private final long requested = System.nanoTime();
+
+  private boolean begun;
+
+  /** Whether the block goes on its peer's latency lane (its times are counted there too). */
+  boolean lane;
 
   /**
    * @param key the block's flow (its coflow, from its source host)
@@ -30,6 +40,7 @@ final class TrackedSink implements BlockSink {
       FlowKey key,
       FlowTracker flows,
       LongAdder received,
+      DataPlaneMetrics metrics,
       Runnable ended) {
     this.sink = sink;
     this.block = block;
@@ -37,6 +48,18 @@ final class TrackedSink implements BlockSink {
     this.flows = flows;
     this.received = received;
     this.ended = ended;
+    this.metrics = metrics;
+  }
+
+  private void firstByte() {
+    if (!begun) {
+      begun = true;
+      long t = System.nanoTime() - requested;
+      metrics.firstByte.recordNanos(t);
+      if (lane) {
+        metrics.laneFirstByte.recordNanos(t);
+      }
+    }
   }
 
   @Override
@@ -49,6 +72,7 @@ final class TrackedSink implements BlockSink {
 
   @Override
   public void write(ByteBuf data) throws IOException {
+    firstByte();
     received.add(data.readableBytes());
     flows.received(key, data.readableBytes());
     sink.write(data);
@@ -56,6 +80,12 @@ final class TrackedSink implements BlockSink {
 
   @Override
   public void complete() throws IOException {
+    firstByte();
+    long t = System.nanoTime() - requested;
+    metrics.fetchTime.recordNanos(t);
+    if (lane) {
+      metrics.laneFetchTime.recordNanos(t);
+    }
     flows.ended(key);
     ended.run();
     sink.complete();

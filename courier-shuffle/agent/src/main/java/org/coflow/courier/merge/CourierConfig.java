@@ -37,6 +37,22 @@ public final class CourierConfig implements ConfigRegistry.Provider {
               .since("0.1.0")
               .build());
 
+  public static final ConfigKey<Long> LANE =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.courier.lane", ConfigType.BYTES)
+              .defaultValue(128L << 10)
+              .doc(
+                  "The latency lane: each flow's first this many bytes (a coflow's blocks from one "
+                      + "host, counted from when the flow was last idle; every block of a small "
+                      + "coflow) go on one more connection per peer, kept outside MaxNum's bulk "
+                      + "connections, so that they wait neither for a connection nor behind the "
+                      + "bytes other coflows already queued in the bulk connections' buffers. A "
+                      + "block larger than this always goes bulk. 0: no lane. Only with "
+                      + "`coflow.courier.merge`.")
+              .check(v -> v >= 0, "zero or more")
+              .since("0.1.0")
+              .build());
+
   public static final ConfigKey<Boolean> MERGE =
       REGISTRY.add(
           ConfigKey.builder("coflow.courier.merge", ConfigType.BOOLEAN)
@@ -302,6 +318,7 @@ public final class CourierConfig implements ConfigRegistry.Provider {
         List.of(
             MAX_NUM,
             MIN_SIZE,
+            LANE,
             ADAPTIVE_MAX_NUM,
             ADAPTIVE_MAX,
             ADAPTIVE_INTERVAL,

@@ -17,6 +17,7 @@ import org.coflow.api.proto.courier.v1.Credit;
 import org.coflow.api.proto.courier.v1.ErrorCode;
 import org.coflow.api.proto.courier.v1.Priority;
 import org.coflow.courier.enforce.LinkRate;
+import org.coflow.courier.metrics.DataPlaneMetrics;
 import org.coflow.courier.protocol.Frame;
 import org.coflow.courier.protocol.FrameType;
 import org.coflow.courier.protocol.ProtocolException;
@@ -68,6 +69,8 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
 
   private final int maxStreams;
 
+  private final DataPlaneMetrics metrics;
+
   private ChannelHandlerContext ctx;
   private boolean waitingForLink;
 
@@ -98,20 +101,24 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
   private boolean prepaid;
 
   /**
+   * @param unsentChunks the most chunks written to the channel and not yet handed to the socket
    * @param link the host's link rate all its sending connections share
    */
   public BlockSender(
       BlockRegistry registry,
       int chunkSize,
+      int unsentChunks,
       org.coflow.courier.enforce.PriorityPacer link,
       org.coflow.courier.enforce.PaceTable paces,
       org.coflow.courier.enforce.DestinationOrder order,
       String dstHost,
-      int maxStreams) {
+      int maxStreams,
+      DataPlaneMetrics metrics) {
+    this.metrics = metrics;
     this.order = order;
     this.wake = () -> ctx.executor().execute(this::pump);
     this.maxStreams = maxStreams;
-    this.maxUnsent = 4L * chunkSize;
+    this.maxUnsent = (long) unsentChunks * chunkSize;
     this.paces = paces;
     this.dstHost = dstHost;
     this.registry = registry;
@@ -131,6 +138,9 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
     long credit;
     boolean queued;
     boolean cancelled;
+
+    /** When the request arrived (the sending queue's wait ends at its first chunk). */
+    final long requested = System.nanoTime();
 
     /** The data file, opened when the request was checked; null once closed. */
     FileChannel file;
@@ -212,8 +222,10 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
       return;
     }
     BlockSegment segment;
+    long t0 = System.nanoTime();
     try {
       segment = registry.resolve(req.getBlock());
+      metrics.resolve.recordNanos(System.nanoTime() - t0);
     } catch (ProtocolException e) {
       error(req.getStreamId(), e.code(), e.getMessage());
       return;
@@ -356,6 +368,10 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
 
   /** The block's end marker, right behind its last chunk (it takes no turn of its own). */
   private void end(OutStream s) {
+    if (s.segment.length() == 0) {
+      metrics.serveWait.recordNanos(System.nanoTime() - s.requested);
+    }
+    metrics.served.increment();
     dequeue(s);
     streams.remove(s.id);
     LOG.debug("served coflow={} remote={} bytes={}", s.coflow, dstHost, s.sent);
@@ -428,6 +444,7 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
           ctx.executor()
               .schedule(
                   () -> {
+                    metrics.paceLateness.recordNanos(now() - deadline);
                     if (paceDeadline == deadline) {
                       paceDeadline = Long.MAX_VALUE;
                     }
@@ -449,6 +466,9 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
         // block's tail, or a block of a few bytes, as most are in a shuffle with many
         // partitions) costs only its bytes, else small blocks would crawl at a chunk each.
         link.giveBack(chunkSize - n);
+      }
+      if (s.sent == 0) {
+        metrics.serveWait.recordNanos(System.nanoTime() - s.requested);
       }
       unsent += n;
       ctx.write(

@@ -39,6 +39,7 @@ public final class AgentServer implements AutoCloseable {
    * @param limits the bounds on connections, streams, buffered bytes and timeouts
    * @param fetches where local clients' fetches go (null: this agent serves, but fetches nothing)
    * @param link the host's sending cap
+   * @param metrics where the serving side's figures go (the agent's, shared with its fetching side)
    * @throws InterruptedException if interrupted while binding
    */
   public static AgentServer bind(
@@ -50,7 +51,8 @@ public final class AgentServer implements AutoCloseable {
       BlockRegistry registry,
       LocalFetches fetches,
       int chunkSize,
-      LinkRate link)
+      LinkRate link,
+      org.coflow.courier.metrics.DataPlaneMetrics metrics)
       throws InterruptedException {
     // One pace per (fetching host, coflow), shared by all connections from that host.
     PaceTable paces = new PaceTable(chunkSize);
@@ -66,7 +68,7 @@ public final class AgentServer implements AutoCloseable {
     MemoryBudget relayed = new MemoryBudget(limits.maxBufferedBytes());
     ServerContext server =
         new ServerContext(
-            hostId, keys, limits, registry, fetches, chunkSize, sending, paces, relayed);
+            hostId, keys, limits, registry, fetches, chunkSize, sending, paces, relayed, metrics);
     return new AgentServer(
         transport.bind(address, gate, budget, () -> new ServerHandshake(server)),
         gate,

@@ -69,14 +69,27 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
 
   private static final int MAX_READERS = 1024;
 
+  private boolean defaultReaderSeen;
+
   private long reader(long clientReader) {
+    metrics.clientStreams.increment();
     if (clientReader == 0 || readers.size() >= MAX_READERS && !readers.containsKey(clientReader)) {
+      if (!defaultReaderSeen) {
+        defaultReaderSeen = true;
+        metrics.clientReaders.increment();
+      }
       return defaultReader;
     }
-    return readers.computeIfAbsent(clientReader, k -> READERS.incrementAndGet());
+    return readers.computeIfAbsent(
+        clientReader,
+        k -> {
+          metrics.clientReaders.increment();
+          return READERS.incrementAndGet();
+        });
   }
 
   private final LocalFetches fetches;
+  private final org.coflow.courier.metrics.DataPlaneMetrics metrics;
 
   /** The client's identity (authenticated, or an anonymous connection's name). */
   private final String principal;
@@ -102,7 +115,9 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
       LocalFetches fetches,
       String principal,
       int maxStreams,
-      org.coflow.courier.protocol.MemoryBudget budget) {
+      org.coflow.courier.protocol.MemoryBudget budget,
+      org.coflow.courier.metrics.DataPlaneMetrics metrics) {
+    this.metrics = metrics;
     this.budget = budget;
     this.registry = registry;
     this.fetches = fetches;

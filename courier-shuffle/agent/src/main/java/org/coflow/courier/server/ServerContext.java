@@ -7,6 +7,7 @@ import org.coflow.courier.auth.KeyRing;
 import org.coflow.courier.enforce.PaceTable;
 import org.coflow.courier.enforce.PriorityPacer;
 import org.coflow.courier.fetch.LocalFetches;
+import org.coflow.courier.metrics.DataPlaneMetrics;
 import org.coflow.courier.serve.BlockRegistry;
 import org.coflow.courier.serve.BlockSender;
 import org.coflow.courier.transport.Limits;
@@ -27,6 +28,7 @@ final class ServerContext {
       new org.coflow.courier.enforce.DestinationOrder();
 
   private final org.coflow.courier.protocol.MemoryBudget budget;
+  private final DataPlaneMetrics metrics;
 
   ServerContext(
       String hostId,
@@ -37,7 +39,9 @@ final class ServerContext {
       int chunkSize,
       PriorityPacer link,
       PaceTable paces,
-      org.coflow.courier.protocol.MemoryBudget budget) {
+      org.coflow.courier.protocol.MemoryBudget budget,
+      DataPlaneMetrics metrics) {
+    this.metrics = metrics;
     this.budget = budget;
     this.hostId = hostId;
     this.keys = keys;
@@ -49,16 +53,28 @@ final class ServerContext {
     this.paces = paces;
   }
 
-  /** Serves another host's agent (it proved it is {@code dstHost}, or the agent is open). */
-  ChannelHandler sender(String dstHost) {
+  /**
+   * Serves another host's agent (it proved it is {@code dstHost}, or the agent is open) on one of
+   * its bulk connections or on its latency {@code lane}: a quarter of the chunk, two of them unsent
+   * at most (four whole ones on a bulk connection).
+   */
+  ChannelHandler sender(String dstHost, boolean lane) {
     return new BlockSender(
-        registry, chunkSize, link, paces, order, dstHost, limits.maxStreamsPerConnection());
+        registry,
+        lane ? Math.max(1, chunkSize / 4) : chunkSize,
+        lane ? 2 : 4,
+        link,
+        paces,
+        order,
+        dstHost,
+        limits.maxStreamsPerConnection(),
+        metrics);
   }
 
   /** Serves a local process whose identity is {@code principal}. */
   ChannelHandler session(String principal) {
     return new ClientSession(
-        registry, fetches, principal, limits.maxStreamsPerConnection(), budget);
+        registry, fetches, principal, limits.maxStreamsPerConnection(), budget, metrics);
   }
 
   /** Raises an idle event after {@link Limits#idleTimeoutMillis} without a frame either way. */

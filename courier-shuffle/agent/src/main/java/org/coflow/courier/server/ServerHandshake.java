@@ -167,7 +167,8 @@ final class ServerHandshake extends SimpleChannelInboundHandler<Frame> {
       ctx.pipeline().addBefore(ctx.name(), "idle", server.idle());
     }
     if (hello.getRole() == Role.ROLE_AGENT) {
-      ctx.pipeline().addBefore(ctx.name(), "serve", server.sender(hello.getHostId()));
+      ctx.pipeline()
+          .addBefore(ctx.name(), "serve", server.sender(hello.getHostId(), hello.getLane()));
     } else {
       ctx.pipeline().addBefore(ctx.name(), "client", server.session(principal));
     }

@@ -19,6 +19,7 @@ import org.coflow.api.proto.courier.v1.Credit;
 import org.coflow.courier.enforce.DestinationOrder;
 import org.coflow.courier.enforce.PaceTable;
 import org.coflow.courier.enforce.PriorityPacer;
+import org.coflow.courier.metrics.DataPlaneMetrics;
 import org.coflow.courier.protocol.Frame;
 import org.coflow.courier.protocol.FrameType;
 import org.coflow.courier.testing.ShuffleFiles;
@@ -43,6 +44,7 @@ class PacedSendingTest {
     BlockRegistry registry = new BlockRegistry(List.of(tmp.toRealPath()));
     String set = ShuffleFiles.registerSpark(registry, "app", "1", dir);
     AtomicLong clock = new AtomicLong();
+    DataPlaneMetrics metrics = new DataPlaneMetrics();
     EmbeddedChannel channel = new EmbeddedChannel();
     channel.freezeTime();
     channel
@@ -51,11 +53,13 @@ class PacedSendingTest {
             new BlockSender(
                 registry,
                 CHUNK,
+                4,
                 PriorityPacer.UNLIMITED,
                 new PaceTable(CHUNK, clock::get),
                 new DestinationOrder(),
                 "dst",
-                64));
+                64,
+                metrics));
     double slowRate = 100e3;
     double fastRate = 2e6;
     // The slow coflow has all the credit it needs; the fast one is granted a chunk's worth each
@@ -93,6 +97,11 @@ class PacedSendingTest {
     // And neither went much past its rate (a bucket holds a chunk plus 50 ms of its rate).
     assertTrue(slow <= slowRate * seconds + 2 * CHUNK + 0.05 * slowRate, "slow " + slow);
     assertTrue(fast <= fastRate * seconds + 2 * CHUNK + 0.05 * fastRate, "fast " + fast);
+    // The agent's metrics saw the timer: it fired within the clock's 1 ms step of its deadline.
+    assertTrue(metrics.paceLateness.snapshot().count() > 0, "no pace timer was measured");
+    assertTrue(
+        metrics.paceLateness.snapshot().maxMillis() <= 1.0,
+        "pace timer late by " + metrics.paceLateness.snapshot().maxMillis() + " ms");
   }
 
   private static Frame request(

@@ -64,7 +64,8 @@ class AgentToAgentTest {
             registry,
             null,
             64 << 10,
-            org.coflow.courier.enforce.LinkRate.UNLIMITED);
+            org.coflow.courier.enforce.LinkRate.UNLIMITED,
+            new org.coflow.courier.metrics.DataPlaneMetrics());
   }
 
   private FileSink sink(Path target) throws java.io.IOException {

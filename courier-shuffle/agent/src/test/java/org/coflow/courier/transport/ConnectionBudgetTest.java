@@ -55,6 +55,8 @@ class ConnectionBudgetTest {
         CourierAgent.start(
             Agents.local("exec-0", 2)
                 .set(CourierConfig.MAX_NUM, maxNum)
+                // The bulk connections' budget alone: no block takes the latency lane.
+                .set(CourierConfig.LANE, 0L)
                 .set(CourierConfig.MERGE, merge)
                 .set(CourierConfig.MIN_SIZE, (long) (minSize)))) {
       List<RemoteBlock> blocks = new ArrayList<>();
@@ -159,7 +161,8 @@ class ConnectionBudgetTest {
             CourierAgent.start(
                 Agents.local("exec-0", 2)
                     .set(CourierConfig.MAX_NUM, 2)
-                    .set(CourierConfig.MIN_SIZE, 1L << 20));
+                    .set(CourierConfig.MIN_SIZE, 1L << 20)
+                    .set(CourierConfig.LANE, 0L)); // bulk connections only
         CourierAgent slow =
             CourierAgent.start(Agents.local("exec-1", 1).set(CourierConfig.LINK_RATE, 1e6));
         CourierAgent other = CourierAgent.start(Agents.local("exec-2", 1));

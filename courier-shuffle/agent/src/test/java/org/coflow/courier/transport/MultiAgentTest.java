@@ -64,6 +64,9 @@ class MultiAgentTest {
                     // could serve every block before any pair had 1 MiB outstanding, and never
                     // split (seen once in CI).
                     .set(CourierConfig.MIN_SIZE, (long) (64 << 10))
+                    // Blocks up to 64 KiB take the latency lanes, larger ones the bulk
+                    // connections: both carry blocks of every coflow at once.
+                    .set(CourierConfig.LANE, (long) (64 << 10))
                     .credentials(Agents.CLUSTER)));
         Path dir = Files.createDirectories(tmp.resolve("host-" + h + "/blockmgr")).toRealPath();
         dirs.add(dir);
