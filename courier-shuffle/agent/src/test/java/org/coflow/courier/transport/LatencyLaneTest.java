@@ -89,9 +89,7 @@ class LatencyLaneTest {
                     } catch (InterruptedException e) {
                       Thread.currentThread().interrupt();
                     }
-                    byte[] b = new byte[data.readableBytes()];
-                    data.getBytes(data.readerIndex(), b);
-                    bulkBytes.writeBytes(b);
+                    append(bulkBytes, data);
                   })
               .get(0);
       assertTrue(stalled.await(20, TimeUnit.SECONDS), "the bulk block never started");
@@ -101,11 +99,7 @@ class LatencyLaneTest {
               .fetchBlocks(
                   "a/small",
                   List.of(block(server, 1, SMALL)),
-                  (i, data) -> {
-                    byte[] b = new byte[data.readableBytes()];
-                    data.getBytes(data.readerIndex(), b);
-                    smallBytes.writeBytes(b);
-                  })
+                  (i, data) -> append(smallBytes, data))
               .get(0);
       boolean arrived;
       try {
@@ -131,6 +125,12 @@ class LatencyLaneTest {
     } finally {
       group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
+  }
+
+  private static void append(ByteArrayOutputStream out, io.netty.buffer.ByteBuf data) {
+    byte[] b = new byte[data.readableBytes()];
+    data.getBytes(data.readerIndex(), b);
+    out.writeBytes(b);
   }
 
   private static RemoteBlock block(CourierAgent server, int partition, int size) {
