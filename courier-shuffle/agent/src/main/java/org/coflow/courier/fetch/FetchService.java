@@ -428,7 +428,7 @@ public final class FetchService implements AutoCloseable {
     p.opening++;
     int index = p.conns.size() + p.opening - 1;
     InetSocketAddress at = p.address;
-    PeerConnection.open(transport, hostId, p.host, at, index, window)
+    PeerConnection.open(transport, hostId, p.host, at, index, window, false)
         .whenComplete(
             (conn, error) -> {
               synchronized (this) {

@@ -67,21 +67,9 @@ public final class PeerConnection implements AutoCloseable {
    * Connects to the agent of {@code remoteHost} at {@code address} and says hello.
    *
    * @param window bytes a stream may have in flight before the serving agent waits for credit
+   * @param lane whether this is the latency lane to that host (its HELLO says so) rather than one
+   *     of the bulk connections
    * @return completes once the remote agent acknowledged the handshake
-   */
-  public static CompletableFuture<PeerConnection> open(
-      TransportContext transport,
-      String localHost,
-      String remoteHost,
-      InetSocketAddress address,
-      int connectionIndex,
-      long window) {
-    return open(transport, localHost, remoteHost, address, connectionIndex, window, false);
-  }
-
-  /**
-   * Like {@link #open(TransportContext, String, String, InetSocketAddress, int, long)}; {@code
-   * lane}: the connection is the latency lane to that host (its HELLO says so).
    */
   public static CompletableFuture<PeerConnection> open(
       TransportContext transport,

@@ -80,7 +80,13 @@ class AgentToAgentTest {
 
   private PeerConnection connect(long window) throws Exception {
     return PeerConnection.open(
-            new TransportContext(group, MAX_FRAME), "exec-1", "exec-2", server.address(), 0, window)
+            new TransportContext(group, MAX_FRAME),
+            "exec-1",
+            "exec-2",
+            server.address(),
+            0,
+            window,
+            false)
         .get(10, TimeUnit.SECONDS);
   }
 
