@@ -92,15 +92,15 @@ final class FetchPeer {
   static final class Block {
     final String coflow;
     final RemoteBlock block;
-    BlockSink sink;
+
+    /** The caller's sink, tracked; it also says whether the block goes on the peer's lane. */
+    TrackedSink sink;
+
     final long window;
     final boolean autoCredit;
     final Consumer<FetchService.Handle> started;
     final long requested = System.nanoTime();
     Conn conn;
-
-    /** Whether it goes on the peer's latency lane. */
-    boolean lane;
 
     Block(
         String coflow,

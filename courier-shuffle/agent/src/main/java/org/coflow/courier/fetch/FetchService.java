@@ -225,12 +225,9 @@ public final class FetchService implements AutoCloseable {
         p.address = address;
       }
       FetchPeer.Block b = new FetchPeer.Block(coflowId, block, w, autoCredit, started);
-      TrackedSink tracked =
-          new TrackedSink(sink, block, key, flows, received, metrics, () -> ended(b, p));
-      b.sink = tracked;
-      b.lane = onLane(key, p, block.getSize());
-      tracked.lane = b.lane;
-      (b.lane ? p.laneWaiting : p.waiting).add(b);
+      b.sink = new TrackedSink(sink, block, key, flows, received, metrics, () -> ended(b, p));
+      b.sink.lane = onLane(key, p, block.getSize());
+      (b.sink.lane ? p.laneWaiting : p.waiting).add(b);
       p.outstanding += b.bytes();
       p.coflows.merge(coflowId, 1, Integer::sum);
       plan();
@@ -337,8 +334,7 @@ public final class FetchService implements AutoCloseable {
                   LOG.debug("no lane to remote={}: {}", p.host, String.valueOf(error));
                   p.laneRetryAt = System.nanoTime() + LANE_RETRY_NANOS;
                   for (FetchPeer.Block b; (b = p.laneWaiting.poll()) != null; ) {
-                    b.lane = false;
-                    ((TrackedSink) b.sink).lane = false;
+                    b.sink.lane = false;
                     p.waiting.add(b);
                   }
                   if (!closed) {
@@ -362,17 +358,22 @@ public final class FetchService implements AutoCloseable {
       p.lane = null; // reopened when a flow's first bytes need it
     }
     if (!p.laneWaiting.isEmpty() && !closed) {
-      try {
-        transport.group().execute(this::replan); // not inline: as for a bulk connection's close
-      } catch (java.util.concurrent.RejectedExecutionException shutDown) {
-        // the agent is closing: nothing more to plan
-      }
+      replanLater();
     }
   }
 
   private synchronized void replan() {
     if (!closed) {
       plan();
+    }
+  }
+
+  /** Plans again on the event loop: a close the plan itself started may be on this call stack. */
+  private void replanLater() {
+    try {
+      transport.group().execute(this::replan);
+    } catch (java.util.concurrent.RejectedExecutionException shutDown) {
+      // the agent is closing: nothing more to plan
     }
   }
 
@@ -460,11 +461,7 @@ public final class FetchService implements AutoCloseable {
                     transport
                         .group()
                         .schedule(
-                            () -> {
-                              synchronized (this) {
-                                plan();
-                              }
-                            },
+                            this::replan,
                             BUSY_RETRY_MILLIS,
                             java.util.concurrent.TimeUnit.MILLISECONDS);
                     return;
@@ -494,19 +491,7 @@ public final class FetchService implements AutoCloseable {
       }
       open--;
     }
-    // Not inline: a close the plan itself started may complete on this very call stack.
-    try {
-      transport
-          .group()
-          .execute(
-              () -> {
-                synchronized (this) {
-                  plan();
-                }
-              });
-    } catch (java.util.concurrent.RejectedExecutionException shutDown) {
-      // the agent is closing: nothing more to plan
-    }
+    replanLater();
   }
 
   /** Hands waiting blocks to the peer's usable connections, least busy first. */
