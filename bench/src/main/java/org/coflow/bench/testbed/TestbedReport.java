@@ -46,7 +46,8 @@ public final class TestbedReport {
 
   /**
    * The agents' data-plane figures the hosts report and the report prints (times: from a block's
-   * request to its first byte, on a lane or not; waiting for a connection; the pace timer's
+   * request to its first byte, on a lane or not; waiting for a connection; a lane block's wait for
+   * its lane on the fetching side and for its first chunk on the serving side; the pace timer's
    * lateness), with the streams that went on lanes.
    */
   static final List<String> DATA_PLANE =
@@ -55,6 +56,8 @@ public final class TestbedReport {
           "firstByte.p99",
           "laneFirstByte.p50",
           "laneFirstByte.p99",
+          "laneDispatchWait.p50",
+          "laneServeWait.p50",
           "dispatchWait.p99",
           "resolve.p50",
           "paceLateness.p99",
@@ -326,10 +329,11 @@ public final class TestbedReport {
   private void printDataPlane(PrintStream out) {
     out.printf(
         Locale.ROOT,
-        "%-30s %17s %17s %12s %10s %12s %8s%n",
+        "%-30s %17s %17s %15s %12s %10s %12s %8s%n",
         "agents (median host, ms)",
         "1st byte p50/p99",
         "lane 1st p50/p99",
+        "lane disp/serve",
         "dispatch p99",
         "resolve",
         "pace late p99",
@@ -341,7 +345,7 @@ public final class TestbedReport {
       double streams = dataPlane(s, "streams");
       out.printf(
           Locale.ROOT,
-          "%-30s %17s %17s %12.1f %10.2f %12.1f %7.0f%%%n",
+          "%-30s %17s %17s %15s %12.1f %10.2f %12.1f %7.0f%%%n",
           s.label(),
           String.format(
               Locale.ROOT,
@@ -353,6 +357,11 @@ public final class TestbedReport {
               "%.0f/%.0f",
               dataPlane(s, "laneFirstByte.p50"),
               dataPlane(s, "laneFirstByte.p99")),
+          String.format(
+              Locale.ROOT,
+              "%.0f/%.0f",
+              dataPlane(s, "laneDispatchWait.p50"),
+              dataPlane(s, "laneServeWait.p50")),
           dataPlane(s, "dispatchWait.p99"),
           dataPlane(s, "resolve.p50"),
           dataPlane(s, "paceLateness.p99"),

@@ -13,13 +13,27 @@ import java.util.Map;
  * Each sender tells this table the best priority it has ready to send to a host; a chunk may go
  * only if no connection to the same host has a better one ready, and when the best ready priority
  * towards a host gets worse (a stream ended, or waits for credit), the senders held back are woken.
- * Ready means data and credit: a stream waiting for its reader's credit holds nobody back.
- * Thread-safe (connections run on different event loops).
+ * Ready means data and credit: a stream waiting for its reader's credit holds nobody back. Among
+ * equal priorities the host's latency lane goes first: it carries only small blocks, and a bulk
+ * connection that kept sending beside it would give it one TCP share among several, so a small
+ * coflow would wait behind bulk chunks in the sender's socket and the network's queues. A
+ * connection's standing is its {@link #rank}. Thread-safe (connections run on different event
+ * loops).
  */
 public final class DestinationOrder {
-  /** One connection's entry: its best ready priority and how to wake it. */
+  /** The rank of a connection with nothing ready. */
+  public static final long NONE = Long.MAX_VALUE;
+
+  /**
+   * The standing of a connection whose best ready priority is {@code priority}: lower goes first.
+   */
+  public static long rank(int priority, boolean lane) {
+    return ((long) priority << 1) | (lane ? 0 : 1);
+  }
+
+  /** One connection's entry: its best ready rank and how to wake it. */
   private static final class Sender {
-    int best = Integer.MAX_VALUE;
+    long best = NONE;
     final Runnable wake;
 
     Sender(Runnable wake) {
@@ -30,18 +44,18 @@ public final class DestinationOrder {
   private final Map<String, Map<Object, Sender>> byHost = new HashMap<>();
 
   /**
-   * Sets {@code sender}'s best ready priority towards {@code dstHost} ({@link Integer#MAX_VALUE}:
-   * nothing ready); {@code wake} is how to make it try again (it must not block or re-enter).
+   * Sets {@code sender}'s best ready {@link #rank} towards {@code dstHost} ({@link #NONE}: nothing
+   * ready); {@code wake} is how to make it try again (it must not block or re-enter).
    */
-  public void update(String dstHost, Object sender, int best, Runnable wake) {
+  public void update(String dstHost, Object sender, long best, Runnable wake) {
     List<Runnable> toWake = new ArrayList<>();
     synchronized (this) {
       Map<Object, Sender> senders = byHost.computeIfAbsent(dstHost, h -> new HashMap<>());
-      int before = floor(senders);
+      long before = floor(senders);
       senders.computeIfAbsent(sender, s -> new Sender(wake)).best = best;
       if (floor(senders) > before) {
         for (Map.Entry<Object, Sender> e : senders.entrySet()) {
-          if (e.getKey() != sender && e.getValue().best < Integer.MAX_VALUE) {
+          if (e.getKey() != sender && e.getValue().best < NONE) {
             toWake.add(e.getValue().wake);
           }
         }
@@ -53,16 +67,16 @@ public final class DestinationOrder {
   }
 
   /**
-   * Whether {@code sender} may send a chunk of {@code priority} to {@code dstHost} now: no other
+   * Whether {@code sender} may send a chunk of {@code rank} to {@code dstHost} now: no other
    * connection to that host has a better one ready (its own entry may be stale mid-pump).
    */
-  public synchronized boolean maySend(String dstHost, Object sender, int priority) {
+  public synchronized boolean maySend(String dstHost, Object sender, long rank) {
     Map<Object, Sender> senders = byHost.get(dstHost);
     if (senders == null) {
       return true;
     }
     for (Map.Entry<Object, Sender> e : senders.entrySet()) {
-      if (e.getKey() != sender && e.getValue().best < priority) {
+      if (e.getKey() != sender && e.getValue().best < rank) {
         return false;
       }
     }
@@ -71,7 +85,7 @@ public final class DestinationOrder {
 
   /** Forgets {@code sender} (its connection closed), waking the ones it held back. */
   public void remove(String dstHost, Object sender) {
-    update(dstHost, sender, Integer.MAX_VALUE, () -> {});
+    update(dstHost, sender, NONE, () -> {});
     synchronized (this) {
       Map<Object, Sender> senders = byHost.get(dstHost);
       if (senders != null) {
@@ -83,8 +97,8 @@ public final class DestinationOrder {
     }
   }
 
-  private static int floor(Map<Object, Sender> senders) {
-    int min = Integer.MAX_VALUE;
+  private static long floor(Map<Object, Sender> senders) {
+    long min = NONE;
     for (Sender s : senders.values()) {
       min = Math.min(min, s.best);
     }

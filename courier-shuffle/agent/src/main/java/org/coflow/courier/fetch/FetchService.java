@@ -515,7 +515,11 @@ public final class FetchService implements AutoCloseable {
 
   /** Requests block {@code b} on connection {@code c}. */
   private void start(FetchPeer p, FetchPeer.Block b, FetchPeer.Conn c) {
-    metrics.dispatchWait.recordNanos(System.nanoTime() - b.requested);
+    long waited = System.nanoTime() - b.requested;
+    metrics.dispatchWait.recordNanos(waited);
+    if (b.sink.lane) {
+      metrics.laneDispatchWait.recordNanos(waited);
+    }
     metrics.streams.increment();
     b.conn = c;
     c.running++;

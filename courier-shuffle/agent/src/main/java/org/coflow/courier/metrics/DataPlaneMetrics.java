@@ -29,6 +29,12 @@ public final class DataPlaneMetrics {
   /** Serving: from a block's request until its first chunk was written to the connection. */
   public final Histogram serveWait = new Histogram();
 
+  /** The same for the blocks a latency lane served. */
+  public final Histogram laneServeWait = new Histogram();
+
+  /** Fetching: the dispatch wait of the blocks that went on a latency lane. */
+  public final Histogram laneDispatchWait = new Histogram();
+
   /** Serving: how long finding a requested block's file, range and checksums took. */
   public final Histogram resolve = new Histogram();
 
@@ -56,12 +62,14 @@ public final class DataPlaneMetrics {
   public Map<String, Number> snapshot() {
     Map<String, Number> m = new LinkedHashMap<>();
     put(m, "dispatchWait", dispatchWait);
+    put(m, "laneDispatchWait", laneDispatchWait);
     put(m, "firstByte", firstByte);
     put(m, "fetchTime", fetchTime);
     put(m, "laneFirstByte", laneFirstByte);
     put(m, "laneFetchTime", laneFetchTime);
     put(m, "resolve", resolve);
     put(m, "serveWait", serveWait);
+    put(m, "laneServeWait", laneServeWait);
     put(m, "paceLateness", paceLateness);
     m.put("streams", streams.sum());
     m.put("laneStreams", laneStreams.sum());

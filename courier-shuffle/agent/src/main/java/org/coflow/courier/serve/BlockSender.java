@@ -16,6 +16,7 @@ import org.coflow.api.proto.courier.v1.Chunk;
 import org.coflow.api.proto.courier.v1.Credit;
 import org.coflow.api.proto.courier.v1.ErrorCode;
 import org.coflow.api.proto.courier.v1.Priority;
+import org.coflow.courier.enforce.DestinationOrder;
 import org.coflow.courier.enforce.LinkRate;
 import org.coflow.courier.metrics.DataPlaneMetrics;
 import org.coflow.courier.protocol.Frame;
@@ -59,13 +60,16 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
   private final org.coflow.courier.enforce.PaceTable paces;
 
   /** Priority across this agent's connections to the same host. */
-  private final org.coflow.courier.enforce.DestinationOrder order;
+  private final DestinationOrder order;
 
   /** How another connection's change of priorities wakes this one (on its event loop). */
   private final Runnable wake;
 
   /** The fetching agent's host id (from its HELLO). */
   private final String dstHost;
+
+  /** This is the host's latency lane: it goes first among equal priorities towards the host. */
+  private final boolean lane;
 
   private final int maxStreams;
 
@@ -103,6 +107,8 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
   /**
    * @param unsentChunks the most chunks written to the channel and not yet handed to the socket
    * @param link the host's link rate all its sending connections share
+   * @param lane the connection is the fetching host's latency lane: its coflows go least-served
+   *     first, and its chunks go before the bulk connections' chunks of equal priority to that host
    */
   public BlockSender(
       BlockRegistry registry,
@@ -110,10 +116,12 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
       int unsentChunks,
       org.coflow.courier.enforce.PriorityPacer link,
       org.coflow.courier.enforce.PaceTable paces,
-      org.coflow.courier.enforce.DestinationOrder order,
+      DestinationOrder order,
       String dstHost,
+      boolean lane,
       int maxStreams,
       DataPlaneMetrics metrics) {
+    this.lane = lane;
     this.metrics = metrics;
     this.order = order;
     this.wake = () -> ctx.executor().execute(this::pump);
@@ -124,7 +132,7 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
     this.registry = registry;
     this.chunkSize = chunkSize;
     this.link = link;
-    this.ready = new ReadyQueue<>(s -> s.priority, s -> s.coflow, s -> s.reader, chunkSize);
+    this.ready = new ReadyQueue<>(s -> s.priority, s -> s.coflow, s -> s.reader, chunkSize, lane);
   }
 
   /** One block being sent. */
@@ -366,10 +374,19 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
         wait);
   }
 
+  /** {@code s}'s first bytes (or its end marker, for an empty block) are being written. */
+  private void servedFirst(OutStream s) {
+    long waited = System.nanoTime() - s.requested;
+    metrics.serveWait.recordNanos(waited);
+    if (lane) {
+      metrics.laneServeWait.recordNanos(waited);
+    }
+  }
+
   /** The block's end marker, right behind its last chunk (it takes no turn of its own). */
   private void end(OutStream s) {
     if (s.segment.length() == 0) {
-      metrics.serveWait.recordNanos(System.nanoTime() - s.requested);
+      servedFirst(s);
     }
     metrics.served.increment();
     dequeue(s);
@@ -412,7 +429,7 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
         && unsent < maxUnsent
         && !ready.isEmpty()
         && !waitingForLink
-        && order.maySend(dstHost, this, ready.firstPriority())) {
+        && order.maySend(dstHost, this, DestinationOrder.rank(ready.firstPriority(), lane))) {
       if (!prepaid
           && !link.grant(
               ready.firstPriority(),
@@ -468,7 +485,7 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
         link.giveBack(chunkSize - n);
       }
       if (s.sent == 0) {
-        metrics.serveWait.recordNanos(System.nanoTime() - s.requested);
+        servedFirst(s);
       }
       unsent += n;
       ctx.write(
@@ -503,9 +520,12 @@ public final class BlockSender extends SimpleChannelInboundHandler<Frame> {
     ctx.flush();
     // A connection whose ready coflows are all paced out has nothing to send now: it holds no
     // other connection back until its pace lets it.
-    int best = ready.isEmpty() || pacedOut ? Integer.MAX_VALUE : ready.firstPriority();
+    long best =
+        ready.isEmpty() || pacedOut
+            ? DestinationOrder.NONE
+            : DestinationOrder.rank(ready.firstPriority(), lane);
     order.update(dstHost, this, best, wake);
-    if (best < Integer.MAX_VALUE
+    if (best < DestinationOrder.NONE
         && !pacedOut
         && !waitingForLink
         && ctx.channel().isWritable()

@@ -1,8 +1,11 @@
 package org.coflow.courier.serve;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Function;
@@ -18,7 +21,11 @@ import java.util.function.ToLongFunction;
  *       a quantum of bytes to its deficit and lasts until the deficit is spent, so a coflow of 2 KB
  *       blocks gets as many bytes per round as one of 64 KiB chunks (a turn per chunk would give it
  *       a thirtieth); a coflow is one flow of the host pair whatever the number of its blocks
- *       (Courier §5.1.2 saw small coflows blocked by the per-block split);
+ *       (Courier §5.1.2 saw small coflows blocked by the per-block split). A latency lane instead
+ *       serves the coflow that has sent the fewest bytes since it last had nothing ready (least
+ *       attained service): a lane carries only the first bytes of each flow, so its coflows are all
+ *       young, and round-robin among twenty of them would make a small coflow wait for twenty turns
+ *       where least-served lets it go next;
  *   <li>within a coflow, readers (reduce tasks) take turns, one reader per coflow turn;
  *   <li>within a reader, its blocks go whole and in the order requested, so the task can start on
  *       its first block while the rest arrive (what Spark's own server does), instead of all of
@@ -38,6 +45,9 @@ final class ReadyQueue<S> {
     final LinkedHashMap<Object, ArrayDeque<S>> readers = new LinkedHashMap<>();
     long deficit;
     boolean inTurn;
+
+    /** Bytes sent since this coflow last had nothing ready (least-served order). */
+    long served;
 
     Flow(String coflow) {
       this.coflow = coflow;
@@ -69,16 +79,19 @@ final class ReadyQueue<S> {
   private final Function<S, String> coflow;
   private final Function<S, Object> reader;
   private final long quantum;
+  private final boolean leastServed;
 
   /**
    * @param quantum bytes a coflow's turn adds to its deficit; at least the largest piece ever sent
    *     at once (a chunk), so that every turn sends something
+   * @param leastServed coflows of one priority go least-served first rather than in turn
    */
   ReadyQueue(
       ToIntFunction<S> priority,
       Function<S, String> coflow,
       Function<S, Object> reader,
-      long quantum) {
+      long quantum,
+      boolean leastServed) {
     if (quantum < 1) {
       throw new IllegalArgumentException("the quantum must be positive, got " + quantum);
     }
@@ -86,6 +99,7 @@ final class ReadyQueue<S> {
     this.coflow = coflow;
     this.reader = reader;
     this.quantum = quantum;
+    this.leastServed = leastServed;
   }
 
   /** Forgets every stream (the connection closed). */
@@ -158,6 +172,13 @@ final class ReadyQueue<S> {
   S next(ToLongFunction<S> wait, long[] waited) {
     waited[0] = Long.MAX_VALUE;
     for (Level level : byPriority.values()) {
+      if (leastServed) {
+        S head = leastServed(level, wait, waited);
+        if (head != null) {
+          return head;
+        }
+        continue;
+      }
       // Each coflow is looked at most twice: once to start its turn, once more if its deficit
       // was still short (it cannot be short twice: a turn adds at least a piece's bytes).
       for (int k = 2 * level.round.size(); k > 0; k--) {
@@ -185,6 +206,21 @@ final class ReadyQueue<S> {
     return null;
   }
 
+  /** The head of the least-served coflow of {@code level} its pace lets go, or null. */
+  private S leastServed(Level level, ToLongFunction<S> wait, long[] waited) {
+    List<Flow> byServed = new ArrayList<>(level.round);
+    byServed.sort(Comparator.comparingLong(f -> f.served)); // stable: ties keep arrival order
+    for (Flow f : byServed) {
+      S head = f.head();
+      long w = wait.applyAsLong(head);
+      if (w <= 0) {
+        return head;
+      }
+      waited[0] = Math.min(waited[0], w);
+    }
+    return null;
+  }
+
   /**
    * {@code bytes} of {@code s} went out (a chunk, or 0 for an end marker alone): charged to its
    * coflow's turn, which ends once the deficit is spent.
@@ -195,8 +231,9 @@ final class ReadyQueue<S> {
     if (f == null) {
       return;
     }
+    f.served += bytes;
     f.deficit -= bytes;
-    if (f.deficit <= 0 && f.inTurn && level.round.peekFirst() == f) {
+    if (!leastServed && f.deficit <= 0 && f.inTurn && level.round.peekFirst() == f) {
       rotate(level, f);
     }
   }

@@ -67,6 +67,7 @@ final class ServerContext {
         paces,
         order,
         dstHost,
+        lane,
         limits.maxStreamsPerConnection(),
         metrics);
   }

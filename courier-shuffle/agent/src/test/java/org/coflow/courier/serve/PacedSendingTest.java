@@ -58,6 +58,7 @@ class PacedSendingTest {
                 new PaceTable(CHUNK, clock::get),
                 new DestinationOrder(),
                 "dst",
+                false,
                 64,
                 metrics));
     double slowRate = 100e3;
