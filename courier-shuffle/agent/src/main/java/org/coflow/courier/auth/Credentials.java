@@ -13,6 +13,9 @@ public final class Credentials {
   /** The identity of a cluster secret (standalone agents, NodeManagers). */
   public static final String CLUSTER = "cluster";
 
+  /** The identity of an embedded agent's own process, proving a secret only that process holds. */
+  public static final String PROCESS = "process";
+
   private final String identity;
   private final Secret secret;
 

@@ -18,6 +18,9 @@ public final class KeyRing {
 
   private final boolean open;
 
+  /** An open ring still refuses local clients that prove nothing (see {@link #ownClientsOnly}). */
+  private volatile boolean anonymousClients = true;
+
   private KeyRing(boolean open) {
     this.open = open;
   }
@@ -66,5 +69,23 @@ public final class KeyRing {
   /** Whether peers that prove nothing are admitted (as anonymous). */
   public boolean isOpen() {
     return open;
+  }
+
+  /**
+   * Admits as local clients only those proving {@code secret} as {@code identity}, even where the
+   * ring is open to other hosts' agents: an agent embedded in a process without a cluster or
+   * application secret serves anyone its files, as the engine's own server would, but fetches only
+   * for its own process, so nobody else can fetch under its host's name or use it to reach other
+   * hosts.
+   */
+  public KeyRing ownClientsOnly(String identity, Secret secret) {
+    addClient(identity, secret);
+    anonymousClients = false;
+    return this;
+  }
+
+  /** Whether a local client that proves nothing is admitted (on an open ring). */
+  public boolean admitsAnonymousClients() {
+    return open && anonymousClients;
   }
 }

@@ -76,6 +76,13 @@ public final class Secret {
     }
   }
 
+  /** A fresh random secret of 32 bytes (one process's own, never written anywhere). */
+  public static Secret random() {
+    byte[] key = new byte[32];
+    new java.security.SecureRandom().nextBytes(key);
+    return new Secret(key);
+  }
+
   byte[] key() {
     return key;
   }

@@ -10,6 +10,8 @@ import org.coflow.api.proto.courier.v1.RemoteBlock;
 import org.coflow.courier.AgentOptions;
 import org.coflow.courier.CourierAgent;
 import org.coflow.courier.auth.Credentials;
+import org.coflow.courier.auth.KeyRing;
+import org.coflow.courier.auth.Secret;
 import org.coflow.courier.fetch.BlockConsumer;
 import org.coflow.courier.protocol.HostPort;
 import org.coflow.courier.serve.BlockRegistry;
@@ -47,13 +49,23 @@ public final class LocalAgent implements AutoCloseable {
   }
 
   /**
-   * Starts an agent in this process and connects to it (with the agent's own credentials). What
+   * Starts an agent in this process and connects to it (with the agent's own credentials, or, when
+   * it has none, a secret only this process holds: an embedded agent fetches for nobody else). What
    * this process registers is registered in-process, owned by it alone.
    */
   public static LocalAgent embed(AgentOptions options) throws InterruptedException {
+    Credentials own = options.credentials();
+    Credentials client = own;
+    if (!own.present()) {
+      // Open to other hosts' agents, as the engine's own block server is; but its clients must
+      // prove a secret only this process holds.
+      Secret mine = Secret.random();
+      client = Credentials.of(Credentials.PROCESS, mine);
+      options.keys(KeyRing.open().ownClientsOnly(Credentials.PROCESS, mine));
+    }
     CourierAgent agent = CourierAgent.start(options);
     try {
-      return connect(agent, options.hostId(), HostPort.of(agent.address()), agent.credentials());
+      return connect(agent, options.hostId(), HostPort.of(agent.address()), client);
     } catch (InterruptedException | RuntimeException | Error e) {
       agent.close();
       throw e;

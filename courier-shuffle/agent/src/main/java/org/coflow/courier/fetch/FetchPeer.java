@@ -18,11 +18,10 @@ final class FetchPeer {
   final String host;
 
   /**
-   * Where the host's agent is: the address the first fetch named, replaced by a later fetch's only
-   * while no connection to it is open or opening (a dead address is retried and replaced; a live,
-   * proven one is never redirected).
+   * Where the host's agent is, as the fetches this peer carries named it: blocks naming another
+   * address have a peer of their own.
    */
-  InetSocketAddress address;
+  final InetSocketAddress address;
 
   /**
    * A stable number, never reused: the plan merges the blocks of peers with one number into one

@@ -70,7 +70,35 @@ public final class FetchService implements AutoCloseable {
    * Who shares connections: a host (merging), or a coflow's blocks from a host (without). Guarded
    * by this.
    */
-  private final Map<FlowKey, FetchPeer> peers = new LinkedHashMap<>();
+  /**
+   * By unit and address: a unit's blocks at another address (a client naming the host somewhere
+   * else, right or wrong) go to a peer of their own, so that a claim about where a host is never
+   * changes what the clients that named its true address are served.
+   */
+  private final Map<PeerKey, FetchPeer> peers = new LinkedHashMap<>();
+
+  /** A peer's key: the unit sharing connections and the address its blocks named. */
+  private static final class PeerKey {
+    final FlowKey unit;
+    final InetSocketAddress address;
+
+    PeerKey(FlowKey unit, InetSocketAddress address) {
+      this.unit = unit;
+      this.address = address;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof PeerKey
+          && ((PeerKey) o).unit.equals(unit)
+          && ((PeerKey) o).address.equals(address);
+    }
+
+    @Override
+    public int hashCode() {
+      return unit.hashCode() * 31 + address.hashCode();
+    }
+  }
 
   private int open;
   private int highWater;
@@ -219,11 +247,8 @@ public final class FetchService implements AutoCloseable {
     synchronized (this) {
       FetchPeer p =
           peers.computeIfAbsent(
-              unit(coflowId, block.getHostId()),
+              new PeerKey(unit(coflowId, block.getHostId()), address),
               k -> new FetchPeer(block.getHostId(), address, nextPeerIndex++));
-      if (!p.address.equals(address) && p.conns.isEmpty() && p.opening == 0) {
-        p.address = address;
-      }
       FetchPeer.Block b = new FetchPeer.Block(coflowId, block, w, autoCredit, started);
       b.sink = new TrackedSink(sink, block, key, flows, received, metrics, () -> ended(b, p));
       b.sink.lane = onLane(key, p, block.getSize());
@@ -258,6 +283,7 @@ public final class FetchService implements AutoCloseable {
    * dispatches.
    */
   private void plan() {
+    peers.values().removeIf(FetchService::idle);
     List<ConnectionPlan.Peer<FetchPeer>> state = new ArrayList<>();
     for (FetchPeer p : peers.values()) {
       boolean busy = !p.waiting.isEmpty() || p.running() > 0;
@@ -494,6 +520,22 @@ public final class FetchService implements AutoCloseable {
     replanLater();
   }
 
+  /**
+   * Whether a peer has nothing open, opening, waiting or running (an address that could not be
+   * reached, or whose connections all closed). Peers are keyed by the address clients name, so
+   * {@link #plan} forgets idle ones: keeping them would let the map grow with every address ever
+   * named.
+   */
+  private static boolean idle(FetchPeer p) {
+    return p.conns.isEmpty()
+        && p.opening == 0
+        && p.waiting.isEmpty()
+        && p.laneWaiting.isEmpty()
+        && p.lane == null
+        && !p.laneOpening
+        && p.coflows.isEmpty();
+  }
+
   /** Hands waiting blocks to the peer's usable connections, least busy first. */
   private void dispatch(FetchPeer p) {
     while (!p.waiting.isEmpty()) {
@@ -620,12 +662,13 @@ public final class FetchService implements AutoCloseable {
         next.rate());
     List<PeerConnection> conns = new ArrayList<>();
     synchronized (this) {
-      FetchPeer p = peers.get(unit(key.coflow(), key.peer()));
-      if (p == null) {
-        return;
-      }
-      for (FetchPeer.Conn c : p.conns) {
-        conns.add(c.connection);
+      FlowKey unit = unit(key.coflow(), key.peer());
+      for (Map.Entry<PeerKey, FetchPeer> e : peers.entrySet()) {
+        if (e.getKey().unit.equals(unit)) {
+          for (FetchPeer.Conn c : e.getValue().conns) {
+            conns.add(c.connection);
+          }
+        }
       }
     }
     for (PeerConnection c : conns) {

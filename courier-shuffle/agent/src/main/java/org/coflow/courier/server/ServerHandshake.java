@@ -93,6 +93,13 @@ final class ServerHandshake extends SimpleChannelInboundHandler<Frame> {
                 + "none (configure the cluster's, the application's or the job's secret: "
                 + "docs/security.md)");
       }
+      if (h.getRole() == Role.ROLE_CLIENT && !server.keys.admitsAnonymousClients()) {
+        throw new ProtocolException(
+            ErrorCode.ERROR_CODE_FORBIDDEN,
+            "this agent is embedded in another process and fetches only for it; a client that "
+                + "proves nothing may not use it (run a host agent with a secret for other "
+                + "processes: docs/security.md)");
+      }
       admit(ctx, "anonymous#" + ANONYMOUS.incrementAndGet() + "@" + ctx.channel().remoteAddress());
       return;
     }
