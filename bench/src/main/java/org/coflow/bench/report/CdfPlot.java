@@ -12,7 +12,6 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import javax.imageio.ImageIO;
 import org.coflow.bench.sim.SimResult;
 
 /** A PNG of the CCT CDFs of several runs, log-scaled time axis, drawn with Java2D (headless). */
@@ -138,6 +137,6 @@ public final class CdfPlot {
       g.drawString(r.label(), left + pw + 58, ly);
     }
     g.dispose();
-    ImageIO.write(img, "png", file.toFile());
+    OutputFile.writePng(file, img);
   }
 }

@@ -10,7 +10,6 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
-import javax.imageio.ImageIO;
 
 /** PNG line and bar charts on linear axes, drawn with Java2D (headless), in CdfPlot's style. */
 public final class ChartPlot {
@@ -63,7 +62,7 @@ public final class ChartPlot {
       legend(g, i, l.label());
     }
     g.dispose();
-    ImageIO.write(img, "png", file.toFile());
+    OutputFile.writePng(file, img);
   }
 
   /** One bar per label. */
@@ -92,7 +91,7 @@ public final class ChartPlot {
       legend(g, i, labels.get(i));
     }
     g.dispose();
-    ImageIO.write(img, "png", file.toFile());
+    OutputFile.writePng(file, img);
   }
 
   private static double niceCeiling(double v) {

@@ -1,10 +1,10 @@
 package org.coflow.bench.report;
 
 import java.io.IOException;
+import java.io.OutputStreamWriter;
 import java.io.PrintStream;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
@@ -104,26 +104,30 @@ public final class Reports {
 
   /** Per-coflow CSV of every run: one row per (run, coflow). */
   public static void writeCsv(Path file, List<SimResult> runs) throws IOException {
-    try (Writer w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
-      w.write("policy,coflow,arrival_s,cct_s,lower_bound_s,bytes,flows,longest_flow_bytes,bin\n");
-      for (SimResult r : runs) {
-        for (int i = 0; i < r.coflows(); i++) {
-          w.write(
-              String.format(
-                  Locale.ROOT,
-                  "%s,%d,%.3f,%.6f,%.6f,%.0f,%d,%.0f,%s%n",
-                  r.label(),
-                  r.ids()[i],
-                  r.arrival()[i],
-                  r.cct()[i],
-                  r.lowerBound()[i],
-                  r.bytes()[i],
-                  r.flows()[i],
-                  r.longestFlow()[i],
-                  Bin.of(r.longestFlow()[i], r.flows()[i]).label()));
-        }
+    OutputFile.write(
+        file, out -> writeCsv(new OutputStreamWriter(out, StandardCharsets.UTF_8), runs));
+  }
+
+  private static void writeCsv(Writer w, List<SimResult> runs) throws IOException {
+    w.write("policy,coflow,arrival_s,cct_s,lower_bound_s,bytes,flows,longest_flow_bytes,bin\n");
+    for (SimResult r : runs) {
+      for (int i = 0; i < r.coflows(); i++) {
+        w.write(
+            String.format(
+                Locale.ROOT,
+                "%s,%d,%.3f,%.6f,%.6f,%.0f,%d,%.0f,%s%n",
+                r.label(),
+                r.ids()[i],
+                r.arrival()[i],
+                r.cct()[i],
+                r.lowerBound()[i],
+                r.bytes()[i],
+                r.flows()[i],
+                r.longestFlow()[i],
+                Bin.of(r.longestFlow()[i], r.flows()[i]).label()));
       }
     }
+    w.flush();
   }
 
   public static void writeSummary(Path file, List<RunSummary> runs, String bandwidth)
@@ -134,6 +138,6 @@ public final class Reports {
           .append(json(runs.get(i), bandwidth))
           .append(i + 1 < runs.size() ? ",\n" : "\n");
     }
-    Files.writeString(file, sb.append("]\n"));
+    OutputFile.writeString(file, sb.append("]\n"));
   }
 }

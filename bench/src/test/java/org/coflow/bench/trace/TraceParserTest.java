@@ -52,4 +52,73 @@ class TraceParserTest {
             () -> TraceParser.parse("hand", new StringReader(text.replace("\\n", "\n"))));
     assertTrue(e.getMessage().startsWith(message), e.getMessage());
   }
+
+  @Test
+  void twoToThe31PortsIsRefusedNamingLineValueAndBound() {
+    TraceFormatException e = refused("2147483648 1\n1 0 1 0 1 1:4.0");
+    assertTrue(
+        e.getMessage().startsWith("hand:1: number of ports 2147483648 is over the bound of 10000;"),
+        e.getMessage());
+  }
+
+  /** Each count is refused before an array or list is sized from it (no OutOfMemoryError). */
+  @ParameterizedTest(name = "{1}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "2147483647 1\\n1 0 1 0 1 1:4.0|hand:1: number of ports 2147483647 is over the bound of 10000",
+        "10001 0|hand:1: number of ports 10001 is over the bound of 10000",
+        "2 2147483647\\n1 0 1 0 1 1:4.0|hand:1: number of coflows 2147483647 is over the bound of 10000000",
+        "10000 1000000|hand:1: 10000 ports times 1000000 coflows is over the bound of 2147483647",
+        "2 1\\n1 0 2147483647 0|hand:2: number of mappers 2147483647 of coflow 1 is more than the fabric's 2 ports",
+        "2 1\\n1 0 3 0 1 1 1 1:4.0|hand:2: number of mappers 3 of coflow 1 is more than the fabric's 2 ports",
+        "2 1\\n1 0 1 0 2147483647 1:4.0|hand:2: number of reducers 2147483647 of coflow 1 is more than",
+        "2 1\\n1 0 1 0 99999999999999999999 1:4.0|hand:2: number of reducers 99999999999999999999 of",
+        "2 1\\n1 100000000001 1 0 1 1:4.0|hand:2: arrival time (ms) 100000000001 is over the bound of 100000000000 ms",
+        "2 1\\n1 0 1 0 1 1:4.0\\n2 0 1 0 1 1:4.0|hand:1: header announces 1 coflows but the file has more (line 3",
+      })
+  void declaredCountsOverTheirBoundsAreRefused(String text, String message) {
+    TraceFormatException e = refused(text);
+    assertTrue(e.getMessage().startsWith(message), e.getMessage());
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "1e308|is over the 1,000,000,000 MB bound; check the trace's units",
+        "1000000001|is over the 1,000,000,000 MB bound; check the trace's units",
+        "Infinity|is over the 1,000,000,000 MB bound; check the trace's units",
+        "NaN|must be a positive number of MB, at most 1,000,000,000",
+        "-4.0|must be a positive number of MB, at most 1,000,000,000",
+        "-0.0|must be a positive number of MB, at most 1,000,000,000",
+      })
+  void reducerSizesOutsideTheBoundAreRefused(String size, String message) {
+    TraceFormatException e = refused("2 1\n1 0 1 0 1 1:" + size);
+    assertEquals(
+        "hand:2: reducer size '" + size + "' of coflow 1 " + message,
+        e.getMessage().split(" \\(")[0]);
+  }
+
+  @Test
+  void traceAtTheBoundsStillLoads() throws Exception {
+    Trace t =
+        TraceParser.parse(
+            "hand",
+            new StringReader(
+                "10000 2\n1 0 2 0 9999 1 5:1000000000\n2 100000000000 1 3 2 0:0.5 9999:2.0\n"));
+    assertEquals(10_000, t.ports());
+    assertEquals(2, t.coflows().size());
+    TraceCoflow big = t.coflows().get(0);
+    assertEquals(1e9 * Trace.MB / 2, big.flowBytes(0));
+    assertTrue(Double.isFinite(big.totalBytes()));
+    assertEquals(100_000_000_000L, t.coflows().get(1).arrivalMs());
+    assertEquals(4, t.coflows().get(0).flowCount() + t.coflows().get(1).flowCount());
+  }
+
+  private static TraceFormatException refused(String text) {
+    return assertThrows(
+        TraceFormatException.class,
+        () -> TraceParser.parse("hand", new StringReader(text.replace("\\n", "\n"))));
+  }
 }
