@@ -19,7 +19,7 @@ final class AgentCommand {
       """
       Usage: coflow agent --host-id ID [--port N] [--bind ADDR] [--master HOST:PORT]
                           [--dirs DIR,...] [--secret-file FILE] [--link-rate RATE]
-                          [--config FILE] [--port-file FILE]
+                          [--config FILE] [--port-file FILE] [--insecure]
 
       Runs the Courier agent of one host: it serves the shuffle data local processes register
       (Spark executors, NodeManagers), fetches blocks of other hosts for local clients over one
@@ -33,8 +33,12 @@ final class AgentCommand {
         --dirs D1,D2      the directories it serves: registrations must lie inside them
                           (coflow.courier.dirs; without any, nothing is served)
         --secret-file F   the cluster secret (coflow.courier.secretFile; a file only its owner
-                          can read): clients and agents must prove it; without it the agent
-                          admits anyone and says so (docs/security.md)
+                          can read; 'coflow secret --out F' makes one): clients and agents must
+                          prove it
+        --insecure        run without a secret on an address beyond loopback: anyone who can
+                          reach the port may fetch every block it serves and have it fetch for
+                          them (docs/security.md). Without a secret and without this flag, the
+                          agent listens only on a loopback --bind
         --link-rate R     cap on what the agent sends, e.g. 1g (coflow.courier.linkRate; default off)
         --config FILE     a properties file of coflow.* keys; options win over the file
         --port-file FILE  once listening, write port=N to FILE (for programs that start agents)
@@ -58,7 +62,7 @@ final class AgentCommand {
                 "link-rate",
                 "config",
                 "port-file"),
-            Set.of("help"));
+            Set.of("help", "insecure"));
     if (a.has("help")) {
       out.print(HELP);
       return 0;
@@ -82,6 +86,17 @@ final class AgentCommand {
                 CourierConfig.SECRET_FILE.key(),
                 "link-rate",
                 CourierConfig.LINK_RATE.key()));
+    String bind = a.get("bind", "0.0.0.0");
+    if (config.get(CourierConfig.SECRET_FILE).isEmpty() && !a.has("insecure") && !loopback(bind)) {
+      throw new UsageException(
+          "coflow agent: no secret (--secret-file or coflow.courier.secretFile) for an agent "
+              + "listening on "
+              + bind
+              + ": anyone who could reach it could fetch every block it serves and feed its "
+              + "clients. Make one with 'coflow secret --out FILE' and give every host of the "
+              + "cluster the same file, bind a loopback address (--bind 127.0.0.1), or pass "
+              + "--insecure to accept this (docs/security.md)");
+    }
     double rate = config.get(CourierConfig.LINK_RATE);
     String master = config.get(CourierConfig.MASTER);
     String hostId = a.get("host-id", "");
@@ -93,9 +108,7 @@ final class AgentCommand {
                   .config(config)
                   // The host's processes register their shuffle files with it over the wire.
                   .clientRegistrations(true)
-                  .bind(
-                      new InetSocketAddress(
-                          a.get("bind", "0.0.0.0"), config.get(CourierConfig.PORT))));
+                  .bind(new InetSocketAddress(bind, config.get(CourierConfig.PORT))));
     } catch (IllegalArgumentException e) {
       throw new UsageException("coflow agent: " + e.getMessage());
     } catch (InterruptedException e) {
@@ -137,5 +150,14 @@ final class AgentCommand {
       Thread.currentThread().interrupt();
     }
     return 0;
+  }
+
+  /** Whether {@code bind} names only this machine (a loopback address or localhost). */
+  static boolean loopback(String bind) {
+    try {
+      return java.net.InetAddress.getByName(bind).isLoopbackAddress();
+    } catch (java.net.UnknownHostException e) {
+      return false; // the agent's own start says the address is unknown
+    }
   }
 }

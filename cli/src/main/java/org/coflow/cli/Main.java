@@ -6,10 +6,10 @@ import java.nio.file.Path;
 import java.util.Arrays;
 
 /**
- * Entry point of {@code bin/coflow} for the daemons and the documentation: {@code master}, {@code
- * agent} and {@code docs} run on a class path of the master and the agent only. The benchmark and
- * simulator commands live in {@code bench}, whose entry point hands these three to this class. The
- * launcher sets {@code COFLOW_HOME} to the project directory.
+ * Entry point of {@code bin/coflow} for the daemons, the documentation and secrets: {@code master},
+ * {@code agent}, {@code docs} and {@code secret} run on a class path of the master and the agent
+ * only. The benchmark and simulator commands live in {@code bench}, whose entry point hands these
+ * three to this class. The launcher sets {@code COFLOW_HOME} to the project directory.
  */
 public final class Main {
   /** The help of {@code bin/coflow}: every command, whichever module runs it. */
@@ -26,6 +26,7 @@ public final class Main {
         bench    benchmarks: 'bench sim' replays the whole trace under every policy,
                  'bench master' loads a real master with simulated agents
         docs     regenerate docs/configuration.md from the configuration registries
+        secret   print a new cluster secret (or write it to a file only its owner can read)
 
       'coflow <command> --help' describes a command.
       """;
@@ -74,11 +75,13 @@ public final class Main {
           return AgentCommand.run(rest, out, err);
         case "docs":
           return DocsCommand.run(rest, home, out, err);
+        case "secret":
+          return SecretCommand.run(rest, out);
         default:
           err.println(
               "coflow: unknown command '"
                   + argv[0]
-                  + "'; commands: sim, master, agent, demo, bench, docs");
+                  + "'; commands: sim, master, agent, demo, bench, docs, secret");
           return 2;
       }
     } catch (UsageException e) {

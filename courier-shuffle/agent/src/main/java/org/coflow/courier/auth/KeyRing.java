@@ -80,6 +80,15 @@ public final class KeyRing {
    */
   public KeyRing ownClientsOnly(String identity, Secret secret) {
     addClient(identity, secret);
+    return refuseAnonymousClients();
+  }
+
+  /**
+   * Admits as local clients only those proving a secret the ring holds, even where it is open to
+   * other hosts' agents (a NodeManager's agent without a cluster secret: its clients are the jobs'
+   * reducers, which prove their job's token).
+   */
+  public KeyRing refuseAnonymousClients() {
     anonymousClients = false;
     return this;
   }

@@ -65,14 +65,73 @@ public final class Secret {
     org.coflow.api.security.SecretFile.requirePrivate(file, key);
     try {
       byte[] raw = Files.readAllBytes(file);
-      return of(
+      byte[] secret =
           new String(raw, java.nio.charset.StandardCharsets.UTF_8)
               .strip()
-              .getBytes(java.nio.charset.StandardCharsets.UTF_8),
-          key + ": secret file " + file);
+              .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      String what = key + ": secret file " + file;
+      Secret s = of(secret, what);
+      requireStrong(secret, what);
+      return s;
     } catch (IOException e) {
       throw new IllegalArgumentException(
           key + ": cannot read secret file " + file + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** The least estimated strength of a cluster secret, in bits. */
+  public static final int MIN_BITS = 128;
+
+  /**
+   * Refuses a secret that is plainly guessable: its length times the bits per character of the
+   * character classes it uses (lower case, upper case, digits, other printable, other bytes) under
+   * {@link #MIN_BITS}, or fewer than 10 distinct bytes. A words-and-digits phrase of 16 characters
+   * (82 bits at most) fails, as do repeated patterns; 32 random bytes in base64 or hex pass. It is
+   * an upper bound on the secret's randomness, so it only ever refuses weak secrets; a passing one
+   * may still be weak, which is why {@code bin/coflow secret} makes them from the system's random
+   * source.
+   */
+  static void requireStrong(byte[] key, String what) {
+    boolean lower = false, upper = false, digit = false, printable = false, other = false;
+    boolean[] seen = new boolean[256];
+    int distinct = 0;
+    for (byte b : key) {
+      int c = b & 0xff;
+      if (!seen[c]) {
+        seen[c] = true;
+        distinct++;
+      }
+      if (c >= 'a' && c <= 'z') {
+        lower = true;
+      } else if (c >= 'A' && c <= 'Z') {
+        upper = true;
+      } else if (c >= '0' && c <= '9') {
+        digit = true;
+      } else if (c >= 0x20 && c < 0x7f) {
+        printable = true;
+      } else {
+        other = true;
+      }
+    }
+    int alphabet =
+        (lower ? 26 : 0)
+            + (upper ? 26 : 0)
+            + (digit ? 10 : 0)
+            + (printable ? 33 : 0)
+            + (other ? 161 : 0);
+    double bits = key.length * (Math.log(Math.max(alphabet, 1)) / Math.log(2));
+    if (bits < MIN_BITS || distinct < 10) {
+      throw new IllegalArgumentException(
+          String.format(
+              java.util.Locale.ROOT,
+              "%s is too easy to guess (at most %.0f bits from its %d characters, %d of them"
+                  + " distinct; at least %d bits are needed): make one with `bin/coflow secret"
+                  + " --out FILE`",
+              what,
+              bits,
+              key.length,
+              distinct,
+              MIN_BITS));
     }
   }
 

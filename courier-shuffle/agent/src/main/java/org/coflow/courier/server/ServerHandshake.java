@@ -96,9 +96,9 @@ final class ServerHandshake extends SimpleChannelInboundHandler<Frame> {
       if (h.getRole() == Role.ROLE_CLIENT && !server.keys.admitsAnonymousClients()) {
         throw new ProtocolException(
             ErrorCode.ERROR_CODE_FORBIDDEN,
-            "this agent is embedded in another process and fetches only for it; a client that "
-                + "proves nothing may not use it (run a host agent with a secret for other "
-                + "processes: docs/security.md)");
+            "this agent admits as local clients only processes that prove a secret it holds "
+                + "(its own process's, or a job's token); a client that proves nothing may not use "
+                + "it (docs/security.md)");
       }
       admit(ctx, "anonymous#" + ANONYMOUS.incrementAndGet() + "@" + ctx.channel().remoteAddress());
       return;

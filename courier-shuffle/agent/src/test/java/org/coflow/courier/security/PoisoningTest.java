@@ -89,4 +89,37 @@ class PoisoningTest extends AttackBase {
       }
     }
   }
+
+  @Test
+  void aNodeManagersAgentWithoutAClusterSecretAdmitsOnlyClientsWithAJobToken() throws Exception {
+    Path root = tmp.toRealPath();
+    org.coflow.courier.auth.Secret token =
+        org.coflow.courier.auth.Secret.ofEngine("the job's token".getBytes(), "token");
+    try (CourierAgent nm =
+        CourierAgent.start(
+            AgentOptions.forHost("nm-1")
+                .bind(new InetSocketAddress("127.0.0.1", 0))
+                .roots(List.of(root))
+                .keys(
+                    org.coflow.courier.auth.KeyRing.open()
+                        .refuseAnonymousClients()
+                        .addClient(Credentials.mapReduce("job_1_0001"), token)))) {
+      ProtocolException refused =
+          assertThrows(ProtocolException.class, () -> Attack.stranger(group, nm));
+      assertEquals(ErrorCode.ERROR_CODE_FORBIDDEN, refused.code());
+      try (CourierClient reducer =
+          CourierClient.connect(
+              new org.coflow.courier.transport.TransportContext(
+                  group,
+                  CourierAgent.MAX_FRAME,
+                  Credentials.of(Credentials.mapReduce("job_1_0001"), token)),
+              nm.address(),
+              nm.hostId())) {
+        assertTrue(reducer.isOpen(), "a reducer proving its job's token is admitted");
+      }
+      try (Attack.RawPeer peer = Attack.RawPeer.connect(group, nm, "nm-2", Credentials.NONE)) {
+        assertEquals(FrameType.HELLO_ACK, peer.next().type(), "other hosts' agents are served");
+      }
+    }
+  }
 }

@@ -97,7 +97,9 @@ public class CourierShuffleHandler extends ShuffleHandler {
       keys =
           cluster.present()
               ? KeyRing.closed().add(cluster.identity(), cluster.secret())
-              : KeyRing.open();
+              // Other hosts' agents as the stock shuffle serves them; clients only with a job's
+              // token.
+              : KeyRing.open().refuseAnonymousClients();
       started = CourierAgent.start(options.keys(keys));
       agent = started;
       advertise();

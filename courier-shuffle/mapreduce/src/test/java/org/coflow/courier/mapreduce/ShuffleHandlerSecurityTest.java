@@ -83,11 +83,22 @@ class ShuffleHandlerSecurityTest {
                     .toString()));
     assertNotNull(advertised, "the agent's address is in the NodeManager's local dir");
     assertEquals(handler.hostId(), advertised[0]);
-    client =
-        CourierClient.connect(
-            new TransportContext(group, CourierAgent.MAX_FRAME),
-            HostPort.parse(advertised[1], "advertised agent").toAddress(),
-            advertised[0]);
+    agentAddress = HostPort.parse(advertised[1], "advertised agent").toAddress();
+  }
+
+  private java.net.InetSocketAddress agentAddress;
+
+  /** Connects as a reducer of application {@code n}, proving its job token as reducers do. */
+  private CourierClient reducer(int n, SecretKey key) throws Exception {
+    return CourierClient.connect(
+        new TransportContext(
+            group,
+            CourierAgent.MAX_FRAME,
+            org.coflow.courier.auth.Credentials.of(
+                org.coflow.courier.auth.Credentials.mapReduce(job(n)),
+                org.coflow.courier.auth.Secret.ofEngine(key.getEncoded(), "job token"))),
+        agentAddress,
+        handler.hostId());
   }
 
   @AfterEach
@@ -208,6 +219,17 @@ class ShuffleHandlerSecurityTest {
   void servesOnlyRequestsCarryingTheJobsHmac() throws Exception {
     SecretKey key1 = startApp(1);
     SecretKey key2 = startApp(2);
+    // A process of the host that proves no job's token is not a client at all.
+    ProtocolException anonymous =
+        assertThrows(
+            ProtocolException.class,
+            () ->
+                CourierClient.connect(
+                    new TransportContext(group, CourierAgent.MAX_FRAME),
+                    agentAddress,
+                    handler.hostId()));
+    assertEquals(ErrorCode.ERROR_CODE_FORBIDDEN, anonymous.code());
+    client = reducer(1, key1);
     byte[] s0 = writeMapOutput(1, 3);
     writeMapOutput(2, 3);
     String set1 = BlockSetId.mapReduce(job(1)).toString();
@@ -252,11 +274,7 @@ class ShuffleHandlerSecurityTest {
         e.toString());
     // A refused registration is a connection-level error: the agent closed that connection.
     client.close();
-    client =
-        CourierClient.connect(
-            new TransportContext(group, CourierAgent.MAX_FRAME),
-            handler.agent().address(),
-            handler.hostId());
+    client = reducer(1, key1);
     assertEquals(ErrorCode.ERROR_CODE_FORBIDDEN, refused(set1, block, ""), "still secured");
 
     // After the application ends, nothing of it is served, even with the right HMAC.
