@@ -49,6 +49,27 @@ class SparkFallbackTest {
   }
 
   @Test
+  void sparksOwnEncryptionIsNeverDowngradedToPlaintextAgents() throws Exception {
+    JavaSparkContext sc =
+        LocalCluster.start(
+            "encrypted",
+            Map.of(
+                "spark.authenticate", "true",
+                "spark.authenticate.secret", "a test secret of the encrypted application",
+                "spark.network.crypto.enabled", "true"));
+    try {
+      assertEquals(expected(), wordCount(sc));
+      long throughAgents =
+          LocalCluster.perExecutor(sc, "readsThroughAgents").values().stream()
+              .mapToLong(x -> x)
+              .sum();
+      assertEquals(0, throughAgents, "blocks moved in clear through the agents");
+    } finally {
+      sc.stop();
+    }
+  }
+
+  @Test
   void agentKilledBetweenMapAndReduceMeansAStageRetryAndEqualResults() throws Exception {
     JavaSparkContext sc =
         LocalCluster.start("killed-agent", Map.of("spark.shuffle.courier.fetchTimeout", "20s"));

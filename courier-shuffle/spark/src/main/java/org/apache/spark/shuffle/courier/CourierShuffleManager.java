@@ -68,7 +68,16 @@ public class CourierShuffleManager extends SortShuffleManager {
     super(conf);
     this.conf = conf;
     this.cfg = configOf(conf);
-    this.enabled = cfg.get(CourierSparkConfig.ENABLED);
+    String encryption = sparkEncryption(conf);
+    if (cfg.get(CourierSparkConfig.ENABLED) && encryption != null) {
+      // The agents move blocks in clear: never a silent downgrade of what Spark was told to do.
+      LOG.warn(
+          "Courier: Spark encrypts its own shuffle traffic here ({}), and the Courier agents "
+              + "would move the same blocks unencrypted; this application uses Spark's own "
+              + "shuffle fetch (docs/security.md)",
+          encryption);
+    }
+    this.enabled = cfg.get(CourierSparkConfig.ENABLED) && encryption == null;
     String master = cfg.get(CourierSparkConfig.MASTER);
     if (isDriver && enabled && !master.isEmpty()) {
       registrar =
@@ -98,6 +107,26 @@ public class CourierShuffleManager extends SortShuffleManager {
 
   public CourierShuffleManager(SparkConf conf) {
     this(conf, "driver".equals(conf.get("spark.executor.id", "")));
+  }
+
+  /**
+   * The setting by which Spark encrypts block transfers between executors, or null: AES-based RPC
+   * encryption ({@code spark.network.crypto.enabled}), SASL encryption ({@code
+   * spark.authenticate.enableSaslEncryption}) or TLS for RPC ({@code spark.ssl.rpc.enabled}, Spark
+   * 4; {@code spark.ssl.enabled} turns it on with every other module).
+   */
+  static String sparkEncryption(SparkConf conf) {
+    for (String key :
+        List.of(
+            "spark.network.crypto.enabled",
+            "spark.authenticate.enableSaslEncryption",
+            "spark.ssl.rpc.enabled",
+            "spark.ssl.enabled")) {
+      if (conf.getBoolean(key, false)) {
+        return key + "=true";
+      }
+    }
+    return null;
   }
 
   /**
