@@ -163,7 +163,8 @@ public final class AgentOptions {
 
   Limits limits() {
     return new Limits(
-        config.get(CourierConfig.MAX_CONNECTIONS),
+        Limits.withinDescriptors(
+            config.get(CourierConfig.MAX_CONNECTIONS), Limits.maxFileDescriptors()),
         config.get(CourierConfig.MAX_HANDSHAKING),
         config.get(CourierConfig.MAX_HANDSHAKING_PER_ADDRESS),
         config.get(CourierConfig.MAX_STREAMS_PER_CONNECTION),

@@ -233,7 +233,8 @@ public final class CourierConfig implements ConfigRegistry.Provider {
               .defaultValue(4096)
               .doc(
                   "Accepted connections (clients and other agents) open at once; more are refused "
-                      + "with a BUSY error.")
+                      + "with a BUSY error. The agent holds at most half its process's open-file "
+                      + "limit (`ulimit -n`), whatever this says.")
               .check(v -> v >= 1, "at least 1")
               .since("0.1.0")
               .build());
@@ -289,8 +290,10 @@ public final class CourierConfig implements ConfigRegistry.Provider {
   public static final ConfigKey<Long> HANDSHAKE_TIMEOUT =
       REGISTRY.add(
           ConfigKey.builder("coflow.courier.handshakeTimeout", ConfigType.DURATION_MS)
-              .defaultValue(10_000L)
-              .doc("Time an accepted connection has to complete its handshake.")
+              .defaultValue(2_000L)
+              .doc(
+                  "Time an accepted connection has to complete its handshake (a few round trips: "
+                      + "milliseconds for a peer that means it).")
               .check(v -> v >= 1, "positive")
               .since("0.1.0")
               .build());

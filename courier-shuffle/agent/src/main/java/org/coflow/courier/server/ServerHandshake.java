@@ -238,6 +238,17 @@ final class ServerHandshake extends SimpleChannelInboundHandler<Frame> {
                       Error.newBuilder().setCode(p.code()).setMessage(p.getMessage()).build()))
               .addListener(ChannelFutureListener.CLOSE);
         }
+      } else if (c instanceof java.io.IOException) {
+        // A peer that reset or vanished: routine, and a crowd of them must not flood the log.
+        long more = REFUSALS.pass();
+        if (more >= 0) {
+          LOG.warn(
+              "remote={}: connection failed ({}); closing it{}",
+              ctx.channel().remoteAddress(),
+              c.getMessage(),
+              more > 0 ? " (" + more + " more refusals since the last such line)" : "");
+        }
+        ctx.close();
       } else {
         LOG.warn("remote={}: connection failed; closing it", ctx.channel().remoteAddress(), c);
         ctx.close();

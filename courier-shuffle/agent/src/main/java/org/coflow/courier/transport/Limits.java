@@ -11,7 +11,7 @@ public final class Limits {
 
   /** What tests and tools get when they set nothing: generous, but bounded. */
   public static final Limits DEFAULTS =
-      new Limits(4096, 256, 64, 1024, 64L << 20, 10_000, 1_800_000);
+      new Limits(4096, 256, 64, 1024, 64L << 20, 2_000, 1_800_000);
 
   private final int maxConnections;
   private final int maxHandshaking;
@@ -45,6 +45,28 @@ public final class Limits {
     this.maxBufferedBytes = maxBufferedBytes;
     this.handshakeTimeoutMillis = handshakeTimeoutMillis;
     this.idleTimeoutMillis = idleTimeoutMillis;
+  }
+
+  /**
+   * The accepted connections an agent may hold in a process allowed {@code descriptors} open files
+   * (negative: unknown): at most half of them, leaving the rest to its own connections to other
+   * agents, the files it serves and the host process; otherwise a crowd of idle connections would
+   * exhaust the process's descriptors before the bound refused any.
+   */
+  public static int withinDescriptors(int configured, long descriptors) {
+    if (descriptors <= 0) {
+      return configured;
+    }
+    return (int) Math.max(1, Math.min(configured, descriptors / 2));
+  }
+
+  /** The process's limit on open file descriptors, or -1 where the platform does not say. */
+  public static long maxFileDescriptors() {
+    java.lang.management.OperatingSystemMXBean os =
+        java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+    return os instanceof com.sun.management.UnixOperatingSystemMXBean
+        ? ((com.sun.management.UnixOperatingSystemMXBean) os).getMaxFileDescriptorCount()
+        : -1;
   }
 
   public int maxConnections() {
