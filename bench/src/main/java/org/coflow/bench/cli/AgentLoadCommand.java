@@ -113,6 +113,12 @@ final class AgentLoadCommand {
               .put("out_of_memory_lines", r.outOfMemoryLines())
               .put("agent_exit", r.agentExit())
               .put("stream_seconds", r.streamSeconds())
+              .put("newcomers", r.quiet().probes())
+              .put("newcomers_failed_quiet", r.quiet().failed())
+              .put("newcomers_failed_hostile", r.hostile().failed())
+              .put("newcomer_p99_ms_quiet", r.quiet().p99Millis())
+              .put("newcomer_p99_ms_hostile", r.hostile().p99Millis())
+              .put("newcomer_p99_ratio", r.hostile().p99Millis() / r.quiet().p99Millis())
               .put("ok", r.ok()));
     } else {
       out.printf(
@@ -145,6 +151,30 @@ final class AgentLoadCommand {
       row(out, "Netty pooled direct: peak", mib(r.nettyDirectPeak()));
       row(out, "heap: peak used / max", mib(r.heapPeak()) + " / " + mib(r.heapMax()));
       row(out, "OutOfMemoryError", r.outOfMemory() ? "YES " + r.outOfMemoryLines() : "none");
+      row(
+          out,
+          "newcomers: failed quiet / hostile",
+          r.quiet().failed()
+              + " / "
+              + r.hostile().failed()
+              + " of "
+              + r.quiet().probes()
+              + " each");
+      row(
+          out,
+          "newcomer p50/p99 quiet, ms",
+          String.format(Locale.ROOT, "%.1f / %.1f", r.quiet().p50Millis(), r.quiet().p99Millis()));
+      row(
+          out,
+          "newcomer p50/p99 hostile, ms",
+          String.format(
+              Locale.ROOT, "%.1f / %.1f", r.hostile().p50Millis(), r.hostile().p99Millis()));
+      double ratio = r.hostile().p99Millis() / r.quiet().p99Millis();
+      row(
+          out,
+          "newcomer p99 hostile / quiet",
+          String.format(
+              Locale.ROOT, "%.2f (goal <= 2.00: %s)", ratio, ratio <= 2.0 ? "met" : "NOT met"));
       out.println(r.ok() ? "OK" : "FAILED");
     }
     return r.ok() ? 0 : 1;

@@ -107,9 +107,12 @@ final class BenchCommand {
       --streams block streams of clients with the secret (from 127.0.0.1) run at once over
       --clients connections (the agent allows --streams-per-connection each), each block
       compared byte for byte; a stream refused with BUSY is retried. --dribble adds peers without
-      the secret that send a HELLO one byte per segment. Prints streams completed, refusals by
-      bound, connections refused, peak direct and heap memory of the agent's JVM and whether an
-      OutOfMemoryError occurred there; exits 1 if one did or a stream failed. Defaults: 1000
+      the secret that send a HELLO one byte per segment. Before the streams, 40 newcomers (a
+      client that connects afresh, proves the secret and fetches one block) arrive one after
+      another, first without the attackers (after 40 more to warm up) and then among them: their p99 times side by side,
+      goal <= 2x. Prints streams completed, refusals by bound, connections refused, peak direct
+      and heap memory of the agent's JVM and whether an OutOfMemoryError occurred there; exits 1
+      if one did, a stream failed or a newcomer did not get its block. Defaults: 1000
       streams, 500 idle, 64m, 8 clients, 256k blocks, 64 streams per connection, 1m partial
       requests, no dribblers, 4 attacker addresses.
       --keep leaves the run's directory (with the agent's log, agent.log) in place.

@@ -147,15 +147,71 @@ public final class AgentLoad {
       boolean outOfMemory,
       List<String> outOfMemoryLines,
       int agentExit,
-      double streamSeconds) {
+      double streamSeconds,
+      Newcomers quiet,
+      Newcomers hostile) {
     public long busyTotal() {
       return busy.values().stream().mapToLong(Long::longValue).sum();
     }
 
-    /** Every stream completed with the right bytes and no JVM ran out of memory. */
+    /**
+     * Every stream completed with the right bytes, every newcomer got its block and no JVM ran out
+     * of memory.
+     */
     public boolean ok() {
-      return completed == streams && wrongBytes == 0 && !outOfMemory;
+      return completed == streams
+          && wrongBytes == 0
+          && !outOfMemory
+          && quiet.failed() == 0
+          && hostile.failed() == 0;
     }
+  }
+
+  /**
+   * A good client arriving afresh, {@code probes} times one after another: it connects (the whole
+   * handshake, proving the secret), fetches one block, checks its bytes and leaves. Times in ms
+   * from connect to the block's last byte; a probe that failed counts in {@code failed} and not in
+   * the times.
+   */
+  public record Newcomers(int probes, int failed, double p50Millis, double p99Millis) {}
+
+  /** How many newcomers each measurement sends. */
+  static final int NEWCOMERS = 40;
+
+  private Newcomers newcomers(
+      TransportContext transport, InetSocketAddress at, MapOutput output, String blockSet) {
+    List<Double> times = new ArrayList<>();
+    int failed = 0;
+    for (int i = 0; i < NEWCOMERS; i++) {
+      int p = i % output.partitions();
+      MapOutput.Check check = output.check(p);
+      long t0 = System.nanoTime();
+      try (CourierClient c = CourierClient.connect(transport, at, HOST)) {
+        long n =
+            c.fetch(
+                    "newcomer",
+                    List.of(output.block(p, blockSet, HOST, at)),
+                    check::accept,
+                    output.size(p))
+                .get(0)
+                .get(30, TimeUnit.SECONDS);
+        if (check.matches(n)) {
+          times.add((System.nanoTime() - t0) / 1e6);
+        } else {
+          failed++;
+        }
+      } catch (Exception e) {
+        failed++;
+      }
+    }
+    double[] v = times.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+    return new Newcomers(NEWCOMERS, failed, quantile(v, 0.5), quantile(v, 0.99));
+  }
+
+  private static double quantile(double[] sorted, double q) {
+    return sorted.length == 0
+        ? Double.NaN
+        : sorted[Math.min(sorted.length - 1, (int) Math.ceil(q * sorted.length) - 1)];
   }
 
   public Result run(Path dir, PrintStream progress) throws Exception {
@@ -194,6 +250,9 @@ public final class AgentLoad {
       load =
           new LoadStreams(transport, at, HOST, output, blockSet, clients, workers, timer, deadline);
       load.connect();
+      newcomers(transport, at, output, blockSet); // warms both sides up: not measured
+      Newcomers quiet = newcomers(transport, at, output, blockSet);
+      say(progress, "load: newcomers without attackers: p99 %.1f ms", quiet.p99Millis());
       List<InetAddress> sources = new ArrayList<>();
       for (int h = 0; h < attackerHosts; h++) {
         sources.add(InetAddress.getByAddress(new byte[] {127, 0, 0, (byte) (2 + h)}));
@@ -209,6 +268,13 @@ public final class AgentLoad {
           idle,
           attack.held(),
           streams);
+      Newcomers hostile = newcomers(transport, at, output, blockSet);
+      say(
+          progress,
+          "load: newcomers among the attackers: p99 %.1f ms, %d of %d failed",
+          hostile.p99Millis(),
+          hostile.failed(),
+          hostile.probes());
       long t0 = System.nanoTime();
       CompletableFuture<Void> all = load.start(streams);
       while (true) {
@@ -272,7 +338,9 @@ public final class AgentLoad {
           !oom.isEmpty() || Boolean.parseBoolean(stats.getOrDefault("oom", "false")),
           oom,
           agent.exitCode(),
-          seconds);
+          seconds,
+          quiet,
+          hostile);
     } finally {
       if (attack != null) {
         attack.close();
