@@ -29,6 +29,7 @@ import org.coflow.api.proto.courier.v1.RegisterSpark;
 import org.coflow.api.proto.courier.v1.Registered;
 import org.coflow.api.proto.courier.v1.RemoteBlock;
 import org.coflow.api.proto.courier.v1.Role;
+import org.coflow.api.proto.courier.v1.Unregister;
 import org.coflow.courier.fetch.BlockConsumer;
 import org.coflow.courier.protocol.Frame;
 import org.coflow.courier.protocol.FrameType;
@@ -159,6 +160,15 @@ public final class CourierClient implements AutoCloseable {
 
   public CompletableFuture<String> register(RegisterMapReduce req) {
     return register(Frame.of(FrameType.REGISTER_MAPREDUCE, req));
+  }
+
+  /**
+   * Stops the agent serving {@code blockSet}, which this connection's identity registered; the
+   * future completes once the agent has forgotten it.
+   */
+  public CompletableFuture<String> unregister(String blockSet) {
+    return register(
+        Frame.of(FrameType.UNREGISTER, Unregister.newBuilder().setBlockSet(blockSet).build()));
   }
 
   private synchronized CompletableFuture<String> register(Frame f) {

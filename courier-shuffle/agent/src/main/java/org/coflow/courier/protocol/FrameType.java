@@ -19,6 +19,7 @@ import org.coflow.api.proto.courier.v1.Priority;
 import org.coflow.api.proto.courier.v1.RegisterMapReduce;
 import org.coflow.api.proto.courier.v1.RegisterSpark;
 import org.coflow.api.proto.courier.v1.Registered;
+import org.coflow.api.proto.courier.v1.Unregister;
 
 /**
  * The frame types of the Courier protocol with their stable wire ids (see {@code courier.proto} and
@@ -34,6 +35,7 @@ public enum FrameType {
   REGISTER_SPARK(10, RegisterSpark.parser(), false),
   REGISTER_MAPREDUCE(11, RegisterMapReduce.parser(), false),
   REGISTERED(12, Registered.parser(), false),
+  UNREGISTER(13, Unregister.parser(), false),
   FETCH_REQUEST(20, FetchRequest.parser(), false),
   BLOCK_REQUEST(21, BlockRequest.parser(), false),
   CHUNK(30, Chunk.parser(), true),

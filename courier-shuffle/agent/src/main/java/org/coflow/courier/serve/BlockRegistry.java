@@ -25,8 +25,30 @@ public final class BlockRegistry {
   /** The most sets one agent serves at once (each costs a little memory). */
   static final int MAX_SETS = 65_536;
 
+  /**
+   * The most sets one identity may have registered at once, so that no one fills the registry for
+   * the others (an executor registers one, a NodeManager one per running job).
+   */
+  static final int MAX_SETS_PER_OWNER = 4_096;
+
+  /**
+   * How an anonymous client's principal begins ({@code anonymous#N@address}): one connection of an
+   * agent without secrets. A stranger could open connection after connection, so the anonymous
+   * clients of one address also share {@link #MAX_SETS_PER_ANONYMOUS_ADDRESS}.
+   */
+  public static final String ANONYMOUS = "anonymous#";
+
+  /** What the anonymous clients of one address may hold together: a quarter of the registry. */
+  static final int MAX_SETS_PER_ANONYMOUS_ADDRESS = MAX_SETS / 4;
+
   private final Map<String, Owned> sets = new ConcurrentHashMap<>();
   private final List<Path> roots;
+
+  /** The bounds above (smaller in tests). */
+  private final int maxSets;
+
+  private final int maxPerOwner;
+  private final int maxPerAnonymousAddress;
   private volatile boolean refuseClientRegistrations;
 
   private static final class Owned {
@@ -45,6 +67,13 @@ public final class BlockRegistry {
    * @throws IllegalArgumentException if a root is not an existing directory
    */
   public BlockRegistry(List<Path> roots) {
+    this(roots, MAX_SETS, MAX_SETS_PER_OWNER, MAX_SETS_PER_ANONYMOUS_ADDRESS);
+  }
+
+  BlockRegistry(List<Path> roots, int maxSets, int maxPerOwner, int maxPerAnonymousAddress) {
+    this.maxSets = maxSets;
+    this.maxPerOwner = maxPerOwner;
+    this.maxPerAnonymousAddress = maxPerAnonymousAddress;
     List<Path> real = new ArrayList<>();
     for (Path r : roots) {
       try {
@@ -160,7 +189,19 @@ public final class BlockRegistry {
                 + ", which another identity registered; a set's directories are its own");
       }
     }
-    if (sets.size() >= MAX_SETS && !sets.containsKey(set.id())) {
+    if (!sets.containsKey(set.id()) && overQuota(owner) != null) {
+      releaseVanished();
+      String over = overQuota(owner);
+      if (over != null) {
+        throw new ProtocolException(
+            org.coflow.api.proto.courier.v1.ErrorCode.ERROR_CODE_BUSY,
+            over + "; unregister some first");
+      }
+    }
+    if (sets.size() >= maxSets && !sets.containsKey(set.id())) {
+      releaseVanished();
+    }
+    if (sets.size() >= maxSets && !sets.containsKey(set.id())) {
       throw new ProtocolException(
           org.coflow.api.proto.courier.v1.ErrorCode.ERROR_CODE_BUSY,
           "this agent serves " + sets.size() + " block sets, its most; unregister some first");
@@ -190,6 +231,61 @@ public final class BlockRegistry {
   /** Forgets a set (its application or job ended); unknown ids are ignored. */
   public void unregister(String blockSet) {
     sets.remove(blockSet);
+  }
+
+  /**
+   * Forgets a set {@code owner} registered; an unknown set is no error.
+   *
+   * @throws ProtocolException FORBIDDEN if another identity registered it
+   */
+  public void unregister(String blockSet, String owner) {
+    Owned o = sets.get(blockSet);
+    if (o != null && !o.owner.equals(owner)) {
+      throw Dirs.forbidden(
+          blockSet
+              + " is registered by another identity; only whoever registered it may remove it");
+    }
+    sets.remove(blockSet, o);
+  }
+
+  /** Why {@code owner} may not register one more set, or null if it may. */
+  private String overQuota(String owner) {
+    long mine = sets.values().stream().filter(o -> o.owner.equals(owner)).count();
+    if (mine >= maxPerOwner) {
+      return owner + " has " + mine + " block sets registered, the most one identity may hold";
+    }
+    String address = anonymousAddress(owner);
+    if (address != null) {
+      long there =
+          sets.values().stream().filter(o -> address.equals(anonymousAddress(o.owner))).count();
+      if (there >= maxPerAnonymousAddress) {
+        return "anonymous clients from "
+            + address
+            + " have "
+            + there
+            + " block sets registered, the most they may hold together";
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Forgets the sets none of whose directories exist any more: their application ended (Spark
+   * deletes an executor's directories as the application ends, YARN an application's), so they
+   * serve nothing. A set whose files outlive the process that registered them stays.
+   */
+  public void releaseVanished() {
+    sets.values().removeIf(o -> o.set.dirs().stream().noneMatch(java.nio.file.Files::isDirectory));
+  }
+
+  /** The remote address (without port) of an anonymous principal, null for any other. */
+  static String anonymousAddress(String owner) {
+    if (!owner.startsWith(ANONYMOUS)) {
+      return null;
+    }
+    String address = owner.substring(owner.indexOf('@') + 1);
+    int port = address.lastIndexOf(':');
+    return port > 0 ? address.substring(0, port) : address;
   }
 
   /**

@@ -18,6 +18,7 @@ import org.coflow.api.proto.courier.v1.RegisterMapReduce;
 import org.coflow.api.proto.courier.v1.RegisterSpark;
 import org.coflow.api.proto.courier.v1.Registered;
 import org.coflow.api.proto.courier.v1.RemoteBlock;
+import org.coflow.api.proto.courier.v1.Unregister;
 import org.coflow.courier.fetch.FetchService;
 import org.coflow.courier.fetch.LocalFetches;
 import org.coflow.courier.protocol.Frame;
@@ -140,6 +141,14 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
         case REGISTER_MAPREDUCE:
           registered(() -> registry.register((RegisterMapReduce) frame.header(), principal));
           break;
+        case UNREGISTER:
+          {
+            String set = ((Unregister) frame.header()).getBlockSet();
+            registry.unregister(set, principal);
+            channel.writeAndFlush(
+                Frame.of(FrameType.REGISTERED, Registered.newBuilder().setBlockSet(set).build()));
+            break;
+          }
         case FETCH_REQUEST:
           fetch(frame.header());
           break;

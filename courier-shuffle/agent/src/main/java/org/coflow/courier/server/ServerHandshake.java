@@ -20,6 +20,7 @@ import org.coflow.courier.protocol.Frame;
 import org.coflow.courier.protocol.FrameDecoder;
 import org.coflow.courier.protocol.FrameType;
 import org.coflow.courier.protocol.ProtocolException;
+import org.coflow.courier.serve.BlockRegistry;
 import org.coflow.courier.transport.ConnectionGate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -100,7 +101,12 @@ final class ServerHandshake extends SimpleChannelInboundHandler<Frame> {
                 + "(its own process's, or a job's token); a client that proves nothing may not use "
                 + "it (docs/security.md)");
       }
-      admit(ctx, "anonymous#" + ANONYMOUS.incrementAndGet() + "@" + ctx.channel().remoteAddress());
+      admit(
+          ctx,
+          BlockRegistry.ANONYMOUS
+              + ANONYMOUS.incrementAndGet()
+              + "@"
+              + ctx.channel().remoteAddress());
       return;
     }
     secret = server.keys.find(h.getIdentity());

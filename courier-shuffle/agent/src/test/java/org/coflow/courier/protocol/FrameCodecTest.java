@@ -93,6 +93,11 @@ class FrameCodecTest {
             .build());
     m.put(FrameType.REGISTERED, Registered.newBuilder().setBlockSet("mr/job_1_0001").build());
     m.put(
+        FrameType.UNREGISTER,
+        org.coflow.api.proto.courier.v1.Unregister.newBuilder()
+            .setBlockSet("spark/app-1/1")
+            .build());
+    m.put(
         FrameType.FETCH_REQUEST,
         FetchRequest.newBuilder()
             .setRequestId(9)

@@ -288,4 +288,28 @@ class StrangerTest extends AttackBase {
       assertEquals(ErrorCode.ERROR_CODE_FORBIDDEN, code(e));
     }
   }
+
+  @Test
+  void aMemberUnregistersOverTheWireAndNoOneElseCan() throws Exception {
+    Path root = tmp.toRealPath();
+    Path dir = Files.createDirectories(root.resolve("exec"));
+    Path secret = Attack.secretFile(tmp, "cluster.secret");
+    try (CourierAgent agent = Attack.standalone("h2", root, secret);
+        CourierClient member = Attack.member(group, agent, secret)) {
+      String set = member.register(Attack.spark("app-1", "1", dir, true)).get(10, TimeUnit.SECONDS);
+      assertEquals(set, member.unregister(set).get(10, TimeUnit.SECONDS));
+      assertEquals(0, agent.registry().size());
+    }
+    // On an agent without a secret, one client cannot remove what another registered.
+    try (CourierAgent open = Attack.standalone("h3", root, null);
+        CourierClient owner = Attack.stranger(group, open);
+        CourierClient other = Attack.stranger(group, open)) {
+      String set = owner.register(Attack.spark("app-1", "1", dir, true)).get(10, TimeUnit.SECONDS);
+      ExecutionException e =
+          assertThrows(
+              ExecutionException.class, () -> other.unregister(set).get(10, TimeUnit.SECONDS));
+      assertEquals(ErrorCode.ERROR_CODE_FORBIDDEN, code(e));
+      assertEquals(1, open.registry().size());
+    }
+  }
 }

@@ -246,4 +246,76 @@ class BlockRegistryTest {
     assertEquals(ErrorCode.ERROR_CODE_CORRUPT, refusal(reg, set, attempt + "/0"));
     assertTrue(reg.size() == 1);
   }
+
+  private static RegisterSpark executor(String app, int exec, Path dir) {
+    return RegisterSpark.newBuilder()
+        .setAppId(app)
+        .setExecId(Integer.toString(exec))
+        .addLocalDirs(dir.toString())
+        .setSubDirsPerLocalDir(64)
+        .build();
+  }
+
+  @Test
+  void noIdentityFillsTheRegistryForTheOthers(@TempDir Path tmp) throws Exception {
+    // The agent's bounds scaled down (65,536 sets, 4,096 per identity, a quarter per address of
+    // anonymous clients) to 64, 8 and 16.
+    BlockRegistry reg = new BlockRegistry(List.of(tmp.toRealPath()), 64, 8, 16);
+    Path dir = java.nio.file.Files.createDirectories(tmp.resolve("squat"));
+    String stranger = BlockRegistry.ANONYMOUS + "1@/127.0.0.1:40000";
+    for (int i = 0; i < 8; i++) {
+      reg.register(executor("app-squat", i, dir), stranger);
+    }
+    ProtocolException full =
+        assertThrows(
+            ProtocolException.class, () -> reg.register(executor("app-squat", 8, dir), stranger));
+    assertEquals(ErrorCode.ERROR_CODE_BUSY, full.code());
+    assertTrue(full.getMessage().contains("the most one identity may hold"), full.getMessage());
+    // Reconnecting gives a stranger more only up to its address's share.
+    Path again = java.nio.file.Files.createDirectories(tmp.resolve("squat-2"));
+    String second = BlockRegistry.ANONYMOUS + "2@/127.0.0.1:40001";
+    for (int i = 0; i < 8; i++) {
+      reg.register(executor("app-squat2", i, again), second);
+    }
+    Path third = java.nio.file.Files.createDirectories(tmp.resolve("squat-3"));
+    ProtocolException address =
+        assertThrows(
+            ProtocolException.class,
+            () ->
+                reg.register(
+                    executor("app-squat3", 0, third), BlockRegistry.ANONYMOUS + "3@/127.0.0.1:4"));
+    assertEquals(ErrorCode.ERROR_CODE_BUSY, address.code());
+    assertTrue(address.getMessage().contains("from /127.0.0.1"), address.getMessage());
+    // Another identity is not affected.
+    Path mine = java.nio.file.Files.createDirectories(tmp.resolve("mine"));
+    reg.register(executor("app-1", 0, mine), "cluster");
+    assertEquals(17, reg.size());
+  }
+
+  @Test
+  void setsWhoseDirectoriesAreGoneMakeRoomAtTheQuota(@TempDir Path tmp) throws Exception {
+    BlockRegistry reg = new BlockRegistry(List.of(tmp.toRealPath()), 64, 8, 16);
+    for (int i = 0; i < 8; i++) {
+      Path d = java.nio.file.Files.createDirectories(tmp.resolve("exec-" + i));
+      reg.register(executor("app-old", i, d), "cluster");
+      java.nio.file.Files.delete(d); // the executor exited and Spark deleted its directory
+    }
+    Path d = java.nio.file.Files.createDirectories(tmp.resolve("exec-new"));
+    reg.register(executor("app-new", 0, d), "cluster");
+    assertEquals(1, reg.size(), "the vanished sets were released");
+  }
+
+  @Test
+  void onlyTheOwnerUnregistersASet(@TempDir Path tmp) throws Exception {
+    BlockRegistry reg = registry(tmp);
+    Path d = java.nio.file.Files.createDirectories(tmp.resolve("exec"));
+    String set = reg.register(executor("app-1", 0, d), "spark:app-1").id();
+    ProtocolException other =
+        assertThrows(ProtocolException.class, () -> reg.unregister(set, "spark:app-2"));
+    assertEquals(ErrorCode.ERROR_CODE_FORBIDDEN, other.code());
+    assertEquals(1, reg.size());
+    reg.unregister(set, "spark:app-1");
+    reg.unregister(set, "spark:app-1"); // already gone: no error
+    assertEquals(0, reg.size());
+  }
 }
