@@ -105,7 +105,7 @@ public final class Proofs {
       String acceptor) {
     try {
       Mac mac = Mac.getInstance("HmacSHA256");
-      mac.init(new SecretKeySpec(secret.key(), "HmacSHA256"));
+      mac.init(new SecretKeySpec(secret.proofKey(), "HmacSHA256"));
       update(mac, label.getBytes(StandardCharsets.UTF_8));
       update(mac, first);
       update(mac, second);

@@ -146,6 +146,47 @@ public final class Secret {
     return key;
   }
 
+  /**
+   * Iterations of the derivation of {@link #proofKey}: each guess at a secret costs an attacker
+   * this many HMACs (about 35 ms here), once per process for its holders.
+   */
+  static final int DERIVATION_ITERATIONS = 1 << 14;
+
+  private static final byte[] DERIVATION_SALT =
+      "coflow courier handshake proof key".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+  private volatile byte[] proofKey;
+
+  /**
+   * The key the handshake's proofs are made with: PBKDF2-HMAC-SHA256 of the secret. The side that
+   * proves first (the acceptor) hands a stranger who names an identity a proof it could test
+   * guesses against offline; the derivation makes every guess cost {@link #DERIVATION_ITERATIONS}
+   * HMACs, on top of the minimum strength a secret file must have.
+   */
+  byte[] proofKey() {
+    byte[] k = proofKey;
+    if (k == null) {
+      char[] chars = new char[key.length];
+      for (int i = 0; i < key.length; i++) {
+        chars[i] = (char) (key[i] & 0xff);
+      }
+      try {
+        k =
+            javax.crypto.SecretKeyFactory.getInstance("PBKDF2WithHmacSHA256")
+                .generateSecret(
+                    new javax.crypto.spec.PBEKeySpec(
+                        chars, DERIVATION_SALT, DERIVATION_ITERATIONS, 256))
+                .getEncoded();
+      } catch (java.security.GeneralSecurityException e) {
+        throw new IllegalStateException("PBKDF2WithHmacSHA256 is part of every Java runtime", e);
+      } finally {
+        java.util.Arrays.fill(chars, '\0');
+      }
+      proofKey = k;
+    }
+    return k;
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof Secret && java.security.MessageDigest.isEqual(key, ((Secret) o).key);
