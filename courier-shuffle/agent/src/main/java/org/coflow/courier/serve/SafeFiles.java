@@ -31,7 +31,24 @@ public final class SafeFiles {
 
   /** Opens {@code file} (absolute, normalised, inside one of {@code roots}) for reading. */
   public static FileChannel openRead(List<Path> roots, Path file) throws IOException {
-    return open(roots, file, Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS));
+    FileChannel ch = open(roots, file, Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS));
+    try {
+      Object links = Files.getAttribute(file, "unix:nlink", LinkOption.NOFOLLOW_LINKS);
+      if (links instanceof Integer && (Integer) links > 1) {
+        // A hard link inside the roots may name a file outside them; the engines never make one.
+        throw new ProtocolException(
+            ErrorCode.ERROR_CODE_FORBIDDEN,
+            file
+                + " has "
+                + links
+                + " hard links; a file with more than one is not served (it may be a link to a"
+                + " file outside the agent's directories)");
+      }
+    } catch (IOException | RuntimeException e) {
+      ch.close();
+      throw e;
+    }
+    return ch;
   }
 
   /**

@@ -64,6 +64,37 @@ class ConfinementTest extends AttackBase {
   }
 
   @Test
+  void aHardLinkInsideTheRootsToAFileOutsideIsNotServed() throws Exception {
+    Path root = Files.createDirectories(tmp.resolve("root")).toRealPath();
+    Path dir = Files.createDirectories(root.resolve("blockmgr"));
+    Path outside = Files.createDirectories(tmp.resolve("outside")).toRealPath();
+    ShuffleFiles.writeSparkMapOutput(new Random(6), List.of(outside), 0, 0, new int[] {50}, false);
+    for (String name : List.of("shuffle_0_0_0.data", "shuffle_0_0_0.index")) {
+      Path inside = ShuffleFiles.sparkPath(List.of(dir), 64, name);
+      Files.createDirectories(inside.getParent());
+      Files.createLink(inside, ShuffleFiles.sparkPath(List.of(outside), 64, name));
+    }
+    try (CourierAgent source = Attack.standalone("src", root, null);
+        CourierAgent agent = Attack.standalone("dst", root, null);
+        CourierClient registrar = Attack.stranger(group, source);
+        CourierClient client = Attack.stranger(group, agent)) {
+      String set =
+          registrar.register(Attack.spark("app-1", "0", dir, false)).get(10, TimeUnit.SECONDS);
+      ExecutionException e =
+          assertThrows(
+              ExecutionException.class,
+              () ->
+                  Attack.fetch(
+                          client,
+                          Attack.block(source, set, "shuffle_0_0_0", null),
+                          new ByteArrayOutputStream())
+                      .get(10, TimeUnit.SECONDS));
+      assertEquals(
+          ErrorCode.ERROR_CODE_FORBIDDEN, ((ProtocolException) e.getCause()).code(), e.toString());
+    }
+  }
+
+  @Test
   void aDataFileSwappedForALinkAfterTheRequestIsNotFollowed() throws Exception {
     Path root = Files.createDirectories(tmp.resolve("root")).toRealPath();
     Path dir = Files.createDirectories(root.resolve("blockmgr"));
