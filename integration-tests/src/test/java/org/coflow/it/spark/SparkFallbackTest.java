@@ -70,6 +70,31 @@ class SparkFallbackTest {
   }
 
   @Test
+  void theDriverTakesAnExecutorsAgentOnlyFromThatExecutorsHost() throws Exception {
+    JavaSparkContext sc = LocalCluster.start("directory", Map.of());
+    try {
+      assertEquals(expected(), wordCount(sc)); // the executors registered their agents
+      // The check the driver's agent directory runs on each registration (this JVM is the
+      // driver): the sender's address against the executor's block manager host.
+      java.lang.reflect.Method refusal =
+          Class.forName("org.apache.spark.shuffle.courier.AgentDirectory")
+              .getDeclaredMethod("refusal", String.class, String.class);
+      refusal.setAccessible(true);
+      assertEquals(null, refusal.invoke(null, "0", "127.0.0.1"), "the executor's own host");
+      Object elsewhere = refusal.invoke(null, "0", "192.0.2.7");
+      assertTrue(
+          elsewhere != null && elsewhere.toString().contains("not from executor 0"),
+          String.valueOf(elsewhere));
+      Object unknown = refusal.invoke(null, "no-such-executor", "127.0.0.1");
+      assertTrue(
+          unknown != null && unknown.toString().contains("no block manager"),
+          String.valueOf(unknown));
+    } finally {
+      sc.stop();
+    }
+  }
+
+  @Test
   void agentKilledBetweenMapAndReduceMeansAStageRetryAndEqualResults() throws Exception {
     JavaSparkContext sc =
         LocalCluster.start("killed-agent", Map.of("spark.shuffle.courier.fetchTimeout", "20s"));

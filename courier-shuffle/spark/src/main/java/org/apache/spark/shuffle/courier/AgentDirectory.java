@@ -8,6 +8,8 @@ import org.apache.spark.rpc.RpcEndpointRef;
 import org.apache.spark.rpc.RpcEnv;
 import org.apache.spark.rpc.ThreadSafeRpcEndpoint;
 import org.apache.spark.util.RpcUtils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import scala.Function1;
 import scala.PartialFunction;
 import scala.reflect.ClassTag$;
@@ -20,6 +22,8 @@ import scala.runtime.BoxedUnit;
  * remote executors up there. Moving data never needs the coflow master.
  */
 final class AgentDirectory {
+  private static final Logger LOG = LoggerFactory.getLogger(AgentDirectory.class);
+
   static final String ENDPOINT = "CourierAgentDirectory";
 
   private AgentDirectory() {}
@@ -131,8 +135,14 @@ final class AgentDirectory {
           String[] m = (String[]) message;
           if (REGISTER.equals(kind)) {
             AgentInfo a = AgentInfo.fromWire(m, 1);
-            agents.put(a.executorId, a);
-            context.reply(Boolean.TRUE);
+            String refused = refusal(a.executorId, context.senderAddress().host());
+            if (refused != null) {
+              LOG.warn("Courier: refused {}: {}", a, refused);
+              context.reply(Boolean.FALSE);
+            } else {
+              agents.put(a.executorId, a);
+              context.reply(Boolean.TRUE);
+            }
           } else if (LOOKUP.equals(kind)) {
             AgentInfo a = agents.get(m[1]);
             context.reply(a == null ? null : a.toWire());
@@ -146,6 +156,53 @@ final class AgentDirectory {
         }
       };
     }
+  }
+
+  /**
+   * Why a registration of {@code executorId}'s agent sent from {@code senderHost} is refused, or
+   * null: it must come from the host the executor's block manager registered with the driver, so
+   * that a process elsewhere cannot point readers of the executor's blocks at an agent of its own.
+   */
+  static String refusal(String executorId, String senderHost) {
+    String host = blockManagerHost(executorId);
+    if (host == null) {
+      return "the driver knows no block manager of executor " + executorId;
+    }
+    try {
+      java.net.InetAddress expected = java.net.InetAddress.getByName(host);
+      java.net.InetAddress sender = java.net.InetAddress.getByName(senderHost);
+      if (expected.equals(sender) || expected.isLoopbackAddress() && sender.isLoopbackAddress()) {
+        return null;
+      }
+      return "it came from "
+          + sender.getHostAddress()
+          + ", not from executor "
+          + executorId
+          + "'s host "
+          + host
+          + " ("
+          + expected.getHostAddress()
+          + ")";
+    } catch (java.net.UnknownHostException e) {
+      return "cannot resolve " + e.getMessage();
+    }
+  }
+
+  /** The host of {@code executorId}'s block manager as the driver knows it, or null. */
+  private static String blockManagerHost(String executorId) {
+    SparkEnv env = SparkEnv.get();
+    if (env == null) {
+      return null;
+    }
+    scala.collection.Iterator<?> ids = env.blockManager().master().getMemoryStatus().keysIterator();
+    while (ids.hasNext()) {
+      org.apache.spark.storage.BlockManagerId id =
+          (org.apache.spark.storage.BlockManagerId) ids.next();
+      if (id.executorId().equals(executorId)) {
+        return id.host();
+      }
+    }
+    return null;
   }
 
   private static RpcEnv started;
@@ -170,7 +227,12 @@ final class AgentDirectory {
   }
 
   static void register(RpcEndpointRef driver, AgentInfo agent) {
-    driver.askSync(message(REGISTER, agent.toWire()), ClassTag$.MODULE$.apply(Boolean.class));
+    Object accepted =
+        driver.askSync(message(REGISTER, agent.toWire()), ClassTag$.MODULE$.apply(Object.class));
+    if (!Boolean.TRUE.equals(accepted)) {
+      throw new IllegalStateException(
+          "the driver refused " + agent + " (see the driver's log); using Spark's own shuffle");
+    }
   }
 
   static void unreachable(RpcEndpointRef driver, String executorId, String address) {
