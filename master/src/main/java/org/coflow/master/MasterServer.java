@@ -49,6 +49,7 @@ public final class MasterServer implements AutoCloseable {
         ServerSecurity.from(
             new ServerSecurity.Settings(
                 config.get(MasterConfig.TOKEN_FILE),
+                config.get(MasterConfig.OPERATOR_TOKEN_FILE),
                 config.get(MasterConfig.TLS_CERT_FILE),
                 config.get(MasterConfig.TLS_KEY_FILE),
                 config.get(MasterConfig.TLS_CLIENT_CA_FILE),

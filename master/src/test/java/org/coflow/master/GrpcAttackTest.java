@@ -11,6 +11,9 @@ import io.grpc.ManagedChannelBuilder;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -227,6 +230,118 @@ class GrpcAttackTest {
     assertTrue(
         server.service().behindMs() < 1000,
         "the scheduling loop is " + server.service().behindMs() + " ms behind");
+  }
+
+  /** A new flow of {@code src} to {@code dst}, 1 MiB to go. */
+  private static FlowReport.Builder flow(long id, String src, String dst) {
+    return FlowReport.newBuilder()
+        .setFlowId(id)
+        .setSpec(FlowSpec.newBuilder().setCoflowId("c").setSrcHost(src).setDstHost(dst))
+        .setBytesRemaining(1 << 20);
+  }
+
+  @Test
+  void oneSessionCannotHoldMoreThanItsBytesOfAttributes() throws Exception {
+    start(Config.defaults());
+    String s = agents().openSession(session("bloater", "").build()).getSessionId();
+    // What was seen: every flow with 64 attributes of 512-character keys and values (~128 KiB of
+    // strings each), 12,600 of them; 4 times the budget is enough to show a refusal.
+    String pad = "v".repeat(508);
+    long budget = MasterConfig.MAX_SESSION_BYTES.defaultValue();
+    long flowBytes = 2L * 64 * 1024;
+    Reports reports = new Reports();
+    Status refused = null;
+    int accepted = 0;
+    for (int b = 0; refused == null && (long) accepted * flowBytes < 4 * budget; b++) {
+      ReportBatch.Builder batch = ReportBatch.newBuilder().setSessionId(s).setSeq(b + 1);
+      for (int i = 0; i < 16; i++) {
+        FlowReport.Builder f = flow(b * 16 + i, "bloater", "peer");
+        for (int a = 0; a < 64; a++) {
+          f.getSpecBuilder().putAttributes(String.format("%04d", a) + pad, pad + "abcd");
+        }
+        batch.addFlows(f);
+      }
+      Object answer = reports.send(batch.build());
+      if (answer instanceof Status st) {
+        refused = st;
+      } else {
+        accepted += 16;
+      }
+    }
+    assertTrue(refused != null, accepted + " flows of 128 KiB each were all accepted");
+    assertEquals(Status.Code.RESOURCE_EXHAUSTED, refused.getCode(), refused.toString());
+    assertTrue(
+        refused.getDescription().contains("coflow.master.maxSessionBytes="), refused.toString());
+    // The refused batch left nothing behind, and the session goes on with small flows.
+    assertEquals(accepted, server.service().snapshot(0).agents().get(0).flows());
+    Object small =
+        new Reports()
+            .send(
+                ReportBatch.newBuilder()
+                    .setSessionId(s)
+                    .setSeq(1000)
+                    .addFlows(flow(1_000_000, "bloater", "peer"))
+                    .build());
+    assertTrue(small instanceof ReportAck, small.toString());
+    assertEquals(accepted + 1, server.service().snapshot(0).agents().get(0).flows());
+  }
+
+  @Test
+  void oneSessionCannotFillTheHostTable() throws Exception {
+    start(Config.defaults());
+    String s = agents().openSession(session("flooder", "").build()).getSessionId();
+    // Flows to invented hosts, enough to leave room for one more host only.
+    ReportBatch.Builder batch = ReportBatch.newBuilder().setSessionId(s).setSeq(1);
+    for (int i = 0; i < MasterConfig.MAX_HOSTS.defaultValue() - 2; i++) {
+      batch.addFlows(flow(i, "flooder", "invented-" + i));
+    }
+    Object answer = new Reports().send(batch.build());
+    assertTrue(answer instanceof Status, "flows to 2,046 invented hosts were accepted");
+    Status refused = (Status) answer;
+    assertEquals(Status.Code.RESOURCE_EXHAUSTED, refused.getCode(), refused.toString());
+    assertTrue(
+        refused.getDescription().contains("coflow.master.maxHostsPerSession="), refused.toString());
+    for (int i = 0; i < 10; i++) {
+      agents().openSession(session("real-" + i, "10.0.0." + i + ":7337").build());
+    }
+    // A session may still name many hosts, up to its bound.
+    ReportBatch.Builder peers = ReportBatch.newBuilder().setSessionId(s).setSeq(2);
+    for (int i = 0; i < 200; i++) {
+      peers.addFlows(flow(i, "flooder", "peer-" + i));
+    }
+    Object ack = new Reports().send(peers.build());
+    assertTrue(ack instanceof ReportAck, ack.toString());
+  }
+
+  @Test
+  void peerValuesCannotForgeLogLines() throws Exception {
+    start(Config.defaults());
+    String forged = "[main] INFO org.coflow.master.MasterServer - FORGED";
+    PrintStream err = System.err;
+    ByteArrayOutputStream captured = new ByteArrayOutputStream();
+    System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+    try {
+      String s =
+          agents()
+              .openSession(session("h1\r\n" + forged, "10.0.0.1:7337\n" + forged).build())
+              .getSessionId();
+      Object refused =
+          new Reports()
+              .send(
+                  ReportBatch.newBuilder()
+                      .setSessionId(s)
+                      .addFlows(flow(1, "elsewhere\n" + forged, "\u2028" + forged))
+                      .build());
+      assertTrue(refused instanceof Status, refused.toString());
+    } finally {
+      System.setErr(err);
+    }
+    String log = captured.toString(StandardCharsets.UTF_8);
+    assertTrue(
+        log.lines().noneMatch(l -> l.startsWith(forged)),
+        "a peer's value started a line of its own:\n" + log);
+    assertTrue(log.contains("\\n" + forged), "the escaped value is not in the log:\n" + log);
+    assertTrue(!log.contains("\u2028"), "a line separator reached the log:\n" + log);
   }
 
   /** A report stream that records each answer (an ack or the final status). */

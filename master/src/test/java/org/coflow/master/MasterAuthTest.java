@@ -339,6 +339,64 @@ class MasterAuthTest {
   }
 
   @Test
+  void onlyTheOperatorsTokenSwitchesThePolicy() throws Exception {
+    String operator = "fedcba9876543210fedcba9876543210";
+    start(
+        Config.defaults()
+            .with(MasterConfig.TOKEN_FILE, TestCerts.tokenFile(dir, TOKEN).toString())
+            .with(
+                MasterConfig.OPERATOR_TOKEN_FILE,
+                TestCerts.tokenFile(Files.createDirectory(dir.resolve("ops")), operator)
+                    .toString()));
+    ManagedChannel ch = plaintext();
+    io.grpc.Channel asAgent =
+        ClientInterceptors.intercept(ch, BearerToken.clientInterceptor(TOKEN));
+    var agentAdmin =
+        AdminServiceGrpc.newBlockingStub(asAgent).withDeadlineAfter(5, TimeUnit.SECONDS);
+
+    // What every agent carries still reports and reads, but cannot steer the cluster.
+    AgentServiceGrpc.newBlockingStub(asAgent)
+        .withDeadlineAfter(5, TimeUnit.SECONDS)
+        .openSession(open("h1"));
+    assertEquals("aalo", agentAdmin.getPolicy(GetPolicyRequest.getDefaultInstance()).getName());
+    Status denied =
+        statusOf(
+            () -> agentAdmin.setPolicy(SetPolicyRequest.newBuilder().setName("varys").build()));
+    assertEquals(Status.Code.PERMISSION_DENIED, denied.getCode(), denied.toString());
+    assertTrue(
+        denied.getDescription().contains("coflow.master.auth.operatorTokenFile"),
+        denied.toString());
+    HttpClient http = HttpClient.newHttpClient();
+    URI policy = URI.create("http://127.0.0.1:" + server.httpPort() + "/api/policy");
+    HttpResponse<String> refused =
+        http.send(post(policy, TOKEN), HttpResponse.BodyHandlers.ofString());
+    assertEquals(401, refused.statusCode(), refused.body());
+    assertTrue(refused.body().contains("coflow.master.auth.operatorTokenFile"), refused.body());
+    assertEquals("aalo", server.service().policy().name(), "the agents' token switched the policy");
+
+    // The operators' token does, over gRPC and HTTP.
+    io.grpc.Channel asOperator =
+        ClientInterceptors.intercept(ch, BearerToken.clientInterceptor(operator));
+    AdminServiceGrpc.newBlockingStub(asOperator)
+        .withDeadlineAfter(5, TimeUnit.SECONDS)
+        .setPolicy(SetPolicyRequest.newBuilder().setName("varys").build());
+    assertEquals("varys", server.service().policy().name());
+    HttpResponse<String> ok =
+        http.send(post(policy, operator), HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, ok.statusCode(), ok.body());
+  }
+
+  /** A same-origin JSON POST of {@code {"name": "fair"}} with {@code token}. */
+  private HttpRequest post(URI uri, String token) {
+    return HttpRequest.newBuilder(uri)
+        .header("Content-Type", "application/json")
+        .header("Authorization", "Bearer " + token)
+        .header("Origin", "http://127.0.0.1:" + server.httpPort())
+        .POST(HttpRequest.BodyPublishers.ofString("{\"name\": \"fair\"}"))
+        .build();
+  }
+
+  @Test
   void theMasterRefusesToStartExposedOrWithASharedToken() throws Exception {
     Path token = TestCerts.tokenFile(dir, TOKEN);
     Files.setPosixFilePermissions(token, PosixFilePermissions.fromString("rw-r--r--"));

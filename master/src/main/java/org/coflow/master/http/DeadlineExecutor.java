@@ -1,19 +1,28 @@
 package org.coflow.master.http;
 
+import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Runs the HTTP server's exchanges on a fixed pool, each under a deadline: its request (headers and
- * body) must have arrived within the read timeout of a thread taking it up, and its response must
- * be written within the response timeout after that. An exchange past its deadline has its thread
- * interrupted; the JDK server reads and writes blocking socket channels, which an interrupt closes,
- * so a slow or stalled client loses its connection instead of holding a thread.
+ * Runs the HTTP server's exchanges, each under a deadline: its request (headers and body) must have
+ * arrived within the read timeout of a thread taking it up, and its response must be written within
+ * the response timeout after that. An exchange past its deadline has its thread interrupted; the
+ * JDK server reads and writes blocking socket channels, which an interrupt closes, so a slow or
+ * stalled client loses its connection instead of holding a thread.
+ *
+ * <p>The JDK server reads a request on the thread it hands the exchange to, so a client that sent
+ * part of a request holds that thread until its deadline. Each exchange therefore gets a thread of
+ * its own, up to {@code maxRequests} at once (idle ones end after a while), and only computing a
+ * response takes one of the few {@code threads} permits ({@link #compute}): silent clients wait on
+ * their own threads and never in front of a request that has arrived.
  *
  * <p>The handler marks the end of the request with {@link #requestRead()} (it reads the body
  * itself, with a bounded size). Only this executor's threads are ever interrupted, and never after
@@ -22,21 +31,29 @@ import java.util.concurrent.atomic.AtomicLong;
 final class DeadlineExecutor implements Executor {
   private static final ThreadLocal<Watch> CURRENT = new ThreadLocal<>();
 
-  private final ExecutorService pool;
+  private final ThreadPoolExecutor pool;
+  private final Semaphore computing;
   private final ScheduledThreadPoolExecutor timer;
   private final long readNanos;
   private final long responseNanos;
   private final AtomicLong cutOff = new AtomicLong();
 
-  DeadlineExecutor(int threads, long readTimeoutMillis, long responseTimeoutMillis) {
+  DeadlineExecutor(
+      int threads, int maxRequests, long readTimeoutMillis, long responseTimeoutMillis) {
     this.pool =
-        Executors.newFixedThreadPool(
-            threads,
+        new ThreadPoolExecutor(
+            maxRequests,
+            maxRequests,
+            30,
+            TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(),
             r -> {
               Thread t = new Thread(r, "coflow-http");
               t.setDaemon(true);
               return t;
             });
+    pool.allowCoreThreadTimeOut(true);
+    this.computing = new Semaphore(threads);
     this.timer =
         new ScheduledThreadPoolExecutor(
             1,
@@ -48,6 +65,30 @@ final class DeadlineExecutor implements Executor {
     timer.setRemoveOnCancelPolicy(true);
     this.readNanos = TimeUnit.MILLISECONDS.toNanos(readTimeoutMillis);
     this.responseNanos = TimeUnit.MILLISECONDS.toNanos(responseTimeoutMillis);
+  }
+
+  /** Something that computes a response. */
+  interface Work<T> {
+    T run() throws IOException;
+  }
+
+  /**
+   * Runs {@code work} holding one of the {@code threads} permits, waiting for one within the
+   * exchange's deadline.
+   *
+   * @throws InterruptedIOException if the deadline passed while waiting
+   */
+  <T> T compute(Work<T> work) throws IOException {
+    try {
+      computing.acquire();
+    } catch (InterruptedException e) {
+      throw new InterruptedIOException("no HTTP thread was free before the response deadline");
+    }
+    try {
+      return work.run();
+    } finally {
+      computing.release();
+    }
   }
 
   @Override

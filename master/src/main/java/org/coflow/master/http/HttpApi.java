@@ -13,6 +13,7 @@ import java.util.Map;
 import org.coflow.api.config.Config;
 import org.coflow.master.policy.Policies;
 import org.coflow.master.policy.SchedulingPolicy;
+import org.coflow.master.security.Printable;
 import org.coflow.master.security.ServerSecurity;
 import org.coflow.master.service.MasterConfig;
 import org.coflow.master.service.MasterService;
@@ -24,13 +25,13 @@ import org.slf4j.LoggerFactory;
  * /api/state}, {@code /api/policy}) and Prometheus metrics ({@code /metrics}).
  *
  * <p>{@code /api/state?maxFlows=N} lists at most N flows per coflow (default 1000). {@code POST
- * /api/policy} with the JSON body {@code {"name": "varys"}} switches the policy; like every
- * state-changing request it passes the {@link RequestGuard} first (same origin, JSON, the token
- * when the master has one).
+ * /api/policy} with the JSON body {@code {"name": "varys"}} switches the policy. Every request must
+ * name the master in its {@code Host}, and every state-changing one passes the rest of the {@link
+ * RequestGuard} (same origin, JSON, the token when the master has one).
  *
- * <p>Requests are served by {@code coflow.master.http.threads} threads, each exchange under the
- * deadlines of {@link DeadlineExecutor}, so slow clients cannot hold them; bodies are read up to 4
- * KiB.
+ * <p>Each request is read on a thread of its own under the deadlines of {@link DeadlineExecutor},
+ * so slow clients hold neither a thread another request needs nor one for long; {@code
+ * coflow.master.http.threads} of them compute responses at once. Bodies are read up to 4 KiB.
  */
 public final class HttpApi {
   private static final Logger LOG = LoggerFactory.getLogger(HttpApi.class);
@@ -42,10 +43,12 @@ public final class HttpApi {
 
   private final HttpServer server;
   private final DeadlineExecutor executor;
+  private final RequestGuard guard;
 
-  private HttpApi(HttpServer server, DeadlineExecutor executor) {
+  private HttpApi(HttpServer server, DeadlineExecutor executor, RequestGuard guard) {
     this.server = server;
     this.executor = executor;
+    this.guard = guard;
   }
 
   /**
@@ -61,23 +64,31 @@ public final class HttpApi {
         HttpServer.create(new InetSocketAddress(host, config.get(MasterConfig.HTTP_PORT)), 64);
     DeadlineExecutor executor =
         new DeadlineExecutor(
-            config.get(MasterConfig.HTTP_THREADS), readTimeout, RESPONSE_TIMEOUTS * readTimeout);
+            config.get(MasterConfig.HTTP_THREADS),
+            config.get(MasterConfig.HTTP_MAX_REQUESTS),
+            readTimeout,
+            RESPONSE_TIMEOUTS * readTimeout);
     server.setExecutor(executor);
-    RequestGuard guard = new RequestGuard(security, host);
-    server.createContext("/", ex -> handle(ex, null, body -> page(ex)));
-    server.createContext("/api/state", ex -> handle(ex, null, body -> state(ex, master)));
-    server.createContext("/api/policy", ex -> handle(ex, guard, body -> policy(ex, body, master)));
+    HttpApi api =
+        new HttpApi(
+            server,
+            executor,
+            new RequestGuard(security, host, config.get(MasterConfig.HTTP_ALLOWED_HOSTS)));
+    server.createContext("/", ex -> api.handle(ex, false, body -> page(ex)));
+    server.createContext("/api/state", ex -> api.handle(ex, false, body -> state(ex, master)));
+    server.createContext(
+        "/api/policy", ex -> api.handle(ex, true, body -> policy(ex, body, master)));
     server.createContext(
         "/metrics",
         ex ->
-            handle(
+            api.handle(
                 ex,
-                null,
+                false,
                 body ->
-                    send(
-                        ex, 200, "text/plain; version=0.0.4; charset=utf-8", master.prometheus())));
+                    new Response(
+                        200, "text/plain; version=0.0.4; charset=utf-8", master.prometheus())));
     server.start();
-    return new HttpApi(server, executor);
+    return api;
   }
 
   public int port() {
@@ -94,39 +105,54 @@ public final class HttpApi {
     executor.shutdownNow();
   }
 
+  /** A response, computed before a byte of it is written. */
+  private record Response(int status, String type, String body) {
+    static Response text(int status, String message) {
+      return new Response(status, "text/plain; charset=utf-8", message + "\n");
+    }
+  }
+
   private interface Handler {
-    void run(String body) throws IOException;
+    Response run(String body) throws IOException;
   }
 
   /**
-   * Serves one exchange: reads the body, refuses a state-changing request that the endpoint does
-   * not take (no {@code guard}: 405) or that the guard refuses, then runs the handler.
+   * Serves one exchange: reads the body, refuses a request whose Host is not the master's, a
+   * state-changing request that the endpoint does not take ({@code changes} false: 405) or that the
+   * guard refuses, then computes the response holding an HTTP thread and writes it.
    */
-  private static void handle(HttpExchange ex, RequestGuard guard, Handler h) {
+  private void handle(HttpExchange ex, boolean changes, Handler h) {
     try (ex) {
+      Response r;
       try {
         String body = body(ex);
         DeadlineExecutor.requestRead();
+        guard.checkHost(ex.getRequestHeaders());
         if (RequestGuard.changesState(ex.getRequestMethod())) {
-          if (guard == null) {
+          if (!changes) {
             requireGet(ex);
           } else {
             guard.check(
                 ex.getRequestMethod(), ex.getRequestURI().getPath(), ex.getRequestHeaders());
           }
         }
-        h.run(body);
+        r = executor.compute(() -> h.run(body));
       } catch (HttpError e) {
         if (e.status == 401) {
           ex.getResponseHeaders().set("WWW-Authenticate", "Bearer");
         }
-        send(ex, e.status, "text/plain; charset=utf-8", e.getMessage() + "\n");
+        r = Response.text(e.status, e.getMessage());
       } catch (RuntimeException e) {
-        LOG.error("HTTP {} {} failed", ex.getRequestMethod(), ex.getRequestURI(), e);
-        send(ex, 500, "text/plain; charset=utf-8", "internal error: " + e.getMessage() + "\n");
+        LOG.error(
+            "HTTP {} {} failed",
+            Printable.of(ex.getRequestMethod(), 16),
+            Printable.of(String.valueOf(ex.getRequestURI())),
+            e);
+        r = Response.text(500, "internal error: " + e.getMessage());
       }
+      send(ex, r);
     } catch (IOException e) {
-      LOG.debug("HTTP client went away: {}", e.toString());
+      LOG.debug("HTTP client went away: {}", Printable.of(e.toString()));
     }
   }
 
@@ -151,7 +177,7 @@ public final class HttpApi {
     return new String(body, StandardCharsets.UTF_8);
   }
 
-  private static void page(HttpExchange ex) throws IOException {
+  private static Response page(HttpExchange ex) throws IOException {
     requireGet(ex);
     String path = ex.getRequestURI().getPath();
     if (!path.equals("/") && !path.equals("/index.html")) {
@@ -162,15 +188,12 @@ public final class HttpApi {
       if (in == null) {
         throw new IllegalStateException("dashboard.html is missing from the master's jar");
       }
-      send(
-          ex,
-          200,
-          "text/html; charset=utf-8",
-          new String(in.readAllBytes(), StandardCharsets.UTF_8));
+      return new Response(
+          200, "text/html; charset=utf-8", new String(in.readAllBytes(), StandardCharsets.UTF_8));
     }
   }
 
-  private static void state(HttpExchange ex, MasterService master) throws IOException {
+  private static Response state(HttpExchange ex, MasterService master) {
     requireGet(ex);
     Map<String, String> q = params(ex.getRequestURI().getRawQuery());
     int maxFlows = DEFAULT_MAX_FLOWS;
@@ -185,11 +208,10 @@ public final class HttpApi {
             400, "maxFlows must be a non-negative integer, got '" + q.get("maxFlows") + "'");
       }
     }
-    send(ex, 200, "application/json", StateJson.render(master.snapshot(maxFlows)));
+    return new Response(200, "application/json", StateJson.render(master.snapshot(maxFlows)));
   }
 
-  private static void policy(HttpExchange ex, String body, MasterService master)
-      throws IOException {
+  private static Response policy(HttpExchange ex, String body, MasterService master) {
     SchedulingPolicy p = master.policy();
     if (ex.getRequestMethod().equals("POST")) {
       String name;
@@ -225,7 +247,7 @@ public final class HttpApi {
       w.value(n);
     }
     w.endArray().endObject();
-    send(ex, 200, "application/json", sb.toString());
+    return new Response(200, "application/json", sb.toString());
   }
 
   private static String usage() {
@@ -259,13 +281,12 @@ public final class HttpApi {
     return out;
   }
 
-  private static void send(HttpExchange ex, int status, String type, String body)
-      throws IOException {
-    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-    ex.getResponseHeaders().set("Content-Type", type);
+  private static void send(HttpExchange ex, Response r) throws IOException {
+    byte[] bytes = r.body().getBytes(StandardCharsets.UTF_8);
+    ex.getResponseHeaders().set("Content-Type", r.type());
     ex.getResponseHeaders().set("Cache-Control", "no-store");
     boolean head = ex.getRequestMethod().equals("HEAD");
-    ex.sendResponseHeaders(status, head ? -1 : bytes.length);
+    ex.sendResponseHeaders(r.status(), head ? -1 : bytes.length);
     if (!head) {
       try (OutputStream out = ex.getResponseBody()) {
         out.write(bytes);

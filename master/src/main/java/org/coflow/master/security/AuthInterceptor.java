@@ -22,21 +22,25 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs before every call of every service: checks the bearer token (when the master has one) and
  * establishes the {@link Caller}. A call without a valid token ends with UNAUTHENTICATED before any
- * service sees it.
+ * service sees it. The operators' token, when the master has one, is valid too and makes the caller
+ * an operator.
  */
 final class AuthInterceptor implements ServerInterceptor {
   private static final Logger LOG = LoggerFactory.getLogger(AuthInterceptor.class);
   private static final long WARN_EVERY_NANOS = 10_000_000_000L;
 
   private final String token;
+  private final String operatorToken;
   private final AtomicLong lastWarn = new AtomicLong(System.nanoTime() - WARN_EVERY_NANOS);
   private final AtomicLong refused = new AtomicLong();
 
   /**
    * @param token the shared token, or null when calls carry none
+   * @param operatorToken the operators' token, or null when every caller is an operator
    */
-  AuthInterceptor(String token) {
+  AuthInterceptor(String token, String operatorToken) {
     this.token = token;
+    this.operatorToken = operatorToken;
   }
 
   @Override
@@ -49,24 +53,26 @@ final class AuthInterceptor implements ServerInterceptor {
       address = inet.getAddress().getHostAddress();
       local = inet.getAddress().isLoopbackAddress();
     }
-    if (token != null) {
-      String presented = headers.get(BearerToken.AUTHORIZATION);
-      if (!BearerToken.matches(token, presented)) {
-        String why =
-            presented == null
-                ? "the call carries no token, and this master requires one: give the client the "
-                    + "token in coflow.master.auth.tokenFile (MasterClientOptions.token)"
-                : "the call's bearer token does not match this master's "
-                    + "coflow.master.auth.tokenFile";
-        refuse(call, address, why);
-        return new ServerCall.Listener<>() {};
-      }
+    String presented = headers.get(BearerToken.AUTHORIZATION);
+    boolean operator = operatorToken != null && BearerToken.matches(operatorToken, presented);
+    if (token != null && !operator && !BearerToken.matches(token, presented)) {
+      String why =
+          presented == null
+              ? "the call carries no token, and this master requires one: give the client the "
+                  + "token in coflow.master.auth.tokenFile (MasterClientOptions.token)"
+              : "the call's bearer token does not match this master's "
+                  + "coflow.master.auth.tokenFile";
+      refuse(call, address, why);
+      return new ServerCall.Listener<>() {};
     }
     String certificate = subject(call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION));
-    Caller caller =
+    String identity =
         certificate != null
-            ? new Caller("cert:" + certificate, true, address, local)
-            : new Caller(token != null ? "token" : "anonymous", false, address, local);
+            ? "cert:" + certificate
+            : operator ? "operator" : token != null ? "token" : "anonymous";
+    Caller caller =
+        new Caller(
+            identity, certificate != null, operator || operatorToken == null, address, local);
     return Contexts.interceptCall(
         Context.current().withValue(Caller.KEY, caller), call, headers, next);
   }

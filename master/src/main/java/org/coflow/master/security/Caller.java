@@ -12,16 +12,18 @@ public final class Caller {
   static final Context.Key<Caller> KEY = Context.key("coflow-caller");
 
   /** A call that no interceptor saw: in-process, in tests. */
-  public static final Caller LOCAL = new Caller("anonymous", false, "in-process", true);
+  public static final Caller LOCAL = new Caller("anonymous", false, true, "in-process", true);
 
   private final String identity;
   private final boolean certified;
+  private final boolean operator;
   private final String address;
   private final boolean local;
 
-  Caller(String identity, boolean certified, String address, boolean local) {
+  Caller(String identity, boolean certified, boolean operator, String address, boolean local) {
     this.identity = identity;
     this.certified = certified;
+    this.operator = operator;
     this.address = address;
     this.local = local;
   }
@@ -45,6 +47,14 @@ public final class Caller {
     return certified;
   }
 
+  /**
+   * Whether the caller may switch the policy: it carries the operators' token, or the master has
+   * none ({@code coflow.master.auth.operatorTokenFile}).
+   */
+  public boolean operator() {
+    return operator;
+  }
+
   /** The caller's network address (no port). */
   public String address() {
     return address;
@@ -60,8 +70,9 @@ public final class Caller {
     return identity + "@" + address;
   }
 
+  /** For log lines: a certificate's subject is the peer's choice, so it is escaped. */
   @Override
   public String toString() {
-    return identity + " from " + address;
+    return Printable.of(identity) + " from " + address;
   }
 }

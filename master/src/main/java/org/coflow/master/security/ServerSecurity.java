@@ -18,11 +18,17 @@ import org.coflow.api.security.SecretFile;
  * certificates for mutual TLS. It also decides what a master without authentication may expose:
  * loopback only, unless {@code coflow.master.insecure=true} says otherwise.
  *
+ * <p>Roles: with an operator token ({@code coflow.master.auth.operatorTokenFile}), only callers
+ * that carry it are {@linkplain Caller#operator() operators}, who alone may switch the policy;
+ * holders of the agents' token may do everything else. Without one, every admitted caller is an
+ * operator.
+ *
  * <p>The keys live in the master's registry ({@code MasterConfig}); this package takes their values
  * as {@link Settings} so that it depends on nothing else of the master.
  */
 public final class ServerSecurity {
   static final String TOKEN_FILE = "coflow.master.auth.tokenFile";
+  static final String OPERATOR_TOKEN_FILE = "coflow.master.auth.operatorTokenFile";
   static final String CERT_FILE = "coflow.master.tls.certFile";
   static final String KEY_FILE = "coflow.master.tls.keyFile";
   static final String CLIENT_CA_FILE = "coflow.master.tls.clientCaFile";
@@ -33,27 +39,39 @@ public final class ServerSecurity {
    * The values of the security keys; an empty string is "not set".
    *
    * @param tokenFile {@code coflow.master.auth.tokenFile}
+   * @param operatorTokenFile {@code coflow.master.auth.operatorTokenFile}
    * @param certFile {@code coflow.master.tls.certFile}
    * @param keyFile {@code coflow.master.tls.keyFile}
    * @param clientCaFile {@code coflow.master.tls.clientCaFile}
    * @param insecure {@code coflow.master.insecure}
    */
   public record Settings(
-      String tokenFile, String certFile, String keyFile, String clientCaFile, boolean insecure) {}
+      String tokenFile,
+      String operatorTokenFile,
+      String certFile,
+      String keyFile,
+      String clientCaFile,
+      boolean insecure) {}
 
   private final String token;
+  private final String operatorToken;
   private final SslContext ssl;
   private final boolean clientCertificates;
   private final boolean insecure;
   private final AuthInterceptor interceptor;
 
   private ServerSecurity(
-      String token, SslContext ssl, boolean clientCertificates, boolean insecure) {
+      String token,
+      String operatorToken,
+      SslContext ssl,
+      boolean clientCertificates,
+      boolean insecure) {
     this.token = token;
+    this.operatorToken = operatorToken;
     this.ssl = ssl;
     this.clientCertificates = clientCertificates;
     this.insecure = insecure;
-    this.interceptor = new AuthInterceptor(token);
+    this.interceptor = new AuthInterceptor(token, operatorToken);
   }
 
   /**
@@ -66,6 +84,20 @@ public final class ServerSecurity {
     String tokenFile = settings.tokenFile().trim();
     String token =
         tokenFile.isEmpty() ? null : SecretFile.readToken(Path.of(tokenFile), TOKEN_FILE);
+    String operatorFile = settings.operatorTokenFile().trim();
+    String operatorToken =
+        operatorFile.isEmpty()
+            ? null
+            : SecretFile.readToken(Path.of(operatorFile), OPERATOR_TOKEN_FILE);
+    if (operatorToken != null && operatorToken.equals(token)) {
+      throw new IllegalArgumentException(
+          OPERATOR_TOKEN_FILE
+              + "="
+              + operatorFile
+              + " holds the same token as "
+              + TOKEN_FILE
+              + ": the operators' token must differ from the one every agent carries");
+    }
     String cert = settings.certFile().trim();
     String key = settings.keyFile().trim();
     String clientCa = settings.clientCaFile().trim();
@@ -92,7 +124,7 @@ public final class ServerSecurity {
               + " too");
     }
     SslContext ssl = cert.isEmpty() ? null : ssl(cert, key, clientCa);
-    return new ServerSecurity(token, ssl, !clientCa.isEmpty(), settings.insecure());
+    return new ServerSecurity(token, operatorToken, ssl, !clientCa.isEmpty(), settings.insecure());
   }
 
   private static SslContext ssl(String cert, String key, String clientCa) {
@@ -127,15 +159,19 @@ public final class ServerSecurity {
   }
 
   /**
-   * Whether an HTTP request's {@code Authorization} header value carries the token; true for any
-   * request when the master has no token.
+   * Whether a state-changing HTTP request's {@code Authorization} header value carries the token it
+   * needs ({@link #httpTokenKey()}); true for any request when the master has no token.
    */
   public boolean allowsHttp(String authorization) {
+    if (operatorToken != null) {
+      return BearerToken.matches(operatorToken, authorization);
+    }
     return token == null || BearerToken.matches(token, authorization);
   }
 
-  public boolean hasToken() {
-    return token != null;
+  /** The key of the token state-changing HTTP requests need: the operators' when there is one. */
+  public String httpTokenKey() {
+    return operatorToken != null ? OPERATOR_TOKEN_FILE : TOKEN_FILE;
   }
 
   /** Adds TLS and the authentication of every call to a server being built. */
@@ -196,9 +232,14 @@ public final class ServerSecurity {
     if (!authenticates()) {
       grpc += ", NO AUTHENTICATION";
     }
+    if (operatorToken != null) {
+      grpc += "; only the operators' token may switch the policy";
+    }
     String http =
-        token != null
-            ? "state-changing requests need the token; GET pages, state and metrics are open"
+        operatorToken != null || token != null
+            ? "state-changing requests need the "
+                + (operatorToken != null ? "operators' " : "")
+                + "token; GET pages, state and metrics are open"
             : "NO AUTHENTICATION: same-origin JSON requests may switch the policy";
     String reach =
         loopback(host)

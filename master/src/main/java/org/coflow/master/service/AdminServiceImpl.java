@@ -8,8 +8,11 @@ import org.coflow.api.proto.v1.PolicyInfo;
 import org.coflow.api.proto.v1.SetPolicyRequest;
 import org.coflow.master.policy.Policies;
 import org.coflow.master.policy.SchedulingPolicy;
+import org.coflow.master.security.Caller;
 
-/** Operators' calls: read and switch the policy. */
+/**
+ * Operators' calls: read and switch the policy (the latter for {@link Caller#operator()}s only).
+ */
 final class AdminServiceImpl extends AdminServiceGrpc.AdminServiceImplBase {
   /** Longer names are refused before they reach a message. */
   private static final int MAX_POLICY_NAME = 64;
@@ -29,6 +32,16 @@ final class AdminServiceImpl extends AdminServiceGrpc.AdminServiceImplBase {
   @Override
   public void setPolicy(SetPolicyRequest req, StreamObserver<PolicyInfo> out) {
     SchedulingPolicy next;
+    if (!Caller.current().operator()) {
+      out.onError(
+          Status.PERMISSION_DENIED
+              .withDescription(
+                  "switching the policy needs the operators' token "
+                      + "(coflow.master.auth.operatorTokenFile); the agents' token lets its holders "
+                      + "report flows, register coflows and receive schedules only")
+              .asException());
+      return;
+    }
     if (req.getName().length() > MAX_POLICY_NAME) {
       out.onError(
           Status.INVALID_ARGUMENT

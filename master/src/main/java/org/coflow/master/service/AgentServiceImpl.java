@@ -16,12 +16,16 @@ import org.coflow.api.proto.v1.ReportBatch;
 import org.coflow.api.proto.v1.ScheduleUpdate;
 import org.coflow.api.proto.v1.WatchScheduleRequest;
 import org.coflow.master.security.Caller;
+import org.coflow.master.security.Printable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /** The agents' side of the control plane (see {@code master.proto} for the contract). */
 final class AgentServiceImpl extends AgentServiceGrpc.AgentServiceImplBase {
   private static final Logger LOG = LoggerFactory.getLogger(AgentServiceImpl.class);
+
+  /** Characters of a refusal's message (which quotes the request) kept in a log line. */
+  private static final int MESSAGE_CHARS = 1024;
 
   private final MasterState tables;
   private final SchedulerLoop loop;
@@ -44,17 +48,17 @@ final class AgentServiceImpl extends AgentServiceGrpc.AgentServiceImplBase {
     } catch (StatusException e) {
       LOG.warn(
           "refused session of host={} by {}: {}",
-          clip(req.getHostId()),
+          Printable.of(req.getHostId()),
           Caller.current(),
-          e.getStatus().getDescription());
+          Printable.of(e.getStatus().getDescription(), MESSAGE_CHARS));
       out.onError(e);
       return;
     }
     LOG.info(
         "session opened host={} data={} engine={} by {}",
-        s.hostId,
-        s.dataAddress,
-        s.engineAddress,
+        Printable.of(s.hostId),
+        Printable.of(s.dataAddress),
+        Printable.of(s.engineAddress),
         s.owner);
     out.onNext(
         OpenSessionResponse.newBuilder()
@@ -90,7 +94,7 @@ final class AgentServiceImpl extends AgentServiceGrpc.AgentServiceImplBase {
                 "rejected report batch seq={} by {}: {}",
                 batch.getSeq(),
                 Caller.current(),
-                e.getStatus().getDescription());
+                Printable.of(e.getStatus().getDescription(), MESSAGE_CHARS));
           }
           out.onError(e);
           return;
@@ -155,10 +159,5 @@ final class AgentServiceImpl extends AgentServiceGrpc.AgentServiceImplBase {
             .setEngineAddress(s.engineAddress)
             .build());
     out.onCompleted();
-  }
-
-  /** A value from a request for a log line: at most 100 characters. */
-  private static String clip(String s) {
-    return s.length() <= 100 ? s : s.substring(0, 100) + "...";
   }
 }

@@ -37,6 +37,12 @@ final class AgentSession {
   /** Guarded: the session's flows by their flow id. */
   final Map<Long, FlowRecord> flows = new HashMap<>();
 
+  /** Guarded: the bytes of names and attributes of its flows ({@code maxSessionBytes}). */
+  long flowBytes;
+
+  /** Guarded: the hosts besides its own its flows name ({@code maxHostsPerSession}). */
+  final HostRefs peers = new HostRefs();
+
   /** Guarded. */
   long lastSeenNanos;
 

@@ -22,6 +22,9 @@ final class FlowRecord {
   final long startMillis;
   final Map<String, String> attributes;
 
+  /** What its names and attributes count against its session's bytes. */
+  final long footprint;
+
   /** Guarded: cumulative bytes sent. */
   long sent;
 
@@ -101,6 +104,19 @@ final class FlowRecord {
     this.dstHost = dstHost;
     this.startMillis = startMillis;
     this.attributes = attributes;
+    this.footprint = Limits.footprint(coflowId, srcHost, dstHost, attributes);
+  }
+
+  /** The end that is not its session's host, or null when both are. */
+  String peer() {
+    return peer(session.hostId, srcHost, dstHost);
+  }
+
+  static String peer(String own, String srcHost, String dstHost) {
+    if (!srcHost.equals(own)) {
+      return srcHost;
+    }
+    return dstHost.equals(own) ? null : dstHost;
   }
 
   @Override

@@ -229,6 +229,20 @@ public final class MasterConfig implements ConfigRegistry.Provider {
               .since(V)
               .build());
 
+  public static final ConfigKey<String> OPERATOR_TOKEN_FILE =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.master.auth.operatorTokenFile", ConfigType.STRING)
+              .defaultValue("")
+              .doc(
+                  "A file holding the operators' token, different from "
+                      + "`coflow.master.auth.tokenFile` (same rules for the file). When set, "
+                      + "switching the policy (AdminService.SetPolicy, `POST /api/policy`) needs "
+                      + "it, and the agents' token only lets its holders open sessions, report "
+                      + "flows, register coflows and receive schedules. Empty: every caller the "
+                      + "master admits may switch the policy.")
+              .since(V)
+              .build());
+
   public static final ConfigKey<String> TLS_CERT_FILE =
       REGISTRY.add(
           ConfigKey.builder("coflow.master.tls.certFile", ConfigType.STRING)
@@ -304,6 +318,34 @@ public final class MasterConfig implements ConfigRegistry.Provider {
               .since(V)
               .build());
 
+  public static final ConfigKey<Long> MAX_SESSION_BYTES =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.master.maxSessionBytes", ConfigType.BYTES)
+              .defaultValue(8L << 20)
+              .doc(
+                  "Most bytes of names and attributes (coflow ids, host ids, attribute keys and "
+                      + "values; two bytes a character) one agent session's unfinished flows may "
+                      + "hold; a batch that would go past it is refused whole with "
+                      + "RESOURCE_EXHAUSTED. A flow's share is at most "
+                      + "`coflow.master.maxAttributes` pairs of `coflow.master.maxNameLength`.")
+              .check(v -> v >= 1 << 16 && v <= 1L << 40, "between 64 KiB and 1 TiB")
+              .since(V)
+              .build());
+
+  public static final ConfigKey<Integer> MAX_HOSTS_PER_SESSION =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.master.maxHostsPerSession", ConfigType.INT)
+              .defaultValue(256)
+              .doc(
+                  "Most distinct hosts besides its own that one agent session's unfinished flows "
+                      + "may name; a batch that would go past it is refused whole with "
+                      + "RESOURCE_EXHAUSTED, so that one session cannot fill "
+                      + "`coflow.master.maxHosts` with invented hosts. Raise it where one host "
+                      + "exchanges data with more hosts at once.")
+              .check(v -> v >= 1 && v <= 16384, "between 1 and 16384")
+              .since(V)
+              .build());
+
   public static final ConfigKey<Integer> MAX_FLOWS =
       REGISTRY.add(
           ConfigKey.builder("coflow.master.maxFlows", ConfigType.INT)
@@ -354,7 +396,9 @@ public final class MasterConfig implements ConfigRegistry.Provider {
       REGISTRY.add(
           ConfigKey.builder("coflow.master.http.threads", ConfigType.INT)
               .defaultValue(8)
-              .doc("Threads serving HTTP requests (dashboard, JSON API, metrics).")
+              .doc(
+                  "HTTP responses (dashboard, JSON API, metrics) computed at once; requests still "
+                      + "arriving do not hold one (`coflow.master.http.maxRequests`).")
               .check(v -> v >= 1 && v <= 256, "between 1 and 256")
               .since(V)
               .build());
@@ -368,6 +412,31 @@ public final class MasterConfig implements ConfigRegistry.Provider {
                       + "thread took it up is cut off, so slow or stalled clients cannot hold the "
                       + "HTTP threads; a response must be written within six times this long.")
               .check(v -> v >= 100, "at least 100 ms")
+              .since(V)
+              .build());
+
+  public static final ConfigKey<Integer> HTTP_MAX_REQUESTS =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.master.http.maxRequests", ConfigType.INT)
+              .defaultValue(256)
+              .doc(
+                  "Most HTTP requests taken up at once, each on a thread of its own while it "
+                      + "arrives (at most `coflow.master.http.readTimeout`), so that slow or silent "
+                      + "clients do not hold up others; more wait for one to end.")
+              .check(v -> v >= 2 && v <= 4096, "between 2 and 4096")
+              .since(V)
+              .build());
+
+  public static final ConfigKey<String> HTTP_ALLOWED_HOSTS =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.master.http.allowedHosts", ConfigType.STRING)
+              .defaultValue("")
+              .doc(
+                  "Comma-separated host names HTTP requests may name in their `Host` header "
+                      + "besides IP addresses, `localhost`, `coflow.master.host` and this "
+                      + "machine's name (e.g. a DNS alias of the master, or a proxy's name). "
+                      + "Requests naming any other host are refused with 421, so that a web page "
+                      + "whose DNS name was rebound to the master cannot read it.")
               .since(V)
               .build());
 

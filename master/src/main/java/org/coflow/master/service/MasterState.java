@@ -16,6 +16,7 @@ import org.coflow.api.proto.v1.OpenSessionRequest;
 import org.coflow.api.proto.v1.RegisterCoflowRequest;
 import org.coflow.api.proto.v1.ReportBatch;
 import org.coflow.master.security.Caller;
+import org.coflow.master.security.Printable;
 
 /**
  * The master's registry as the RPC handlers see it: sessions, their flows as reported, registered
@@ -109,7 +110,7 @@ final class MasterState {
    *
    * @throws StatusException NOT_FOUND for an unknown session, FAILED_PRECONDITION for a report of
    *     an unknown flow without spec, INVALID_ARGUMENT for anything malformed, RESOURCE_EXHAUSTED
-   *     for flows or hosts past the limits
+   *     for flows, their bytes or hosts past the limits
    */
   synchronized void report(ReportBatch batch, Caller caller, long nowNanos) throws StatusException {
     AgentSession s = session(batch.getSessionId(), caller);
@@ -124,17 +125,28 @@ final class MasterState {
     }
     Set<Long> seen = new HashSet<>();
     Set<String> newHosts = new HashSet<>();
+    Set<String> newPeers = new HashSet<>();
     int more = 0;
+    long moreBytes = 0;
     for (FlowReport r : batch.getFlowsList()) {
       FlowRecord known = s.flows.get(r.getFlowId());
       RequestChecks.flow(s, r, known, seen, hosts, newHosts, limits);
       if (known == null && !r.getFinished()) {
         more++;
+        FlowSpec spec = r.getSpec();
+        moreBytes += Limits.footprint(spec);
+        String peer = FlowRecord.peer(s.hostId, spec.getSrcHost(), spec.getDstHost());
+        if (peer != null && !s.peers.contains(peer)) {
+          newPeers.add(peer);
+        }
       } else if (known != null && r.getFinished()) {
         more--;
+        moreBytes -= known.footprint;
       }
     }
     requireFlowRoom(s, more);
+    limits.sessionBytes(s, s.flowBytes, moreBytes);
+    limits.sessionHosts(s, s.peers.size(), newPeers.size(), sample(newPeers));
     requireRoom(newHosts.size(), newHosts.size() + " new hosts (" + sample(newHosts) + ")");
     for (FlowReport r : batch.getFlowsList()) {
       FlowRecord f = s.flows.get(r.getFlowId());
@@ -157,10 +169,7 @@ final class MasterState {
                 spec.getDstHost(),
                 spec.getStartTimeMs(),
                 Map.copyOf(spec.getAttributesMap()));
-        s.flows.put(r.getFlowId(), f);
-        hosts.add(f.srcHost);
-        hosts.add(f.dstHost);
-        flowCount++;
+        hold(s, f);
       }
       f.sent = r.getBytesSent();
       f.remaining = r.hasBytesRemaining() ? r.getBytesRemaining() : -1;
@@ -202,12 +211,28 @@ final class MasterState {
     }
   }
 
-  /** Removes a flow from its session and lets go of its hosts. */
+  /** Adds a flow to its session and counts what it holds. */
+  private void hold(AgentSession s, FlowRecord f) {
+    s.flows.put(f.flowId, f);
+    hosts.add(f.srcHost);
+    hosts.add(f.dstHost);
+    flowCount++;
+    s.flowBytes += f.footprint;
+    if (f.peer() != null) {
+      s.peers.add(f.peer());
+    }
+  }
+
+  /** Removes a flow from its session and lets go of what it held. */
   private void forget(AgentSession s, FlowRecord f) {
     s.flows.remove(f.flowId);
     hosts.release(f.srcHost);
     hosts.release(f.dstHost);
     flowCount--;
+    s.flowBytes -= f.footprint;
+    if (f.peer() != null) {
+      s.peers.release(f.peer());
+    }
   }
 
   synchronized ScheduleStream watch(String sessionId, Caller caller, ScheduleStream stream)
@@ -503,7 +528,7 @@ final class MasterState {
       if (b.length() > 200) {
         return b.append("...").toString();
       }
-      b.append(h);
+      b.append(Printable.of(h, 100));
     }
     return b.toString();
   }

@@ -12,6 +12,7 @@ import org.coflow.api.proto.v1.OpenSessionRequest;
 import org.coflow.api.proto.v1.PairSize;
 import org.coflow.api.proto.v1.ProtocolVersion;
 import org.coflow.api.proto.v1.RegisterCoflowRequest;
+import org.coflow.master.security.Printable;
 
 /**
  * Validation of each request on its own, before {@link MasterState} looks at what it holds: the
@@ -123,11 +124,11 @@ final class RequestChecks {
                 + "->"
                 + known.dstHost
                 + " to coflow '"
-                + clip(spec.getCoflowId())
+                + Printable.of(spec.getCoflowId(), 100)
                 + "' "
-                + clip(spec.getSrcHost())
+                + Printable.of(spec.getSrcHost(), 100)
                 + "->"
-                + clip(spec.getDstHost())
+                + Printable.of(spec.getDstHost(), 100)
                 + ": a new flow needs a new flow id");
       }
     }
@@ -215,10 +216,5 @@ final class RequestChecks {
 
   static StatusException invalid(String message) {
     return Status.INVALID_ARGUMENT.withDescription(message).asException();
-  }
-
-  /** At most the first 100 characters of {@code s}, for messages about unchecked values. */
-  private static String clip(String s) {
-    return s.length() <= 100 ? s : s.substring(0, 100) + "...";
   }
 }

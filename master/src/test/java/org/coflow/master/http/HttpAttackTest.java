@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -85,6 +86,79 @@ class HttpAttackTest {
     long millis = (System.nanoTime() - t0) / 1_000_000;
     assertEquals(200, state.statusCode());
     assertTrue(millis < 8000, "GET took " + millis + " ms behind slow requests");
+  }
+
+  @Test
+  void halfRequestLinesDoNotStallGets() throws Exception {
+    start(Config.defaults());
+    for (int i = 0; i < 32; i++) {
+      openSlow("GET /api/sta");
+    }
+    for (int i = 0; i < 8; i++) {
+      openSlow("");
+    }
+    Thread.sleep(300);
+    long t0 = System.nanoTime();
+    HttpResponse<String> state =
+        http.send(
+            HttpRequest.newBuilder(uri("/api/state")).timeout(Duration.ofSeconds(10)).build(),
+            HttpResponse.BodyHandlers.ofString());
+    long millis = (System.nanoTime() - t0) / 1_000_000;
+    assertEquals(200, state.statusCode());
+    // The read timeout is 5 s: a GET queued behind the silent connections would wait that long.
+    assertTrue(millis < 2000, "GET took " + millis + " ms behind 40 silent connections");
+  }
+
+  @Test
+  void everyRequestMustNameTheMasterInItsHost() throws Exception {
+    start(Config.defaults().with(MasterConfig.HTTP_ALLOWED_HOSTS, "Dash.Example.org, other"));
+    int port = server.httpPort();
+    String before = server.service().policy().name();
+    // DNS rebinding: the attacker's name, now resolving to 127.0.0.1, read from its own page.
+    for (String request :
+        new String[] {
+          "GET /api/state", "GET /metrics", "GET /", "HEAD /api/policy", "POST /api/policy"
+        }) {
+      String r = raw(request, "rebound.evil.example:" + port);
+      assertTrue(r.startsWith("HTTP/1.1 421 "), request + ": " + r);
+      assertTrue(
+          request.startsWith("HEAD") || r.contains("coflow.master.http.allowedHosts"),
+          request + ": " + r);
+    }
+    assertEquals(before, server.service().policy().name());
+    String hostname = InetAddress.getLocalHost().getHostName();
+    for (String host :
+        new String[] {
+          "127.0.0.1:" + port,
+          "localhost:" + port,
+          "LOCALHOST",
+          "[::1]:" + port,
+          "dash.example.org:" + port,
+          "other",
+          hostname + ":" + port
+        }) {
+      String r = raw("GET /api/state", host);
+      assertTrue(r.startsWith("HTTP/1.1 200 "), host + ": " + r);
+    }
+  }
+
+  /** Sends a request line with {@code host} as its Host header; returns the whole response. */
+  private String raw(String requestLine, String host) throws Exception {
+    try (Socket s = new Socket("127.0.0.1", server.httpPort())) {
+      s.setSoTimeout(5000);
+      String body = requestLine.startsWith("POST") ? "{\"name\": \"varys\"}" : "";
+      s.getOutputStream()
+          .write(
+              (requestLine
+                      + " HTTP/1.1\r\nHost: "
+                      + host
+                      + "\r\nContent-Type: application/json\r\nContent-Length: "
+                      + body.length()
+                      + "\r\nConnection: close\r\n\r\n"
+                      + body)
+                  .getBytes(StandardCharsets.US_ASCII));
+      return new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    }
   }
 
   @Test
