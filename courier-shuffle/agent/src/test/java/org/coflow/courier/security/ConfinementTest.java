@@ -43,6 +43,14 @@ class ConfinementTest extends AttackBase {
       Files.createDirectories(index.getParent());
       Files.copy(ShuffleFiles.sparkPath(List.of(outside), 64, "shuffle_0_0_0.index"), index);
     }
+    assertEquals(ErrorCode.ERROR_CODE_NOT_FOUND, refusal(root, dir));
+  }
+
+  /**
+   * Registers {@code dir} with an agent serving {@code root}, fetches its block {@code
+   * shuffle_0_0_0} through a second agent, and returns the code it was refused with (it must be).
+   */
+  private ErrorCode refusal(Path root, Path dir) throws Exception {
     try (CourierAgent source = Attack.standalone("src", root, null);
         CourierAgent agent = Attack.standalone("dst", root, null);
         CourierClient registrar = Attack.stranger(group, source);
@@ -58,8 +66,7 @@ class ConfinementTest extends AttackBase {
                           Attack.block(source, set, "shuffle_0_0_0", null),
                           new ByteArrayOutputStream())
                       .get(10, TimeUnit.SECONDS));
-      assertEquals(
-          ErrorCode.ERROR_CODE_NOT_FOUND, ((ProtocolException) e.getCause()).code(), e.toString());
+      return ((ProtocolException) e.getCause()).code();
     }
   }
 
@@ -74,24 +81,7 @@ class ConfinementTest extends AttackBase {
       Files.createDirectories(inside.getParent());
       Files.createLink(inside, ShuffleFiles.sparkPath(List.of(outside), 64, name));
     }
-    try (CourierAgent source = Attack.standalone("src", root, null);
-        CourierAgent agent = Attack.standalone("dst", root, null);
-        CourierClient registrar = Attack.stranger(group, source);
-        CourierClient client = Attack.stranger(group, agent)) {
-      String set =
-          registrar.register(Attack.spark("app-1", "0", dir, false)).get(10, TimeUnit.SECONDS);
-      ExecutionException e =
-          assertThrows(
-              ExecutionException.class,
-              () ->
-                  Attack.fetch(
-                          client,
-                          Attack.block(source, set, "shuffle_0_0_0", null),
-                          new ByteArrayOutputStream())
-                      .get(10, TimeUnit.SECONDS));
-      assertEquals(
-          ErrorCode.ERROR_CODE_FORBIDDEN, ((ProtocolException) e.getCause()).code(), e.toString());
-    }
+    assertEquals(ErrorCode.ERROR_CODE_FORBIDDEN, refusal(root, dir));
   }
 
   @Test

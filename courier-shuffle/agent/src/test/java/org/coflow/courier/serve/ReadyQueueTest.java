@@ -46,11 +46,16 @@ class ReadyQueueTest {
    * queue when its block ends. Returns the name of each piece's stream.
    */
   private static List<String> send(ReadyQueue<S> q, int pieces) {
+    return send(q, pieces, CHUNK);
+  }
+
+  /** As above, in pieces of at most {@code piece} bytes. */
+  private static List<String> send(ReadyQueue<S> q, int pieces, int piece) {
     List<String> out = new ArrayList<>();
     long[] waited = new long[1];
     for (int i = 0; i < pieces && !q.isEmpty(); i++) {
       S s = q.next(x -> 0, waited);
-      long n = Math.min(CHUNK, s.left);
+      long n = Math.min(piece, s.left);
       s.left -= n;
       s.sent += n;
       q.sent(s, s.priority, n);
@@ -215,19 +220,6 @@ class ReadyQueueTest {
 
   /** As {@link #send}, in a lane's pieces (a quarter chunk). */
   private static List<String> sendLane(ReadyQueue<S> q, int pieces) {
-    List<String> out = new ArrayList<>();
-    long[] waited = new long[1];
-    for (int i = 0; i < pieces && !q.isEmpty(); i++) {
-      S s = q.next(x -> 0, waited);
-      long n = Math.min(CHUNK / 4, s.left);
-      s.left -= n;
-      s.sent += n;
-      q.sent(s, s.priority, n);
-      if (s.left == 0) {
-        q.remove(s, s.priority);
-      }
-      out.add(s.name);
-    }
-    return out;
+    return send(q, pieces, CHUNK / 4);
   }
 }
