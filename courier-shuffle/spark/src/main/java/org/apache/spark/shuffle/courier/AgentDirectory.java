@@ -135,7 +135,11 @@ final class AgentDirectory {
           String[] m = (String[]) message;
           if (REGISTER.equals(kind)) {
             AgentInfo a = AgentInfo.fromWire(m, 1);
-            String refused = refusal(a.executorId, context.senderAddress().host());
+            // No sender address: the driver's own process (a local call), which is trusted.
+            String refused =
+                context.senderAddress() == null
+                    ? null
+                    : refusal(a.executorId, context.senderAddress().host());
             if (refused != null) {
               LOG.warn("Courier: refused {}: {}", a, refused);
               context.reply(Boolean.FALSE);
