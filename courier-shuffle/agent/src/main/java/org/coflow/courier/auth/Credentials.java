@@ -29,6 +29,7 @@ public final class Credentials {
       throw new IllegalArgumentException(
           "an identity is 1 to 256 characters, got '" + identity + "'");
     }
+    secret.proofKey(); // derived now, not inside the handshake's time
     return new Credentials(identity, Objects.requireNonNull(secret));
   }
 

@@ -37,6 +37,7 @@ public final class KeyRing {
 
   /** Accept proofs of {@code secret} as {@code identity}. */
   public KeyRing add(String identity, Secret secret) {
+    secret.proofKey(); // derived now, not inside a peer's handshake time
     secrets.put(identity, secret);
     return this;
   }
@@ -46,6 +47,7 @@ public final class KeyRing {
    * token: its reduce tasks are tenant code, never another host's agent).
    */
   public KeyRing addClient(String identity, Secret secret) {
+    secret.proofKey(); // derived now, not inside a peer's handshake time
     clientsOnly.add(identity);
     secrets.put(identity, secret);
     return this;

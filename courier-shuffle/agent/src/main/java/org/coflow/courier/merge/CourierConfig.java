@@ -290,10 +290,12 @@ public final class CourierConfig implements ConfigRegistry.Provider {
   public static final ConfigKey<Long> HANDSHAKE_TIMEOUT =
       REGISTRY.add(
           ConfigKey.builder("coflow.courier.handshakeTimeout", ConfigType.DURATION_MS)
-              .defaultValue(2_000L)
+              .defaultValue(5_000L)
               .doc(
-                  "Time an accepted connection has to complete its handshake (a few round trips: "
-                      + "milliseconds for a peer that means it).")
+                  "Time an accepted connection has to complete its handshake (a few round trips; "
+                      + "a freshly started task JVM on a loaded host has taken over 2 s). A full "
+                      + "set of handshake slots evicts its oldest connection for a newcomer, so "
+                      + "silent connections never keep a peer out, whatever this is.")
               .check(v -> v >= 1, "positive")
               .since("0.1.0")
               .build());

@@ -11,7 +11,7 @@ public final class Limits {
 
   /** What tests and tools get when they set nothing: generous, but bounded. */
   public static final Limits DEFAULTS =
-      new Limits(4096, 256, 64, 1024, 64L << 20, 2_000, 1_800_000);
+      new Limits(4096, 256, 64, 1024, 64L << 20, 5_000, 1_800_000);
 
   private final int maxConnections;
   private final int maxHandshaking;
