@@ -280,9 +280,10 @@ public final class CourierConfig implements ConfigRegistry.Provider {
               .doc(
                   "Bytes the agent holds for its peers, twice: incomplete frames of accepted "
                       + "connections (read into the heap; the first 16k of each connection aside) "
-                      + "and, separately, the windows of streams relayed to local clients. A "
-                      + "connection that would cross it is refused, a stream waits or is refused, "
-                      + "with a BUSY error instead of growing the process's memory.")
+                      + "and, separately, the windows of streams relayed to local clients, where "
+                      + "one client identity holds at most cap / (holders + 1). A connection that "
+                      + "would cross it is refused with a BUSY error, and a stream waits, instead "
+                      + "of growing the process's memory.")
               .check(v -> v >= 1 << 20, "at least 1m")
               .since("0.1.0")
               .build());

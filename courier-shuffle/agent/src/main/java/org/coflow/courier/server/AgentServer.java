@@ -63,12 +63,21 @@ public final class AgentServer implements AutoCloseable {
             : PriorityPacer.UNLIMITED;
     ConnectionGate gate = new ConnectionGate(limits);
     // Two budgets of the same size: peers' unfinished frames cannot starve the streams relayed to
-    // local clients, nor those the frames.
+    // local clients, nor those the frames. The relayed one is shared out by client identity.
     MemoryBudget budget = new MemoryBudget(limits.maxBufferedBytes());
     MemoryBudget relayed = new MemoryBudget(limits.maxBufferedBytes());
     ServerContext server =
         new ServerContext(
-            hostId, keys, limits, registry, fetches, chunkSize, sending, paces, relayed, metrics);
+            hostId,
+            keys,
+            limits,
+            registry,
+            fetches,
+            chunkSize,
+            sending,
+            paces,
+            new org.coflow.courier.protocol.BudgetShares(relayed),
+            metrics);
     return new AgentServer(
         transport.bind(address, gate, budget, () -> new ServerHandshake(server)),
         gate,

@@ -97,8 +97,11 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
 
   private final int maxStreams;
 
-  /** The agent's budget: the windows of streams relayed to clients are reserved in it. */
-  private final org.coflow.courier.protocol.MemoryBudget budget;
+  /**
+   * The client's share of the agent's relay budget: the windows of streams relayed to clients are
+   * reserved in it, so that no identity holds the whole budget.
+   */
+  private final org.coflow.courier.protocol.BudgetShares.Holder budget;
 
   /** Blocks requested and not yet ended, failed or cancelled. */
   private int inFlight;
@@ -116,7 +119,7 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
       LocalFetches fetches,
       String principal,
       int maxStreams,
-      org.coflow.courier.protocol.MemoryBudget budget,
+      org.coflow.courier.protocol.BudgetShares.Holder budget,
       org.coflow.courier.metrics.DataPlaneMetrics metrics) {
     this.metrics = metrics;
     this.budget = budget;
@@ -129,6 +132,12 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
     channel = ctx.channel();
+  }
+
+  /** The connection is gone: its identity's share no longer counts this session. */
+  @Override
+  public void handlerRemoved(ChannelHandlerContext ctx) {
+    budget.close();
   }
 
   @Override
@@ -240,12 +249,17 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
                 (CONNECTION_WINDOW - outstanding.get()) / n));
     for (int i = 0; i < req.getBlocksCount(); i++) {
       long stream = req.getRequestId() << INDEX_BITS | i;
-      RemoteBlock block = req.getBlocks(i);
-      if (inFlight < maxStreams) {
-        start(req.getCoflowId(), stream, block, window);
-      } else if (queued.size() < maxStreams) {
-        // Beyond the bound, blocks wait here (as many again), started as others end.
-        queued.add(() -> start(req.getCoflowId(), stream, block, window));
+      Pending p = new Pending(req.getCoflowId(), stream, req.getBlocks(i), window);
+      if (queued.isEmpty() && inFlight < maxStreams && start(p)) {
+        continue;
+      }
+      if (queued.size() < maxStreams) {
+        // Beyond the bound, or while the client's share of the relay budget is full, blocks wait
+        // here (as many again), started in order as others end or bytes are given back.
+        queued.add(p);
+        if (queued.size() == 1 && inFlight < maxStreams) {
+          waitForBudget();
+        }
       } else {
         error(
             stream,
@@ -261,29 +275,62 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
     }
   }
 
-  /** Blocks beyond the in-flight bound, in the order they were asked for. */
-  private final java.util.ArrayDeque<Runnable> queued = new java.util.ArrayDeque<>();
+  /** A requested block not started yet. */
+  private static final class Pending {
+    final String coflow;
+    final long stream;
+    final RemoteBlock block;
+    final long window;
 
-  private void start(String coflow, long stream, RemoteBlock block, long window) {
+    Pending(String coflow, long stream, RemoteBlock block, long window) {
+      this.coflow = coflow;
+      this.stream = stream;
+      this.block = block;
+      this.window = window;
+    }
+  }
+
+  /**
+   * Blocks beyond the in-flight bound or waiting for room in the client's share, in the order they
+   * were asked for.
+   */
+  private final java.util.ArrayDeque<Pending> queued = new java.util.ArrayDeque<>();
+
+  /** Starts queued blocks while the bound and the client's share let them. */
+  private void drain() {
+    while (inFlight < maxStreams && !queued.isEmpty() && channel.isActive()) {
+      if (!start(queued.peek())) {
+        waitForBudget();
+        return;
+      }
+      queued.poll();
+    }
+  }
+
+  /**
+   * Starts a block, or returns false when its first window finds no room in the client's share of
+   * the relay budget (it then waits for bytes to come back).
+   */
+  private boolean start(Pending p) {
+    long stream = p.stream;
+    RemoteBlock block = p.block;
+    long window = p.window;
+    if (cancelled.remove(stream)) {
+      return true; // the client gave up on it before it started: nothing to tell
+    }
     // A block written into a file is never relayed: it holds nothing of the client's window.
-    // A streamed one's window is reserved in the agent's budget first: what the agent will hold
-    // for a client that reads slowly, all clients together, stays under the budget.
+    // A streamed one's window is reserved in the client's share of the agent's budget first:
+    // what the agent holds for clients that read slowly stays under the budget, and no one
+    // identity holds all of it.
     long reserve = 0;
     if (block.getTargetFile().isEmpty()) {
       reserve =
           budget.tryReserve(window) ? window : budget.tryReserve(MIN_WINDOW) ? MIN_WINDOW : -1;
     }
     if (reserve < 0) {
-      error(
-          stream,
-          ErrorCode.ERROR_CODE_BUSY,
-          "the agent holds "
-              + budget.used()
-              + " bytes for its clients' streams, its cap (coflow.courier.maxBufferedBytes is "
-              + budget.cap()
-              + "); retry when some streams have ended");
-      return;
+      return false;
     }
+    String coflow = p.coflow;
     inFlight++;
     Relay relay = new Relay(stream, reserve);
     relays.put(stream, relay);
@@ -308,6 +355,7 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
             cancelAll();
           }
         });
+    return true;
   }
 
   /**
@@ -346,6 +394,9 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
   /** Grants the credit that waited for room in the budget, as far as there is room now. */
   private void grantDeferred() {
     waitingForBudget = false;
+    if (!channel.isActive()) {
+      return;
+    }
     for (Relay r : relays.values()) {
       long d = r.deferred.get();
       FetchService.Handle h = streams.get(r.stream);
@@ -362,6 +413,7 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
         return;
       }
     }
+    drain();
   }
 
   private void error(long stream, ErrorCode code, String message) {
@@ -492,9 +544,7 @@ final class ClientSession extends SimpleChannelInboundHandler<Frame> {
           .execute(
               () -> {
                 inFlight--;
-                while (inFlight < maxStreams && !queued.isEmpty() && channel.isActive()) {
-                  queued.poll().run();
-                }
+                drain();
               });
     }
   }

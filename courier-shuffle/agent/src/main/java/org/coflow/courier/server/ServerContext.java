@@ -27,7 +27,7 @@ final class ServerContext {
   private final org.coflow.courier.enforce.DestinationOrder order =
       new org.coflow.courier.enforce.DestinationOrder();
 
-  private final org.coflow.courier.protocol.MemoryBudget budget;
+  private final org.coflow.courier.protocol.BudgetShares budget;
   private final DataPlaneMetrics metrics;
 
   ServerContext(
@@ -39,7 +39,7 @@ final class ServerContext {
       int chunkSize,
       PriorityPacer link,
       PaceTable paces,
-      org.coflow.courier.protocol.MemoryBudget budget,
+      org.coflow.courier.protocol.BudgetShares budget,
       DataPlaneMetrics metrics) {
     this.metrics = metrics;
     this.budget = budget;
@@ -72,10 +72,18 @@ final class ServerContext {
         metrics);
   }
 
-  /** Serves a local process whose identity is {@code principal}. */
-  ChannelHandler session(String principal) {
+  /**
+   * Serves a local process whose identity is {@code principal}; its streams are held in {@code
+   * share}'s part of the relay budget.
+   */
+  ChannelHandler session(String principal, String share) {
     return new ClientSession(
-        registry, fetches, principal, limits.maxStreamsPerConnection(), budget, metrics);
+        registry,
+        fetches,
+        principal,
+        limits.maxStreamsPerConnection(),
+        budget.join(share),
+        metrics);
   }
 
   /** Raises an idle event after {@link Limits#idleTimeoutMillis} without a frame either way. */

@@ -101,12 +101,16 @@ final class ServerHandshake extends SimpleChannelInboundHandler<Frame> {
                 + "(its own process's, or a job's token); a client that proves nothing may not use "
                 + "it (docs/security.md)");
       }
+      // Anonymous connections are told apart by name, and share the relay budget by address.
+      java.net.SocketAddress remote = ctx.channel().remoteAddress();
       admit(
           ctx,
+          BlockRegistry.ANONYMOUS + ANONYMOUS.incrementAndGet() + "@" + remote,
           BlockRegistry.ANONYMOUS
-              + ANONYMOUS.incrementAndGet()
               + "@"
-              + ctx.channel().remoteAddress());
+              + (remote instanceof java.net.InetSocketAddress
+                  ? ((java.net.InetSocketAddress) remote).getAddress()
+                  : remote));
       return;
     }
     secret = server.keys.find(h.getIdentity());
@@ -149,7 +153,7 @@ final class ServerHandshake extends SimpleChannelInboundHandler<Frame> {
               + shown(hello.getIdentity())
               + "' may connect only as a local client, not as another host's agent");
     }
-    admit(ctx, hello.getIdentity());
+    admit(ctx, hello.getIdentity(), hello.getIdentity());
   }
 
   /** A peer's string as it may appear in messages and logs: printable, at most 128 chars. */
@@ -166,8 +170,11 @@ final class ServerHandshake extends SimpleChannelInboundHandler<Frame> {
     return (java.net.InetSocketAddress) ctx.channel().localAddress();
   }
 
-  /** The peer proved who it is (or the agent is open): what serves it takes over. */
-  private void admit(ChannelHandlerContext ctx, String principal) {
+  /**
+   * The peer proved who it is (or the agent is open): what serves it takes over. A local client's
+   * streams are held in {@code share}'s part of the relay budget.
+   */
+  private void admit(ChannelHandlerContext ctx, String principal, String share) {
     ConnectionGate gate = ctx.pipeline().get(ConnectionGate.class);
     if (gate != null) {
       gate.admitted(ctx);
@@ -183,7 +190,7 @@ final class ServerHandshake extends SimpleChannelInboundHandler<Frame> {
       ctx.pipeline()
           .addBefore(ctx.name(), "serve", server.sender(hello.getHostId(), hello.getLane()));
     } else {
-      ctx.pipeline().addBefore(ctx.name(), "client", server.session(principal));
+      ctx.pipeline().addBefore(ctx.name(), "client", server.session(principal, share));
     }
     ctx.pipeline().remove(this);
     ctx.pipeline().addLast("errors", new ConnectionErrors());

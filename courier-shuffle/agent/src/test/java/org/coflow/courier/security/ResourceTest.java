@@ -1,5 +1,6 @@
 package org.coflow.courier.security;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -17,12 +18,19 @@ import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.coflow.api.proto.courier.v1.Credit;
 import org.coflow.api.proto.courier.v1.ErrorCode;
+import org.coflow.api.proto.courier.v1.FetchRequest;
+import org.coflow.api.proto.courier.v1.Hello;
 import org.coflow.api.proto.courier.v1.RemoteBlock;
+import org.coflow.api.proto.courier.v1.Role;
 import org.coflow.courier.AgentOptions;
 import org.coflow.courier.CourierAgent;
+import org.coflow.courier.auth.Credentials;
 import org.coflow.courier.client.CourierClient;
 import org.coflow.courier.merge.CourierConfig;
+import org.coflow.courier.protocol.Frame;
+import org.coflow.courier.protocol.FrameType;
 import org.coflow.courier.protocol.Preamble;
 import org.coflow.courier.protocol.ProtocolException;
 import org.coflow.courier.testing.ShuffleFiles;
@@ -238,6 +246,96 @@ class ResourceTest extends AttackBase {
         assertEquals(ErrorCode.ERROR_CODE_INVALID, p.code(), p.getMessage());
         assertTrue(p.getMessage().contains("a?b"), p.getMessage());
       }
+    }
+  }
+
+  @Test
+  void aClientThatStopsReadingCannotTakeTheRelayBudgetFromAnother() throws Exception {
+    Path root = tmp.toRealPath();
+    Path dir = Files.createDirectories(root.resolve("exec"));
+    int[] sizes = new int[8];
+    java.util.Arrays.fill(sizes, 4 << 20);
+    byte[][] written =
+        ShuffleFiles.writeSparkMapOutput(new Random(9), List.of(dir), 0, 0, sizes, true);
+    org.coflow.courier.auth.Secret greedyToken =
+        org.coflow.courier.auth.Secret.ofEngine("the greedy job's token".getBytes(), "token");
+    org.coflow.courier.auth.Secret goodToken =
+        org.coflow.courier.auth.Secret.ofEngine("the good job's token".getBytes(), "token");
+    try (CourierAgent source = Attack.standalone("src", root, null);
+        CourierAgent agent =
+            CourierAgent.start(
+                AgentOptions.forHost("dst")
+                    .bind(new java.net.InetSocketAddress("127.0.0.1", 0))
+                    .set(CourierConfig.MAX_BUFFERED_BYTES, 4L << 20)
+                    .keys(
+                        org.coflow.courier.auth.KeyRing.open()
+                            .refuseAnonymousClients()
+                            .addClient(Credentials.mapReduce("job_1_0001"), greedyToken)
+                            .addClient(Credentials.mapReduce("job_1_0002"), goodToken)));
+        CourierClient registrar = Attack.stranger(group, source)) {
+      String set =
+          registrar.register(Attack.spark("app-1", "0", dir, true)).get(10, TimeUnit.SECONDS);
+      // The greedy job asks for 32 MiB, grants credit for all of it and never reads: what the
+      // agent relays piles up in its outbound buffer, reserved in the relay budget.
+      io.netty.channel.Channel[] greedy = new io.netty.channel.Channel[1];
+      java.util.concurrent.CountDownLatch admitted = new java.util.concurrent.CountDownLatch(1);
+      new org.coflow.courier.transport.TransportContext(
+              group,
+              CourierAgent.MAX_FRAME,
+              Credentials.of(Credentials.mapReduce("job_1_0001"), greedyToken))
+          .connect(
+              agent.address(),
+              Hello.newBuilder().setRole(Role.ROLE_CLIENT).setHostId("dst").build(),
+              "dst",
+              new io.netty.channel.SimpleChannelInboundHandler<Frame>() {
+                @Override
+                protected void channelRead0(io.netty.channel.ChannelHandlerContext ctx, Frame f) {
+                  if (f.type() == FrameType.HELLO_ACK) {
+                    ctx.channel().config().setAutoRead(false); // reads nothing from now on
+                    admitted.countDown();
+                  }
+                }
+              },
+              ch -> {
+                greedy[0] = ch;
+                // A small receive window: what the agent relays stays in its own buffers soon.
+                ch.config().setOption(io.netty.channel.ChannelOption.SO_RCVBUF, 16 << 10);
+              })
+          .sync();
+      assertTrue(admitted.await(10, TimeUnit.SECONDS), "the greedy job is admitted");
+      FetchRequest.Builder req = FetchRequest.newBuilder().setRequestId(1).setCoflowId("g");
+      for (int r = 0; r < sizes.length; r++) {
+        req.addBlocks(Attack.block(source, set, "shuffle_0_0_" + r, null)).setWindow(16 << 20);
+      }
+      greedy[0].writeAndFlush(Frame.of(FrameType.FETCH_REQUEST, req.build()));
+      Thread.sleep(500); // credit for a stream counts once the stream has started
+      for (int i = 0; i < sizes.length; i++) {
+        long stream = 1L << 20 | i;
+        greedy[0].writeAndFlush(
+            Frame.of(
+                FrameType.CREDIT,
+                Credit.newBuilder().setStreamId(stream).setBytes(16 << 20).build()));
+      }
+      Thread.sleep(1500); // the greedy job's streams take what they can
+      // The good job still gets its block, byte for byte: the greedy one holds at most half of
+      // the budget, and the rest is shared with whoever comes next.
+      try (CourierClient good =
+          CourierClient.connect(
+              new org.coflow.courier.transport.TransportContext(
+                  group,
+                  CourierAgent.MAX_FRAME,
+                  Credentials.of(Credentials.mapReduce("job_1_0002"), goodToken)),
+              agent.address(),
+              agent.hostId())) {
+        ByteArrayOutputStream got = new ByteArrayOutputStream();
+        assertEquals(
+            4 << 20,
+            Attack.fetch(good, Attack.block(source, set, "shuffle_0_0_3", null), got)
+                .get(20, TimeUnit.SECONDS));
+        assertArrayEquals(written[3], got.toByteArray());
+      }
+      assertTrue(greedy[0].isActive(), "the greedy job was not cut off, only bounded");
+      greedy[0].close().sync();
     }
   }
 
