@@ -20,6 +20,7 @@ final class Limits {
   final int maxHosts;
   final int maxFlowsPerSession;
   final long maxSessionBytes;
+  final long maxBytes;
   final int maxHostsPerSession;
   final int maxFlows;
   final int maxSessionsPerPeer;
@@ -33,6 +34,8 @@ final class Limits {
     this.maxHosts = c.get(MasterConfig.MAX_HOSTS);
     this.maxFlowsPerSession = c.get(MasterConfig.MAX_FLOWS_PER_SESSION);
     this.maxSessionBytes = c.get(MasterConfig.MAX_SESSION_BYTES);
+    long all = c.get(MasterConfig.MAX_BYTES);
+    this.maxBytes = all > 0 ? all : Runtime.getRuntime().maxMemory() / 4;
     this.maxHostsPerSession = c.get(MasterConfig.MAX_HOSTS_PER_SESSION);
     this.maxFlows = c.get(MasterConfig.MAX_FLOWS);
     this.maxSessionsPerPeer = c.get(MasterConfig.MAX_SESSIONS_PER_PEER);
@@ -99,6 +102,26 @@ final class Limits {
               + maxSessionBytes
               + ": report finished flows as finished, send fewer or shorter attributes, or raise "
               + "the limit");
+    }
+  }
+
+  /**
+   * Refuses flows that would take all sessions together past {@code coflow.master.maxBytes}.
+   *
+   * @param held the bytes all unfinished flows hold
+   * @param more the bytes a batch adds (net of the flows it finishes)
+   */
+  void totalBytes(long held, long more) throws StatusException {
+    if (more > 0 && held + more > maxBytes) {
+      throw exhausted(
+          "the master's flows would hold "
+              + (held + more)
+              + " bytes of flow names and attributes, over "
+              + MasterConfig.MAX_BYTES.key()
+              + "="
+              + maxBytes
+              + ": retry when flows have finished, send fewer or shorter attributes, or give the "
+              + "master a larger heap");
     }
   }
 

@@ -332,6 +332,21 @@ public final class MasterConfig implements ConfigRegistry.Provider {
               .since(V)
               .build());
 
+  public static final ConfigKey<Long> MAX_BYTES =
+      REGISTRY.add(
+          ConfigKey.builder("coflow.master.maxBytes", ConfigType.BYTES)
+              .defaultValue(0L)
+              .doc(
+                  "Most bytes of names and attributes (counted as for "
+                      + "`coflow.master.maxSessionBytes`) all sessions' unfinished flows may hold "
+                      + "together; a batch that would go past it is refused whole with "
+                      + "RESOURCE_EXHAUSTED. 0 means a quarter of the master's heap (-Xmx), so that "
+                      + "sessions that each keep to their own budget cannot exhaust the process "
+                      + "together.")
+              .check(v -> v == 0 || v >= 1 << 20, "0 or at least 1 MiB")
+              .since(V)
+              .build());
+
   public static final ConfigKey<Integer> MAX_HOSTS_PER_SESSION =
       REGISTRY.add(
           ConfigKey.builder("coflow.master.maxHostsPerSession", ConfigType.INT)

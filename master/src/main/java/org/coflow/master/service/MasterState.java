@@ -48,6 +48,9 @@ final class MasterState {
   /** Unfinished flows of all sessions. */
   private int flowCount;
 
+  /** Bytes of names and attributes all sessions' unfinished flows hold ({@code maxBytes}). */
+  private long flowBytes;
+
   /** Pair sizes of all registered coflows. */
   private int pairSizeCount;
 
@@ -146,6 +149,7 @@ final class MasterState {
     }
     requireFlowRoom(s, more);
     limits.sessionBytes(s, s.flowBytes, moreBytes);
+    limits.totalBytes(flowBytes, moreBytes);
     limits.sessionHosts(s, s.peers.size(), newPeers.size(), sample(newPeers));
     requireRoom(newHosts.size(), newHosts.size() + " new hosts (" + sample(newHosts) + ")");
     for (FlowReport r : batch.getFlowsList()) {
@@ -218,6 +222,7 @@ final class MasterState {
     hosts.add(f.dstHost);
     flowCount++;
     s.flowBytes += f.footprint;
+    flowBytes += f.footprint;
     if (f.peer() != null) {
       s.peers.add(f.peer());
     }
@@ -230,6 +235,7 @@ final class MasterState {
     hosts.release(f.dstHost);
     flowCount--;
     s.flowBytes -= f.footprint;
+    flowBytes -= f.footprint;
     if (f.peer() != null) {
       s.peers.release(f.peer());
     }
@@ -489,6 +495,8 @@ final class MasterState {
       hosts.release(f.dstHost);
     }
     flowCount -= s.flows.size();
+    flowBytes -= s.flowBytes;
+    s.flowBytes = 0;
     s.flows.clear();
     ended.add(s);
     sessionsChanged = true;
