@@ -287,6 +287,37 @@ class GrpcAttackTest {
   }
 
   @Test
+  void registrationsCountAgainstTheMastersBytes() throws Exception {
+    start(Config.defaults().with(MasterConfig.MAX_BYTES, 1L << 20));
+    CoflowServiceGrpc.CoflowServiceBlockingStub coflows =
+        CoflowServiceGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS);
+    // 250 pairs of 500-character host ids: about 500 KB counted each; two fit in 1 MiB.
+    java.util.function.IntFunction<RegisterCoflowRequest> big =
+        n -> {
+          RegisterCoflowRequest.Builder r = RegisterCoflowRequest.newBuilder().setCoflowId("c" + n);
+          for (int p = 0; p < 250; p++) {
+            r.addSizes(
+                org.coflow.api.proto.v1.PairSize.newBuilder()
+                    .setSrcHost(String.format("%03d", p) + "s".repeat(497))
+                    .setDstHost("d".repeat(500))
+                    .setBytes(1));
+          }
+          return r.build();
+        };
+    coflows.registerCoflow(big.apply(1));
+    coflows.registerCoflow(big.apply(2));
+    StatusRuntimeException e =
+        assertThrows(StatusRuntimeException.class, () -> coflows.registerCoflow(big.apply(3)));
+    assertEquals(Status.Code.RESOURCE_EXHAUSTED, e.getStatus().getCode());
+    assertTrue(
+        e.getStatus().getDescription().contains("coflow.master.maxBytes="),
+        e.getStatus().getDescription());
+    coflows.unregisterCoflow(
+        org.coflow.api.proto.v1.UnregisterCoflowRequest.newBuilder().setCoflowId("c1").build());
+    coflows.registerCoflow(big.apply(3)); // room again once one is unregistered
+  }
+
+  @Test
   void oneSessionCannotFillTheHostTable() throws Exception {
     start(Config.defaults());
     String s = agents().openSession(session("flooder", "").build()).getSessionId();

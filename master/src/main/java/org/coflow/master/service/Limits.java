@@ -106,22 +106,22 @@ final class Limits {
   }
 
   /**
-   * Refuses flows that would take all sessions together past {@code coflow.master.maxBytes}.
+   * Refuses flows or a registration that would take the master past {@code coflow.master.maxBytes}.
    *
-   * @param held the bytes all unfinished flows hold
-   * @param more the bytes a batch adds (net of the flows it finishes)
+   * @param held the bytes all unfinished flows and registered coflows hold
+   * @param more the bytes a batch or registration adds (net of the flows it finishes)
    */
   void totalBytes(long held, long more) throws StatusException {
     if (more > 0 && held + more > maxBytes) {
       throw exhausted(
-          "the master's flows would hold "
+          "the master's flows and registered coflows would hold "
               + (held + more)
-              + " bytes of flow names and attributes, over "
+              + " bytes of names and attributes, over "
               + MasterConfig.MAX_BYTES.key()
               + "="
               + maxBytes
-              + ": retry when flows have finished, send fewer or shorter attributes, or give the "
-              + "master a larger heap");
+              + ": retry when flows have finished or coflows are unregistered, send fewer or "
+              + "shorter names, or give the master a larger heap");
     }
   }
 

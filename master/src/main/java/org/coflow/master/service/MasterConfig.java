@@ -338,8 +338,9 @@ public final class MasterConfig implements ConfigRegistry.Provider {
               .defaultValue(0L)
               .doc(
                   "Most bytes of names and attributes (counted as for "
-                      + "`coflow.master.maxSessionBytes`) all sessions' unfinished flows may hold "
-                      + "together; a batch that would go past it is refused whole with "
+                      + "`coflow.master.maxSessionBytes`) all sessions' unfinished flows and all "
+                      + "registered coflows (ids, names, pairs' host ids) may hold together; a "
+                      + "batch or registration that would go past it is refused whole with "
                       + "RESOURCE_EXHAUSTED. 0 means a quarter of the master's heap (-Xmx), so that "
                       + "sessions that each keep to their own budget cannot exhaust the process "
                       + "together.")

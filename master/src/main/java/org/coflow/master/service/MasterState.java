@@ -48,8 +48,11 @@ final class MasterState {
   /** Unfinished flows of all sessions. */
   private int flowCount;
 
-  /** Bytes of names and attributes all sessions' unfinished flows hold ({@code maxBytes}). */
-  private long flowBytes;
+  /**
+   * Bytes of names and attributes held by all sessions' unfinished flows and by registered coflows
+   * ({@code maxBytes}).
+   */
+  private long heldBytes;
 
   /** Pair sizes of all registered coflows. */
   private int pairSizeCount;
@@ -149,7 +152,7 @@ final class MasterState {
     }
     requireFlowRoom(s, more);
     limits.sessionBytes(s, s.flowBytes, moreBytes);
-    limits.totalBytes(flowBytes, moreBytes);
+    limits.totalBytes(heldBytes, moreBytes);
     limits.sessionHosts(s, s.peers.size(), newPeers.size(), sample(newPeers));
     requireRoom(newHosts.size(), newHosts.size() + " new hosts (" + sample(newHosts) + ")");
     for (FlowReport r : batch.getFlowsList()) {
@@ -222,7 +225,7 @@ final class MasterState {
     hosts.add(f.dstHost);
     flowCount++;
     s.flowBytes += f.footprint;
-    flowBytes += f.footprint;
+    heldBytes += f.footprint;
     if (f.peer() != null) {
       s.peers.add(f.peer());
     }
@@ -235,7 +238,7 @@ final class MasterState {
     hosts.release(f.dstHost);
     flowCount--;
     s.flowBytes -= f.footprint;
-    flowBytes -= f.footprint;
+    heldBytes -= f.footprint;
     if (f.peer() != null) {
       s.peers.release(f.peer());
     }
@@ -291,6 +294,8 @@ final class MasterState {
               + limits.maxPairSizes
               + ": unregister finished coflows, or register without sizes");
     }
+    long footprint = RegisteredCoflow.footprint(req.getCoflowId(), req.getName(), sizes);
+    limits.totalBytes(heldBytes, footprint);
     double weight = req.getWeight() == 0 ? 1 : req.getWeight();
     coflows.put(
         req.getCoflowId(),
@@ -302,6 +307,7 @@ final class MasterState {
             Map.copyOf(sizes),
             System.currentTimeMillis()));
     pairSizeCount += sizes.size();
+    heldBytes += footprint;
     coflowsChanged = true;
   }
 
@@ -314,6 +320,7 @@ final class MasterState {
           .asException();
     }
     pairSizeCount -= removed.pairSizes.size();
+    heldBytes -= RegisteredCoflow.footprint(removed.id, removed.name, removed.pairSizes);
     for (AgentSession s : sessions.values()) {
       for (FlowRecord f : s.flows.values()) {
         if (f.coflowId.equals(coflowId) && !f.dropped) {
@@ -495,7 +502,7 @@ final class MasterState {
       hosts.release(f.dstHost);
     }
     flowCount -= s.flows.size();
-    flowBytes -= s.flowBytes;
+    heldBytes -= s.flowBytes;
     s.flowBytes = 0;
     s.flows.clear();
     ended.add(s);

@@ -28,4 +28,16 @@ final class RegisteredCoflow {
     this.pairSizes = pairSizes;
     this.registeredMillis = registeredMillis;
   }
+
+  /**
+   * What a registration counts against {@code coflow.master.maxBytes}: two bytes a character of its
+   * id, its name and the host ids of its pairs, and 16 a pair for its size.
+   */
+  static long footprint(String id, String name, Map<HostPair, Long> pairSizes) {
+    long bytes = 2L * (id.length() + name.length());
+    for (HostPair p : pairSizes.keySet()) {
+      bytes += 2L * (p.src().length() + p.dst().length()) + 16;
+    }
+    return bytes;
+  }
 }
