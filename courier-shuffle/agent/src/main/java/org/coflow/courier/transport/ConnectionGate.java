@@ -49,10 +49,6 @@ public final class ConnectionGate extends ChannelInboundHandlerAdapter {
     this.limits = limits;
   }
 
-  /** Connections in their handshake, per remote address (one host cannot take every slot). */
-  private final java.util.concurrent.ConcurrentHashMap<java.net.InetAddress, Integer> byAddress =
-      new java.util.concurrent.ConcurrentHashMap<>();
-
   private static final class State {
     boolean counted;
 
@@ -66,7 +62,8 @@ public final class ConnectionGate extends ChannelInboundHandlerAdapter {
 
   /**
    * Connections in their handshake, oldest first, per remote address (null: an address-less
-   * channel). Guarded by itself.
+   * channel); a queue's length is what the address holds of the handshake slots (one host cannot
+   * take every slot). Guarded by itself.
    */
   private final Map<java.net.InetAddress, java.util.ArrayDeque<Channel>> waiting =
       new java.util.HashMap<>();
@@ -137,9 +134,6 @@ public final class ConnectionGate extends ChannelInboundHandlerAdapter {
           waiting.remove(s.address);
         }
       }
-      if (s.address != null) {
-        byAddress.computeIfPresent(s.address, (a, n) -> n <= 1 ? null : n - 1);
-      }
       if (s.timeout != null) {
         s.timeout.cancel(false);
       }
@@ -158,17 +152,16 @@ public final class ConnectionGate extends ChannelInboundHandlerAdapter {
         remote instanceof java.net.InetSocketAddress
             ? ((java.net.InetSocketAddress) remote).getAddress()
             : null;
-    int mine = s.address == null ? 0 : byAddress.merge(s.address, 1, Integer::sum);
     String what = null;
     if (n > limits.maxConnections()) {
       what = n - 1 + " connections are open (coflow.courier.maxConnections)";
     } else {
       Channel evicted = null;
       synchronized (waiting) {
-        waiting
-            .computeIfAbsent(s.address, a -> new java.util.ArrayDeque<>())
-            .addLast(ctx.channel());
-        if (mine > limits.maxHandshakingPerAddress()) {
+        java.util.ArrayDeque<Channel> mine =
+            waiting.computeIfAbsent(s.address, a -> new java.util.ArrayDeque<>());
+        mine.addLast(ctx.channel());
+        if (s.address != null && mine.size() > limits.maxHandshakingPerAddress()) {
           evicted = oldest(s.address);
         } else if (h > limits.maxHandshaking()) {
           evicted = oldest(busiest());
