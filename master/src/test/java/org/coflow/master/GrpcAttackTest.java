@@ -10,13 +10,11 @@ import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.stub.StreamObserver;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.coflow.api.config.Config;
 import org.coflow.api.proto.v1.AgentServiceGrpc;
@@ -167,7 +165,7 @@ class GrpcAttackTest {
     assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
 
     String s = agents().openSession(session("h", "").build()).getSessionId();
-    Reports reports = new Reports();
+    ReportStream reports = new ReportStream(channel);
     Object answer =
         reports.send(
             ReportBatch.newBuilder()
@@ -193,7 +191,7 @@ class GrpcAttackTest {
   void oneSessionCannotFloodTheModelWithFlows() throws Exception {
     start(Config.defaults());
     String s = agents().openSession(session("flooder", "").build()).getSessionId();
-    Reports reports = new Reports();
+    ReportStream reports = new ReportStream(channel);
     Status refused = null;
     int perBatch = 25_000;
     for (int b = 0; b < 8 && refused == null; b++) {
@@ -249,7 +247,7 @@ class GrpcAttackTest {
     String pad = "v".repeat(508);
     long budget = MasterConfig.MAX_SESSION_BYTES.defaultValue();
     long flowBytes = 2L * 64 * 1024;
-    Reports reports = new Reports();
+    ReportStream reports = new ReportStream(channel);
     Status refused = null;
     int accepted = 0;
     for (int b = 0; refused == null && (long) accepted * flowBytes < 4 * budget; b++) {
@@ -275,7 +273,7 @@ class GrpcAttackTest {
     // The refused batch left nothing behind, and the session goes on with small flows.
     assertEquals(accepted, server.service().snapshot(0).agents().get(0).flows());
     Object small =
-        new Reports()
+        new ReportStream(channel)
             .send(
                 ReportBatch.newBuilder()
                     .setSessionId(s)
@@ -326,7 +324,7 @@ class GrpcAttackTest {
     for (int i = 0; i < MasterConfig.MAX_HOSTS.defaultValue() - 2; i++) {
       batch.addFlows(flow(i, "flooder", "invented-" + i));
     }
-    Object answer = new Reports().send(batch.build());
+    Object answer = new ReportStream(channel).send(batch.build());
     assertTrue(answer instanceof Status, "flows to 2,046 invented hosts were accepted");
     Status refused = (Status) answer;
     assertEquals(Status.Code.RESOURCE_EXHAUSTED, refused.getCode(), refused.toString());
@@ -340,7 +338,7 @@ class GrpcAttackTest {
     for (int i = 0; i < 200; i++) {
       peers.addFlows(flow(i, "flooder", "peer-" + i));
     }
-    Object ack = new Reports().send(peers.build());
+    Object ack = new ReportStream(channel).send(peers.build());
     assertTrue(ack instanceof ReportAck, ack.toString());
   }
 
@@ -357,7 +355,7 @@ class GrpcAttackTest {
               .openSession(session("h1\r\n" + forged, "10.0.0.1:7337\n" + forged).build())
               .getSessionId();
       Object refused =
-          new Reports()
+          new ReportStream(channel)
               .send(
                   ReportBatch.newBuilder()
                       .setSessionId(s)
@@ -373,36 +371,5 @@ class GrpcAttackTest {
         "a peer's value started a line of its own:\n" + log);
     assertTrue(log.contains("\\n" + forged), "the escaped value is not in the log:\n" + log);
     assertTrue(!log.contains("\u2028"), "a line separator reached the log:\n" + log);
-  }
-
-  /** A report stream that records each answer (an ack or the final status). */
-  private final class Reports {
-    final LinkedBlockingQueue<Object> events = new LinkedBlockingQueue<>();
-    final StreamObserver<ReportBatch> out =
-        AgentServiceGrpc.newStub(channel)
-            .report(
-                new StreamObserver<>() {
-                  @Override
-                  public void onNext(ReportAck ack) {
-                    events.add(ack);
-                  }
-
-                  @Override
-                  public void onError(Throwable t) {
-                    events.add(Status.fromThrowable(t));
-                  }
-
-                  @Override
-                  public void onCompleted() {
-                    events.add(Status.OK);
-                  }
-                });
-
-    Object send(ReportBatch batch) throws InterruptedException {
-      out.onNext(batch);
-      Object e = events.poll(30, TimeUnit.SECONDS);
-      assertTrue(e != null, "no answer to a report batch");
-      return e;
-    }
   }
 }

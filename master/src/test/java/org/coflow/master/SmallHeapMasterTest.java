@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.Status;
-import io.grpc.stub.StreamObserver;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.URI;
@@ -20,7 +19,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.coflow.api.proto.v1.AgentServiceGrpc;
 import org.coflow.api.proto.v1.FlowReport;
@@ -80,7 +78,7 @@ class SmallHeapMasterTest {
         String host = "bloater-" + n;
         String session =
             agents.withDeadlineAfter(30, TimeUnit.SECONDS).openSession(open(host)).getSessionId();
-        Reports reports = new Reports(channel);
+        ReportStream reports = new ReportStream(channel);
         for (int b = 0; (b + 1) * 16 * flowBytes <= sessionBudget; b++) {
           ReportBatch.Builder batch = ReportBatch.newBuilder().setSessionId(session).setSeq(b + 1);
           for (int i = 0; i < 16; i++) {
@@ -111,7 +109,7 @@ class SmallHeapMasterTest {
       String good =
           agents.withDeadlineAfter(30, TimeUnit.SECONDS).openSession(open("good")).getSessionId();
       Object ack =
-          new Reports(channel)
+          new ReportStream(channel)
               .send(
                   ReportBatch.newBuilder()
                       .setSessionId(good)
@@ -162,40 +160,5 @@ class SmallHeapMasterTest {
         .setFlowId(id)
         .setSpec(FlowSpec.newBuilder().setCoflowId("c").setSrcHost(src).setDstHost("peer"))
         .setBytesRemaining(1 << 20);
-  }
-
-  /** A report stream that records each answer (an ack or the final status). */
-  private static final class Reports {
-    final LinkedBlockingQueue<Object> events = new LinkedBlockingQueue<>();
-    final StreamObserver<ReportBatch> out;
-
-    Reports(ManagedChannel channel) {
-      out =
-          AgentServiceGrpc.newStub(channel)
-              .report(
-                  new StreamObserver<>() {
-                    @Override
-                    public void onNext(ReportAck ack) {
-                      events.add(ack);
-                    }
-
-                    @Override
-                    public void onError(Throwable t) {
-                      events.add(Status.fromThrowable(t));
-                    }
-
-                    @Override
-                    public void onCompleted() {
-                      events.add(Status.OK);
-                    }
-                  });
-    }
-
-    Object send(ReportBatch batch) throws InterruptedException {
-      out.onNext(batch);
-      Object e = events.poll(60, TimeUnit.SECONDS);
-      assertTrue(e != null, "no answer to a report batch within 60 s");
-      return e;
-    }
   }
 }

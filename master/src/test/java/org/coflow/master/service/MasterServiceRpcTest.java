@@ -104,38 +104,17 @@ class MasterServiceRpcTest {
         .build();
   }
 
-  /** A report stream that records acks and the final status. */
+  /** A report stream that sends one batch of flows at a time. */
   private final class Reports {
-    final LinkedBlockingQueue<Object> events = new LinkedBlockingQueue<>();
-    final StreamObserver<ReportBatch> out =
-        agentsAsync.report(
-            new StreamObserver<>() {
-              @Override
-              public void onNext(ReportAck ack) {
-                events.add(ack);
-              }
-
-              @Override
-              public void onError(Throwable t) {
-                events.add(Status.fromThrowable(t));
-              }
-
-              @Override
-              public void onCompleted() {
-                events.add(Status.OK);
-              }
-            });
+    final org.coflow.master.ReportStream stream = new org.coflow.master.ReportStream(agentsAsync);
 
     Object send(String session, FlowReport... flows) throws InterruptedException {
-      out.onNext(
+      return stream.send(
           ReportBatch.newBuilder()
               .setSessionId(session)
               .setSeq(1)
               .addAllFlows(List.of(flows))
               .build());
-      Object e = events.poll(5, TimeUnit.SECONDS);
-      assertTrue(e != null, "no answer to a report batch");
-      return e;
     }
   }
 

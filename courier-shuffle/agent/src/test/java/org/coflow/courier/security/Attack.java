@@ -94,6 +94,16 @@ final class Attack {
         agent.hostId());
   }
 
+  /** A client proving MapReduce job {@code jobId}'s token. */
+  static CourierClient job(EventLoopGroup group, CourierAgent agent, String jobId, Secret token)
+      throws Exception {
+    return CourierClient.connect(
+        new TransportContext(
+            group, CourierAgent.MAX_FRAME, Credentials.of(Credentials.mapReduce(jobId), token)),
+        agent.address(),
+        agent.hostId());
+  }
+
   static RegisterSpark spark(String app, String exec, Path dir, boolean checksums) {
     return RegisterSpark.newBuilder()
         .setAppId(app)

@@ -107,14 +107,7 @@ class PoisoningTest extends AttackBase {
       ProtocolException refused =
           assertThrows(ProtocolException.class, () -> Attack.stranger(group, nm));
       assertEquals(ErrorCode.ERROR_CODE_FORBIDDEN, refused.code());
-      try (CourierClient reducer =
-          CourierClient.connect(
-              new org.coflow.courier.transport.TransportContext(
-                  group,
-                  CourierAgent.MAX_FRAME,
-                  Credentials.of(Credentials.mapReduce("job_1_0001"), token)),
-              nm.address(),
-              nm.hostId())) {
+      try (CourierClient reducer = Attack.job(group, nm, "job_1_0001", token)) {
         assertTrue(reducer.isOpen(), "a reducer proving its job's token is admitted");
       }
       try (Attack.RawPeer peer = Attack.RawPeer.connect(group, nm, "nm-2", Credentials.NONE)) {

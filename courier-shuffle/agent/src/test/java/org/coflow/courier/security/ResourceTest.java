@@ -319,14 +319,7 @@ class ResourceTest extends AttackBase {
       Thread.sleep(1500); // the greedy job's streams take what they can
       // The good job still gets its block, byte for byte: the greedy one holds at most half of
       // the budget, and the rest is shared with whoever comes next.
-      try (CourierClient good =
-          CourierClient.connect(
-              new org.coflow.courier.transport.TransportContext(
-                  group,
-                  CourierAgent.MAX_FRAME,
-                  Credentials.of(Credentials.mapReduce("job_1_0002"), goodToken)),
-              agent.address(),
-              agent.hostId())) {
+      try (CourierClient good = Attack.job(group, agent, "job_1_0002", goodToken)) {
         ByteArrayOutputStream got = new ByteArrayOutputStream();
         assertEquals(
             4 << 20,
