@@ -85,6 +85,13 @@ final class FetchPeer {
     PeerConnection connection;
     int running;
     boolean draining;
+
+    /**
+     * It drains because its peer's split shrank (the peer keeps other connections), not because the
+     * peer lost its place or the budget shrank: only these may be outlived by a newcomer's first
+     * connection.
+     */
+    boolean splitShrank;
   }
 
   /** A block waiting for, or running on, a connection. */

@@ -292,10 +292,12 @@ public final class FetchService implements AutoCloseable {
     ConnectionPlan<FetchPeer> plan = ConnectionPlan.plan(state, maxNum, minSize);
     for (FetchPeer p : peers.values()) {
       int drain = plan.drain(p);
+      boolean keeps = plan.wanted(p) > 0;
       for (int i = p.conns.size() - 1; i >= 0 && drain > 0; i--) {
         FetchPeer.Conn c = p.conns.get(i);
         if (!c.draining) {
           c.draining = true;
+          c.splitShrank = keeps;
           drain--;
         }
       }
@@ -403,15 +405,20 @@ public final class FetchService implements AutoCloseable {
     }
   }
 
-  /** Draining connections of peers that keep another one: splits on their way out. */
+  /**
+   * Connections draining because their peer's split shrank, of peers that keep another one: splits
+   * on their way out. A connection drained because its peer lost its place does not count, even
+   * once the peer has a new one: a newcomer that outlived it would take the host past MaxNum.
+   */
   private int splitsDraining() {
     int n = 0;
     for (FetchPeer p : peers.values()) {
-      if (p.usable() > 0) {
-        for (FetchPeer.Conn c : p.conns) {
-          if (c.draining) {
-            n++;
-          }
+      if (p.usable() == 0) {
+        continue; // it lost its place since: none of its connections is a split any more
+      }
+      for (FetchPeer.Conn c : p.conns) {
+        if (c.draining && c.splitShrank) {
+          n++;
         }
       }
     }
