@@ -33,8 +33,10 @@ public final class CourierSparkConfig implements ConfigRegistry.Provider {
               .defaultValue("embedded")
               .doc(
                   "`embedded`: each executor starts its own agent (its host id is the executor id), so "
-                      + "every executor of a `local-cluster` is its own host; or `host:port` of the agent "
-                      + "already running on the executor's machine (`bin/coflow agent`).")
+                      + "every executor of a `local-cluster` is its own host; a port, for the agent "
+                      + "running at that port on each executor's own host (its block-manager address; "
+                      + "`bin/coflow agent --host-id` that address); or `host:port` of the agent "
+                      + "already running on the executor's machine.")
               .since("0.1.0")
               .build());
 

@@ -93,7 +93,7 @@ final class ExecutorAgent implements AutoCloseable {
       agent = LocalAgent.embed(options.roots(roots));
     } else {
       // The host's standalone agent knows the cluster secret (spark.shuffle.courier.secretFile).
-      agent = LocalAgent.reach(host, parseAgent(setting), options.clusterCredentials());
+      agent = LocalAgent.reach(host, parseAgent(setting, host), options.clusterCredentials());
     }
     try {
       boolean checksums = conf.getBoolean("spark.shuffle.checksum.enabled", true);
@@ -142,9 +142,17 @@ final class ExecutorAgent implements AutoCloseable {
             "the secret of application " + env.conf().getAppId()));
   }
 
-  static HostPort parseAgent(String setting) {
-    return HostPort.parse(
-        setting, CourierSparkConfig.AGENT.key() + " (neither 'embedded' nor host:port)");
+  /**
+   * The host agent {@code setting} names: {@code host:port}, or a port alone for the agent at that
+   * port on the executor's own host ({@code host}, its block-manager address), so that one setting
+   * serves every executor of a cluster whose machines each run an agent on the same port.
+   */
+  static HostPort parseAgent(String setting, String host) {
+    String what = CourierSparkConfig.AGENT.key() + " (neither 'embedded', a port nor host:port)";
+    if (setting.matches("\\d{1,5}")) {
+      return HostPort.parse(host + ":" + setting, what);
+    }
+    return HostPort.parse(setting, what);
   }
 
   private RemoteAgent lookup(String executor) {

@@ -26,6 +26,21 @@ class CourierSparkConfigTest {
   }
 
   @Test
+  void aPortAloneNamesTheAgentOnTheExecutorsOwnHost() {
+    org.coflow.courier.protocol.HostPort own = ExecutorAgent.parseAgent("7337", "198.18.3.2");
+    assertEquals("198.18.3.2", own.host());
+    assertEquals(7337, own.port());
+    org.coflow.courier.protocol.HostPort named =
+        ExecutorAgent.parseAgent("10.0.0.9:7000", "198.18.3.2");
+    assertEquals("10.0.0.9", named.host());
+    assertEquals(7000, named.port());
+    IllegalArgumentException bad =
+        assertThrows(IllegalArgumentException.class, () -> ExecutorAgent.parseAgent("99999", "h"));
+    assertTrue(bad.getMessage().contains("spark.shuffle.courier.agent"), bad.getMessage());
+    assertTrue(bad.getMessage().contains("out of range"), bad.getMessage());
+  }
+
+  @Test
   void unsetAgentKeysKeepTheAgentsDefaults() {
     Config agent =
         CourierSparkConfig.AGENT_KEYS.agentConfig(
