@@ -105,6 +105,35 @@ public final class SparkDifferentialJob {
    */
   public static Outcome run(Path home, String version, Path work, PrintStream err)
       throws IOException, InterruptedException {
+    return run(home, version, work, err, Cluster.LOCAL);
+  }
+
+  /**
+   * Where the job runs: Spark's {@code --master}, the address its driver listens on, and more
+   * {@code --conf} settings (key=value).
+   */
+  public record Cluster(String master, String driverAddress, List<String> conf) {
+    /** Two executors of one core on this machine, each with its embedded agent. */
+    public static final Cluster LOCAL =
+        new Cluster("local-cluster[2,1,1024]", "127.0.0.1", List.of());
+  }
+
+  /**
+   * pyspark {@code version}'s Spark home (installed into the cache on first use), for starting a
+   * standalone cluster of that version.
+   */
+  public static Path sparkHome(Path home, String version, PrintStream err) throws IOException {
+    SparkSubmit submit =
+        SparkSubmit.prepare(home, "spark cluster", SparkSubmit.pysparkVersion(version), err);
+    if (submit == null) {
+      throw new IOException("no drop-in jar for Spark " + version + " in " + home);
+    }
+    return submit.sparkHome();
+  }
+
+  /** The same on {@code cluster}. */
+  public static Outcome run(Path home, String version, Path work, PrintStream err, Cluster cluster)
+      throws IOException, InterruptedException {
     String v = SparkSubmit.pysparkVersion(version);
     SparkSubmit submit = SparkSubmit.prepare(home, "spark version check", v, err);
     String jarMode = SparkSubmit.isSpark4(v) ? "--jars" : "extraClassPath";
@@ -125,7 +154,10 @@ public final class SparkDifferentialJob {
     Files.createDirectories(metrics);
     Path sparkWork = submit.sparkHome().resolve("work");
     List<Path> before = list(sparkWork);
-    List<String> cmd = submit.command("local-cluster[2,1,1024]");
+    List<String> cmd = submit.command(cluster.master());
+    for (String kv : cluster.conf()) {
+      cmd.addAll(List.of("--conf", kv));
+    }
     String sink = "spark.metrics.conf.executor.sink.csv.";
     cmd.addAll(
         List.of(
@@ -140,7 +172,9 @@ public final class SparkDifferentialJob {
             app.toString(),
             out.toString()));
     long t0 = System.nanoTime();
-    boolean ok = submit.run(cmd, dir.resolve("spark-submit.log"), 10, "Spark " + v, err);
+    boolean ok =
+        submit.run(
+            cmd, dir.resolve("spark-submit.log"), 10, "Spark " + v, err, cluster.driverAddress());
     double seconds = (System.nanoTime() - t0) / 1e9;
     String problem = null;
     Map<String, String> result = new TreeMap<>();

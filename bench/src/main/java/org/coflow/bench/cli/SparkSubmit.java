@@ -136,9 +136,15 @@ final class SparkSubmit {
    */
   boolean run(List<String> cmd, Path log, int minutes, String what, PrintStream err)
       throws IOException, InterruptedException {
+    return run(cmd, log, minutes, what, err, "127.0.0.1");
+  }
+
+  /** The same, with the driver on {@code localIp} (where a cluster's executors reach it). */
+  boolean run(List<String> cmd, Path log, int minutes, String what, PrintStream err, String localIp)
+      throws IOException, InterruptedException {
     ProcessBuilder pb =
         new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
-    pb.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
+    pb.environment().put("SPARK_LOCAL_IP", localIp);
     pb.environment().put("PYSPARK_PYTHON", python().toString());
     pb.environment().remove("SPARK_HOME");
     Process p = pb.start();
