@@ -74,6 +74,15 @@ final class BenchCommand {
       adaptive MaxNum; CCT, TCP retransmissions and timeouts, connections over time. See
       'coflow bench testbed --help'.
 
+             coflow bench spark-testbed [--workload trace|tpcds] [--spark 3.5|4] [--setups LIST]
+                                        [--hosts 4] [--rate 30m] [--repeat 1] [--out DIR] [--json]
+
+      bench spark-testbed: real Spark applications, several at once, on a standalone cluster
+      across network-namespace hosts (needs root): stock Spark, with its external shuffle
+      service, and the plugin with embedded agents, host agents and each policy; job times from
+      the event logs, ratios to stock, results compared, link and CPU use. See
+      'coflow bench spark-testbed --help'.
+
              coflow bench identify [--flows LIST] [--framework spark|hadoop|mixed]
                                    [--workload normal|batch|stretched] [--json]
 
@@ -204,12 +213,15 @@ final class BenchCommand {
     if (argv[0].equals("testbed")) {
       return TestbedBenchCommand.run(rest, home, out, err);
     }
+    if (argv[0].equals("spark-testbed")) {
+      return SparkTestbedBenchCommand.run(rest, home, out, err);
+    }
     if (!argv[0].equals("sim")) {
       throw new UsageException(
           "coflow bench: unknown benchmark '"
               + argv[0]
               + "'; benchmarks: sim, master, agent, tpcds, swim, identify, fuzz, load, coda-agent,"
-              + " spark-versions, testbed");
+              + " spark-versions, testbed, spark-testbed");
     }
     Args a =
         Args.parse(

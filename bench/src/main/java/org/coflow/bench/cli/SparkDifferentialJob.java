@@ -202,7 +202,7 @@ public final class SparkDifferentialJob {
    * Per executor, the last value Spark's CSV sink wrote for each of {@link #METRICS} (files {@code
    * <app>.<executor>.CourierShuffle.<metric>.csv}).
    */
-  static Map<String, Map<String, Long>> readMetrics(Path dir) throws IOException {
+  public static Map<String, Map<String, Long>> readMetrics(Path dir) throws IOException {
     Map<String, Map<String, Long>> out = new TreeMap<>();
     Pattern name = Pattern.compile(".*\\.(\\w+)\\.CourierShuffle\\.(\\w+)\\.csv");
     for (Path f : list(dir)) {

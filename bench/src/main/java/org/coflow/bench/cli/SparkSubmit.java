@@ -17,7 +17,7 @@ import java.util.stream.Stream;
  * with the drop-in jar of its Spark line added the way the README tells users to (Spark 3.5: both
  * {@code extraClassPath}s; Spark 4: {@code --jars}).
  */
-final class SparkSubmit {
+public final class SparkSubmit {
   static final String MANAGER = "org.apache.spark.shuffle.courier.CourierShuffleManager";
 
   /** What {@code --spark} takes, for help texts. */
@@ -46,7 +46,7 @@ final class SparkSubmit {
    *
    * @throws IllegalArgumentException naming the value and what is accepted
    */
-  static String pysparkVersion(String spec) {
+  public static String pysparkVersion(String spec) {
     String v = NEWEST.getOrDefault(spec, spec);
     if (!v.matches("(3\\.5|4\\.[0-3])\\.\\d+")) {
       throw new IllegalArgumentException(
@@ -56,7 +56,7 @@ final class SparkSubmit {
   }
 
   /** Whether pyspark {@code version} is of the Spark 4 line (Scala 2.13, its own jar). */
-  static boolean isSpark4(String version) {
+  public static boolean isSpark4(String version) {
     return version.startsWith("4.");
   }
 
@@ -64,7 +64,7 @@ final class SparkSubmit {
    * Sets pyspark {@code version} up (first use installs it) and finds the drop-in jar of its line;
    * null (and a message) if the jar is absent.
    */
-  static SparkSubmit prepare(Path home, String command, String version, PrintStream err)
+  public static SparkSubmit prepare(Path home, String command, String version, PrintStream err)
       throws IOException {
     Path jar = distJar(home, isSpark4(version));
     if (jar == null) {
@@ -81,7 +81,7 @@ final class SparkSubmit {
   }
 
   /** pyspark's Spark home (its jars, and {@code work/} where local-cluster executors log). */
-  Path sparkHome() throws IOException {
+  public Path sparkHome() throws IOException {
     try (Stream<Path> s = Files.list(venv.resolve("lib"))) {
       Path python =
           s.filter(p -> p.getFileName().toString().startsWith("python"))
@@ -92,7 +92,7 @@ final class SparkSubmit {
   }
 
   /** The pyspark version this runs. */
-  String version() {
+  public String version() {
     return version;
   }
 
@@ -101,10 +101,21 @@ final class SparkSubmit {
   }
 
   /** The command line up to the application: spark-submit, the cluster, our jar and manager. */
-  List<String> command(String master) {
+  public List<String> command(String master) {
     List<String> cmd = stockShuffleCommand(master);
     cmd.addAll(List.of("--conf", "spark.shuffle.manager=" + MANAGER));
     return cmd;
+  }
+
+  /** The command line of a Spark without this project: spark-submit and the cluster alone. */
+  public List<String> bareCommand(String master) {
+    return new ArrayList<>(
+        List.of(
+            venv.resolve("bin/spark-submit").toString(),
+            "--master",
+            master,
+            "--conf",
+            "spark.ui.enabled=false"));
   }
 
   /**
@@ -113,7 +124,7 @@ final class SparkSubmit {
    * shuffle. Spark 3.5 loads a shuffle manager only from the JVMs' own class paths; Spark 4 builds
    * it after {@code --jars} reached the executors (SPARK-45762), so there {@code --jars} is all.
    */
-  List<String> stockShuffleCommand(String master) {
+  public List<String> stockShuffleCommand(String master) {
     List<String> cmd =
         new ArrayList<>(List.of(venv.resolve("bin/spark-submit").toString(), "--master", master));
     if (isSpark4(version)) {
@@ -134,20 +145,16 @@ final class SparkSubmit {
    * Runs {@code cmd} with its output in {@code log}; true if it exited 0 within {@code minutes},
    * else false after saying so on {@code err}.
    */
-  boolean run(List<String> cmd, Path log, int minutes, String what, PrintStream err)
+  public boolean run(List<String> cmd, Path log, int minutes, String what, PrintStream err)
       throws IOException, InterruptedException {
     return run(cmd, log, minutes, what, err, "127.0.0.1");
   }
 
   /** The same, with the driver on {@code localIp} (where a cluster's executors reach it). */
-  boolean run(List<String> cmd, Path log, int minutes, String what, PrintStream err, String localIp)
+  public boolean run(
+      List<String> cmd, Path log, int minutes, String what, PrintStream err, String localIp)
       throws IOException, InterruptedException {
-    ProcessBuilder pb =
-        new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
-    pb.environment().put("SPARK_LOCAL_IP", localIp);
-    pb.environment().put("PYSPARK_PYTHON", python().toString());
-    pb.environment().remove("SPARK_HOME");
-    Process p = pb.start();
+    Process p = start(cmd, log, localIp);
     try {
       if (!p.waitFor(minutes, TimeUnit.MINUTES)) {
         err.println(what + " did not finish in " + minutes + " minutes; see " + log);
@@ -164,6 +171,19 @@ final class SparkSubmit {
       return false;
     }
     return true;
+  }
+
+  /**
+   * Starts {@code cmd} with its output in {@code log} and the driver on {@code localIp}, for a
+   * caller that runs several applications at once.
+   */
+  public Process start(List<String> cmd, Path log, String localIp) throws IOException {
+    ProcessBuilder pb =
+        new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+    pb.environment().put("SPARK_LOCAL_IP", localIp);
+    pb.environment().put("PYSPARK_PYTHON", python().toString());
+    pb.environment().remove("SPARK_HOME");
+    return pb.start();
   }
 
   /** The drop-in jar of a Spark line in this build, or null. */

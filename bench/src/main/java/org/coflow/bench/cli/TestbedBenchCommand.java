@@ -23,6 +23,8 @@ import org.coflow.master.policy.Policies;
 
 /** {@code bin/coflow bench testbed}: Courier on a multi-host network-namespace testbed. */
 public final class TestbedBenchCommand {
+  private static final String NAME = "coflow bench testbed";
+
   static final String HELP =
       """
       Usage: coflow bench testbed [--hosts 8] [--rate 100m] [--buffer 128k] [--tcp reno|bbr]
@@ -104,12 +106,12 @@ public final class TestbedBenchCommand {
       out.print(HELP);
       return 0;
     }
-    int hosts = positive(a, "hosts", "8");
+    int hosts = Options.positive(NAME, a, "hosts", "8");
     if (hosts < 2 || hosts > 60) {
       throw new UsageException("coflow bench testbed: --hosts " + hosts + ": use 2 to 60");
     }
-    double rate = parse(a, "rate", "100m", Units::parseBitRate) * 8;
-    long buffer = parse(a, "buffer", "128k", Units::parseBytes);
+    double rate = Options.parse(NAME, a, "rate", "100m", Units::parseBitRate) * 8;
+    long buffer = Options.parse(NAME, a, "buffer", "128k", Units::parseBytes);
     List<String> policies = new ArrayList<>();
     for (String p : a.get("policies", "fair,aalo,sincronia,varys,graviton,creek,coda").split(",")) {
       if (!Policies.NAMES.contains(p.trim())) {
@@ -176,10 +178,10 @@ public final class TestbedBenchCommand {
           Workload.fromTrace(
               trace,
               hosts,
-              nonNegative(a, "first", "100"),
-              positive(a, "coflows", "60"),
-              parse(a, "bytes-divisor", "100", Double::parseDouble),
-              parse(a, "time-divisor", "10", Double::parseDouble));
+              Options.nonNegative(NAME, a, "first", "100"),
+              Options.positive(NAME, a, "coflows", "60"),
+              Options.parse(NAME, a, "bytes-divisor", "100", Double::parseDouble),
+              Options.parse(NAME, a, "time-divisor", "10", Double::parseDouble));
     } catch (IllegalArgumentException e) {
       throw new UsageException("coflow bench testbed: " + e.getMessage());
     }
@@ -194,13 +196,13 @@ public final class TestbedBenchCommand {
                   rate,
                   buffer,
                   a.get("tcp", "reno"),
-                  (int) (long) parse(a, "rto-min", "0", Units::parseMillis),
-                  parse(a, "notsent-lowat", "128k", Units::parseBytes)),
+                  (int) (long) Options.parse(NAME, a, "rto-min", "0", Units::parseMillis),
+                  Options.parse(NAME, a, "notsent-lowat", "128k", Units::parseBytes)),
               workload,
               List.copyOf(setups),
-              positive(a, "repeat", "1"),
-              positive(a, "fetchers", "5"),
-              positive(a, "timeout", "600"),
+              Options.positive(NAME, a, "repeat", "1"),
+              Options.positive(NAME, a, "fetchers", "5"),
+              Options.positive(NAME, a, "timeout", "600"),
               outDir);
     } catch (IllegalArgumentException e) {
       throw new UsageException("coflow bench testbed: " + e.getMessage());
@@ -271,42 +273,5 @@ public final class TestbedBenchCommand {
         err.flush();
       }
     };
-  }
-
-  private interface Parser<T> {
-    T parse(String s);
-  }
-
-  private static <T> T parse(Args a, String name, String fallback, Parser<T> p)
-      throws UsageException {
-    String text = a.get(name, fallback);
-    try {
-      return p.parse(text);
-    } catch (RuntimeException e) {
-      throw new UsageException(
-          "coflow bench testbed: --" + name + " '" + text + "': " + e.getMessage());
-    }
-  }
-
-  private static int positive(Args a, String name, String fallback) throws UsageException {
-    int v = nonNegative(a, name, fallback);
-    if (v == 0) {
-      throw new UsageException("coflow bench testbed: --" + name + " must be at least 1, got 0");
-    }
-    return v;
-  }
-
-  private static int nonNegative(Args a, String name, String fallback) throws UsageException {
-    String text = a.get(name, fallback);
-    try {
-      int v = Integer.parseInt(text);
-      if (v >= 0) {
-        return v;
-      }
-    } catch (NumberFormatException e) {
-      // reported below
-    }
-    throw new UsageException(
-        "coflow bench testbed: --" + name + " must be a non-negative integer, got '" + text + "'");
   }
 }

@@ -275,6 +275,11 @@ public final class Network implements AutoCloseable {
     return hosts;
   }
 
+  /** The root namespace's end of the link to the bridge (unshaped: the master's and drivers'). */
+  public String rootInterface() {
+    return "cf" + tag + "r";
+  }
+
   /** The command that runs {@code argv} inside host {@code h}'s namespace. */
   public List<String> inHost(int h, List<String> argv) {
     List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", namespace(h)));

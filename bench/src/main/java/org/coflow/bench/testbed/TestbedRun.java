@@ -78,7 +78,7 @@ public final class TestbedRun {
   }
 
   /** A fresh random secret in a file only its owner reads (what agents and the master demand). */
-  private static Path privateFile(Path file) throws IOException {
+  public static Path privateFile(Path file) throws IOException {
     byte[] key = new byte[32];
     new SecureRandom().nextBytes(key);
     Files.deleteIfExists(file);

@@ -19,7 +19,7 @@ import java.util.stream.Stream;
 /**
  * Shuffle reads per job group, summed over the tasks of a Spark application's event log: how long
  * its tasks waited on shuffle fetches, and how many blocks and bytes they fetched from other
- * executors.
+ * executors; and when each group's jobs ran ({@link #spans}).
  *
  * <p>The log is read as Spark's {@code JsonProtocol} writes it, one JSON event a line, with the
  * same keys in 3.5 and 4.x: a {@code SparkListenerJobStart} carries {@code "Stage IDs"} and {@code
@@ -78,6 +78,85 @@ public final class EventLogFetchWait {
    * @throws IOException if {@code dir} holds no log, or a line other than the last is not JSON
    */
   public static Map<String, Reads> readDir(Path dir) throws IOException {
+    Log log = newest(dir);
+    try {
+      return parse(log.lines);
+    } catch (IllegalArgumentException e) {
+      throw new IOException(log.path + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** When a job group's jobs ran: its first job's submission and its last job's end (epoch ms). */
+  public record Span(long submitMs, long endMs) {
+    public long millis() {
+      return endMs - submitMs;
+    }
+  }
+
+  /**
+   * The span of each job group whose jobs all ended, in the newest log in {@code dir} ({@code
+   * SparkListenerJobStart}'s {@code "Submission Time"}, {@code SparkListenerJobEnd}'s {@code
+   * "Completion Time"}).
+   *
+   * @throws IOException as {@link #readDir}
+   */
+  public static Map<String, Span> spans(Path dir) throws IOException {
+    Log log = newest(dir);
+    Map<Long, String> jobGroup = new HashMap<>();
+    Map<String, long[]> open = new LinkedHashMap<>();
+    int n = 0;
+    for (String line : log.lines) {
+      n++;
+      boolean start = line.contains("SparkListenerJobStart");
+      if (!start && !line.contains("SparkListenerJobEnd")) {
+        continue;
+      }
+      JsonObject event;
+      try {
+        event = JsonParser.parseString(line).getAsJsonObject();
+      } catch (JsonParseException | IllegalStateException e) {
+        if (n == log.lines.size()) {
+          break; // a last line still being written
+        }
+        throw new IOException(log.path + ": line " + n + " is not a JSON object");
+      }
+      JsonElement id = event.get("Job ID");
+      if (!isNumber(id)) {
+        continue;
+      }
+      if (start) {
+        JsonElement group = field(event, "Properties", JOB_GROUP);
+        JsonElement at = event.get("Submission Time");
+        if (group != null && group.isJsonPrimitive() && isNumber(at)) {
+          String g = group.getAsString();
+          jobGroup.put(id.getAsLong(), g);
+          long[] s = open.computeIfAbsent(g, k -> new long[] {Long.MAX_VALUE, 0, 0});
+          s[0] = Math.min(s[0], at.getAsLong());
+          s[2]++;
+        }
+      } else {
+        String g = jobGroup.get(id.getAsLong());
+        JsonElement at = event.get("Completion Time");
+        if (g != null && isNumber(at)) {
+          long[] s = open.get(g);
+          s[1] = Math.max(s[1], at.getAsLong());
+          s[2]--;
+        }
+      }
+    }
+    Map<String, Span> out = new LinkedHashMap<>();
+    open.forEach(
+        (g, s) -> {
+          if (s[2] == 0) {
+            out.put(g, new Span(s[0], s[1]));
+          }
+        });
+    return out;
+  }
+
+  private record Log(Path path, List<String> lines) {}
+
+  private static Log newest(Path dir) throws IOException {
     Path log;
     try (Stream<Path> s = Files.list(dir)) {
       log =
@@ -99,11 +178,7 @@ public final class EventLogFetchWait {
     for (Path part : parts) {
       lines.addAll(Files.readAllLines(part, StandardCharsets.UTF_8));
     }
-    try {
-      return parse(lines);
-    } catch (IllegalArgumentException e) {
-      throw new IOException(log + ": " + e.getMessage(), e);
-    }
+    return new Log(log, lines);
   }
 
   private static long partNumber(Path part) {

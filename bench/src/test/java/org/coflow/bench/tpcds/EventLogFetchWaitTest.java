@@ -55,6 +55,17 @@ class EventLogFetchWaitTest {
           "{\"Event\":\"SparkListenerTaskEnd\",\"Stage ID\":5,\"Stage Attempt ID\":0,\"Task Ty");
 
   @Test
+  void aGroupSpansFromItsFirstJobsSubmissionToItsLastJobsEndOnceAllItsJobsEnded(@TempDir Path dir)
+      throws IOException {
+    Files.write(dir.resolve("app-20260101120000-0000"), LOG);
+    Map<String, EventLogFetchWait.Span> spans = EventLogFetchWait.spans(dir);
+    // q17-courier's one job ended; q17-stock's and q17-warmup's never did (a log cut short).
+    assertEquals(
+        Map.of("q17-courier", new EventLogFetchWait.Span(1767268800500L, 1767268802000L)), spans);
+    assertEquals(1500, spans.get("q17-courier").millis());
+  }
+
+  @Test
   void sumsEachJobGroupsTasksByTheJobThatOwnsTheirStage() {
     Map<String, Reads> reads = EventLogFetchWait.parse(LOG);
     assertEquals(new Reads(5, 1, 100, 1), reads.get("q17-warmup"));

@@ -1,0 +1,309 @@
+package org.coflow.bench.cli;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import org.coflow.api.config.Units;
+import org.coflow.bench.sparktestbed.SparkTestbed;
+import org.coflow.bench.sparktestbed.SparkTestbedReport;
+import org.coflow.bench.sparktestbed.Tenants;
+import org.coflow.bench.sparktestbed.TpcdsTenants;
+import org.coflow.bench.sparktestbed.TraceTenants;
+import org.coflow.bench.testbed.Network;
+import org.coflow.bench.testbed.Workload;
+import org.coflow.bench.tpcds.TpcdsGenerator;
+import org.coflow.bench.trace.Trace;
+import org.coflow.bench.trace.TraceParser;
+import org.coflow.cli.Args;
+import org.coflow.cli.UsageException;
+import org.coflow.master.policy.Policies;
+
+/** {@code bin/coflow bench spark-testbed}: real Spark with and without the plugin across hosts. */
+public final class SparkTestbedBenchCommand {
+  private static final String NAME = "coflow bench spark-testbed";
+
+  static final String HELP =
+      """
+      Usage: coflow bench spark-testbed [--workload trace|tpcds] [--spark 3.5|4|VERSION]
+                                        [--setups stock,stock-ess,embedded,agents,fair,varys]
+                                        [--hosts 4] [--rate 30m] [--buffer 128k] [--tcp reno]
+                                        [--rto-min MS] [--notsent-lowat 128k]
+                                        [--apps 2] [--max-tasks 8] [--trace FILE] [--first 100]
+                                        [--coflows 40] [--bytes-divisor 100] [--time-divisor 10]
+                                        [--streams 3] [--gap 20] [--queries LIST] [--scale 1]
+                                        [--data DIR] [--executor-memory 640m] [--repeat 1]
+                                        [--timeout 30] [--out DIR] [--json]
+
+      Real Spark applications, several at once, on a standalone cluster across N network-
+      namespace hosts shaped as 'coflow bench testbed' shapes them (--rate, --buffer, --tcp,
+      --rto-min, --notsent-lowat: see its --help): the Spark master and the drivers in the root
+      namespace, one worker per host namespace, so every executor lives on a host and every
+      remote fetch crosses a shaped link. Spark is pyspark's (--spark: %s). Needs root.
+
+      Workloads (open loop: a job is submitted at its time whether or not earlier ones ended):
+        trace   the Facebook trace slice (--first, --coflows, --bytes-divisor, --time-divisor,
+                as in 'bench testbed'), coflow i in application i mod --apps; each coflow is a
+                job whose map stage writes exactly the trace's bytes per reducer (random bytes,
+                a reducer's share split evenly over the mappers; at most --max-tasks map and
+                reduce tasks) and whose reduce stage reads them and sums their CRC32s
+        tpcds   --streams TPC-DS query streams (the 'bench tpcds' queries and data), one
+                application each, each submitting a query every --gap seconds
+
+      Setups, each on a fresh cluster, in rounds (--repeat):
+        stock       Spark alone: its own Netty fetch, no jar of this project
+        stock-ess   the same with each worker's external shuffle service (port 7337)
+        embedded    the plugin, each executor with its own agent, no master
+        agents      the plugin with one agent per host (bin/coflow agent, port 7447), shared by
+                    every application on the host, no master
+        POLICY      those host agents with the master (bin/coflow master in the root
+                    namespace, with a token) running POLICY:
+                    fair, aalo, varys, sincronia, graviton, baraat, creek, coda
+
+      Prints per setup, as medians over the rounds: the average, p95, small-half and large-half
+      job time (from each application's event log, submission to end; halves by shuffle bytes),
+      each as a ratio to stock Spark of the same round; the tasks' summed fetch wait; TCP
+      retransmissions and timeouts over all hosts; the most connections one host held; the bytes
+      on the drivers' link (broadcasts, results); the machine's CPU use and the busiest host
+      link's utilisation while jobs ran (a CPU-bound run shows as such); jobs whose result equals
+      the stock run's (digest of every reducer's bytes and CRCs, or of a query's rows). --out
+      (default target/spark-testbed) gets jobs.csv, summary.json, job-cdf.png and every run's
+      logs. Exits 1 if a job failed, a result differed, or a plugin reader fell back to Spark's
+      fetch.
+      """;
+
+  private SparkTestbedBenchCommand() {}
+
+  public static int run(String[] argv, Path home, PrintStream out, PrintStream err)
+      throws UsageException, IOException {
+    Args a =
+        Args.parse(
+            NAME,
+            argv,
+            Set.of(
+                "workload",
+                "spark",
+                "setups",
+                "hosts",
+                "rate",
+                "buffer",
+                "tcp",
+                "rto-min",
+                "notsent-lowat",
+                "apps",
+                "max-tasks",
+                "trace",
+                "first",
+                "coflows",
+                "bytes-divisor",
+                "time-divisor",
+                "streams",
+                "gap",
+                "queries",
+                "scale",
+                "data",
+                "executor-memory",
+                "repeat",
+                "timeout",
+                "out"),
+            Set.of("json", "help"));
+    if (a.has("help")) {
+      out.print(String.format(Locale.ROOT, HELP, SparkSubmit.SPARK_OPTION_HELP));
+      return 0;
+    }
+    int hosts = Options.positive(NAME, a, "hosts", "4");
+    if (hosts < 2 || hosts > 16) {
+      throw new UsageException(NAME + ": --hosts " + hosts + ": use 2 to 16");
+    }
+    Network.Link link;
+    try {
+      link =
+          new Network.Link(
+              Options.parse(NAME, a, "rate", "30m", Units::parseBitRate) * 8,
+              Options.parse(NAME, a, "buffer", "128k", Units::parseBytes),
+              a.get("tcp", "reno"),
+              (int) (long) Options.parse(NAME, a, "rto-min", "0", Units::parseMillis),
+              Options.parse(NAME, a, "notsent-lowat", "128k", Units::parseBytes));
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(NAME + ": " + e.getMessage());
+    }
+    String spark;
+    try {
+      spark = SparkSubmit.pysparkVersion(a.get("spark", "3.5"));
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(NAME + ": " + e.getMessage());
+    }
+    LinkedHashSet<SparkTestbed.Setup> setups = new LinkedHashSet<>();
+    for (String s : a.get("setups", "stock,stock-ess,embedded,agents,fair,varys").split(",")) {
+      String name = s.trim();
+      if (!SparkTestbed.Setup.BASES.contains(name) && !Policies.NAMES.contains(name)) {
+        throw new UsageException(
+            NAME
+                + ": --setups: unknown setup '"
+                + name
+                + "'; use "
+                + String.join(", ", SparkTestbed.Setup.BASES)
+                + " or a policy: "
+                + String.join(", ", Policies.NAMES));
+      }
+      setups.add(new SparkTestbed.Setup(name));
+    }
+    Path outDir = Path.of(a.get("out", "target/spark-testbed")).toAbsolutePath();
+    Tenants tenants = tenants(a, home, hosts, outDir, err);
+    if (tenants == null) {
+      return 1;
+    }
+    long executorMemory = Options.parse(NAME, a, "executor-memory", "640m", Units::parseBytes);
+    if (executorMemory < (256L << 20) || executorMemory > (8L << 30)) {
+      throw new UsageException(
+          NAME + ": --executor-memory " + a.get("executor-memory", "") + ": use 256m to 8g");
+    }
+    SparkTestbed.Plan plan =
+        new SparkTestbed.Plan(
+            hosts,
+            link,
+            spark,
+            tenants,
+            List.copyOf(setups),
+            Options.positive(NAME, a, "repeat", "1"),
+            (int) (executorMemory >> 20),
+            Options.positive(NAME, a, "timeout", "30"),
+            List.of(
+                "env",
+                "COFLOW_NO_BUILD=1",
+                "COFLOW_JAVA_OPTS=-Xmx512m",
+                home.resolve("bin/coflow").toString()),
+            outDir);
+    String why = Network.unavailableReason();
+    if (why != null) {
+      err.println(NAME + ": cannot build the testbed here: " + why);
+      return 1;
+    }
+    boolean json = a.has("json");
+    List<SparkTestbed.Run> runs;
+    try {
+      runs = SparkTestbed.run(plan, home, progress(err, plan, json), err);
+    } catch (IOException | RuntimeException e) {
+      err.println();
+      err.println(NAME + ": the run failed: " + e.getMessage());
+      return 1;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return 1;
+    }
+    SparkTestbedReport report = new SparkTestbedReport(plan, runs);
+    report.write(outDir);
+    if (json) {
+      out.println(report.json());
+    } else {
+      report.printTable(out);
+      err.println("wrote " + outDir + " (jobs.csv, summary.json, job-cdf.png, round-*/)");
+    }
+    return report.problems().isEmpty() ? 0 : 1;
+  }
+
+  private static Tenants tenants(Args a, Path home, int hosts, Path outDir, PrintStream err)
+      throws UsageException, IOException {
+    String workload = a.get("workload", "trace");
+    if (workload.equals("trace")) {
+      Path tracePath =
+          a.has("trace") ? Path.of(a.get("trace", null)) : home.resolve(SimCommand.DEFAULT_TRACE);
+      Trace trace;
+      try {
+        trace = TraceParser.parse(tracePath);
+      } catch (IOException | org.coflow.bench.trace.TraceFormatException | RuntimeException e) {
+        err.println(NAME + ": cannot read the trace " + tracePath + ": " + e.getMessage());
+        return null;
+      }
+      try {
+        return new TraceTenants(
+            Workload.fromTrace(
+                trace,
+                hosts,
+                Options.nonNegative(NAME, a, "first", "100"),
+                Options.positive(NAME, a, "coflows", "40"),
+                Options.parse(NAME, a, "bytes-divisor", "100", Double::parseDouble),
+                Options.parse(NAME, a, "time-divisor", "10", Double::parseDouble)),
+            Options.positive(NAME, a, "apps", "2"),
+            Options.positive(NAME, a, "max-tasks", "8"));
+      } catch (IllegalArgumentException e) {
+        throw new UsageException(NAME + ": " + e.getMessage());
+      }
+    }
+    if (!workload.equals("tpcds")) {
+      throw new UsageException(NAME + ": --workload '" + workload + "': use trace or tpcds");
+    }
+    double scale = Options.parse(NAME, a, "scale", "1", Double::parseDouble);
+    if (!(scale > 0) || scale > 100) {
+      throw new UsageException(NAME + ": --scale " + scale + ": use 0 < SF <= 100");
+    }
+    List<String> queries = List.of(a.get("queries", TpcdsBenchCommand.DEFAULT_QUERIES).split(","));
+    Path queryDir = Files.createDirectories(outDir.resolve("queries"));
+    for (String q : queries) {
+      try {
+        Files.writeString(queryDir.resolve(q + ".sql"), TpcdsGenerator.query(q));
+      } catch (IllegalArgumentException e) {
+        throw new UsageException(NAME + ": --queries: " + e.getMessage());
+      }
+    }
+    Path dataRoot = a.has("data") ? Path.of(a.get("data", "")) : home.resolve("target/tpcds");
+    if (!Files.exists(TpcdsGenerator.dir(dataRoot, scale).resolve("_COMPLETE"))) {
+      err.println(NAME + ": generating TPC-DS data at scale " + scale + " (once)...");
+    }
+    Path data =
+        TpcdsGenerator.generate(dataRoot, scale, Runtime.getRuntime().availableProcessors());
+    try {
+      return new TpcdsTenants(
+          data,
+          queryDir,
+          queries,
+          Options.positive(NAME, a, "streams", "3"),
+          Options.parse(NAME, a, "gap", "20", Double::parseDouble));
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(NAME + ": " + e.getMessage());
+    }
+  }
+
+  /** A status line on a terminal, else a line per phase. */
+  private static SparkTestbed.Progress progress(
+      PrintStream err, SparkTestbed.Plan plan, boolean json) {
+    if (json) {
+      return (setup, round, what) -> {};
+    }
+    boolean terminal = System.console() != null;
+    long t0 = System.nanoTime();
+    int total = plan.setups().size() * plan.repeat();
+    int[] done = {0};
+    String[] last = {""};
+    return (setup, round, what) -> {
+      String key = setup + "/" + round;
+      if (!key.equals(last[0])) {
+        last[0] = key;
+        done[0]++;
+      }
+      int filled = 20 * (done[0] - 1) / total;
+      String line =
+          String.format(
+              Locale.ROOT,
+              "[%s%s] run %d/%d, %.0f s: round %d, %s: %s",
+              "#".repeat(filled),
+              ".".repeat(20 - filled),
+              done[0],
+              total,
+              (System.nanoTime() - t0) / 1e9,
+              round,
+              setup,
+              what);
+      if (terminal) {
+        err.print("\r" + line + " ".repeat(Math.max(0, 100 - line.length())));
+      } else {
+        err.println("spark-testbed: " + line);
+      }
+      err.flush();
+    };
+  }
+}
