@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -33,10 +34,12 @@ public final class SparkTestbedBenchCommand {
                                         [--setups stock,stock-ess,embedded,agents,fair,varys]
                                         [--hosts 4] [--rate 30m] [--buffer 128k] [--tcp reno]
                                         [--rto-min MS] [--notsent-lowat 128k]
-                                        [--apps 2] [--max-tasks 8] [--trace FILE] [--first 100]
+                                        [--apps 2] [--max-tasks 8] [--trace FILE] [--first 330]
                                         [--coflows 40] [--bytes-divisor 100] [--time-divisor 10]
                                         [--streams 3] [--gap 20] [--queries LIST] [--scale 1]
-                                        [--data DIR] [--executor-memory 640m] [--repeat 1]
+                                        [--data DIR] [--executor-cores 4]
+                                        [--executor-memory 640m] [--repeat 1]
+                                        [--spark-conf spark.KEY=VALUE ...]
                                         [--timeout 30] [--out DIR] [--json]
 
       Real Spark applications, several at once, on a standalone cluster across N network-
@@ -48,11 +51,20 @@ public final class SparkTestbedBenchCommand {
       Workloads (open loop: a job is submitted at its time whether or not earlier ones ended):
         trace   the Facebook trace slice (--first, --coflows, --bytes-divisor, --time-divisor,
                 as in 'bench testbed'), coflow i in application i mod --apps; each coflow is a
-                job whose map stage writes exactly the trace's bytes per reducer (random bytes,
-                a reducer's share split evenly over the mappers; at most --max-tasks map and
-                reduce tasks) and whose reduce stage reads them and sums their CRC32s
+                job whose map stage writes exactly the trace's bytes per reducer (uncompressed
+                random bytes, a reducer's share split evenly over the mappers; at most
+                --max-tasks map and reduce tasks) and whose reduce stage reads them and sums
+                their CRC32s. The default slice (coflows 330-369) has no one coflow with most
+                of the bytes
         tpcds   --streams TPC-DS query streams (the 'bench tpcds' queries and data), one
                 application each, each submitting a query every --gap seconds
+
+      Each application gets one executor per host with --executor-cores task slots (tasks
+      waiting on fetches use no CPU, so the workers offer more slots than the machine has
+      cores; a small job then waits for the network, not for a large job's tasks).
+
+      --spark-conf adds a setting to every application of every setup (for instance
+      spark.executor.extraJavaOptions to profile the executors).
 
       Setups, each on a fresh cluster, in rounds (--repeat):
         stock       Spark alone: its own Netty fetch, no jar of this project
@@ -107,6 +119,8 @@ public final class SparkTestbedBenchCommand {
                 "scale",
                 "data",
                 "executor-memory",
+                "executor-cores",
+                "spark-conf",
                 "repeat",
                 "timeout",
                 "out"),
@@ -162,6 +176,17 @@ public final class SparkTestbedBenchCommand {
       throw new UsageException(
           NAME + ": --executor-memory " + a.get("executor-memory", "") + ": use 256m to 8g");
     }
+    List<String> sparkConf = new ArrayList<>();
+    for (String kv : a.all("spark-conf")) {
+      if (!kv.matches("spark\\.[\\w.\\-]+=.*")) {
+        throw new UsageException(NAME + ": --spark-conf '" + kv + "': use spark.KEY=VALUE");
+      }
+      sparkConf.add(kv);
+    }
+    int executorCores = Options.positive(NAME, a, "executor-cores", "4");
+    if (executorCores > 32) {
+      throw new UsageException(NAME + ": --executor-cores " + executorCores + ": use 1 to 32");
+    }
     SparkTestbed.Plan plan =
         new SparkTestbed.Plan(
             hosts,
@@ -170,7 +195,9 @@ public final class SparkTestbedBenchCommand {
             tenants,
             List.copyOf(setups),
             Options.positive(NAME, a, "repeat", "1"),
+            executorCores,
             (int) (executorMemory >> 20),
+            sparkConf,
             Options.positive(NAME, a, "timeout", "30"),
             List.of(
                 "env",
@@ -224,7 +251,7 @@ public final class SparkTestbedBenchCommand {
             Workload.fromTrace(
                 trace,
                 hosts,
-                Options.nonNegative(NAME, a, "first", "100"),
+                Options.nonNegative(NAME, a, "first", "330"),
                 Options.positive(NAME, a, "coflows", "40"),
                 Options.parse(NAME, a, "bytes-divisor", "100", Double::parseDouble),
                 Options.parse(NAME, a, "time-divisor", "10", Double::parseDouble)),

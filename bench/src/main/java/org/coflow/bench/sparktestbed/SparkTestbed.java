@@ -80,7 +80,10 @@ public final class SparkTestbed {
    *
    * @param launcher the launcher's command line up to its subcommand ({@code bin/coflow}), for the
    *     host agents and the master
+   * @param executorCores each executor's task slots (tasks that wait on fetches use no CPU, so a
+   *     worker offers more slots than the machine has cores)
    * @param executorMemoryMb each executor's heap
+   * @param sparkConf more settings (key=value) for every application
    */
   public record Plan(
       int hosts,
@@ -89,7 +92,9 @@ public final class SparkTestbed {
       Tenants tenants,
       List<Setup> setups,
       int repeat,
+      int executorCores,
       int executorMemoryMb,
+      List<String> sparkConf,
       int timeoutMinutes,
       List<String> launcher,
       Path out) {}
@@ -189,17 +194,18 @@ public final class SparkTestbed {
             net,
             submit.sparkHome(),
             dir.resolve("cluster"),
-            apps,
+            apps * plan.executorCores(),
             apps * plan.executorMemoryMb(),
             workerOpts,
             180)) {
       List<String> conf = new ArrayList<>();
       conf.add("spark.driver.host=" + net.rootAddress());
       conf.add("spark.executor.memory=" + plan.executorMemoryMb() + "m");
-      conf.add("spark.executor.cores=1");
-      conf.add("spark.cores.max=" + net.hosts());
+      conf.add("spark.executor.cores=" + plan.executorCores());
+      conf.add("spark.cores.max=" + net.hosts() * plan.executorCores());
       conf.add("spark.scheduler.mode=FAIR");
       conf.addAll(t.conf());
+      conf.addAll(plan.sparkConf());
       if (setup.ess()) {
         conf.add("spark.shuffle.service.enabled=true");
       }
@@ -242,7 +248,7 @@ public final class SparkTestbed {
           cmd.addAll(
               List.of(
                   "--conf", sink + "class=org.apache.spark.metrics.sink.CsvSink",
-                  "--conf", sink + "period=1",
+                  "--conf", sink + "period=10",
                   "--conf", sink + "unit=seconds",
                   "--conf", sink + "directory=" + metrics));
         }

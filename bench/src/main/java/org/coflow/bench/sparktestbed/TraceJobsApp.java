@@ -270,21 +270,27 @@ public final class TraceJobsApp {
 
   /**
    * Mapper {@code m}'s records: to each reducer its share of the reducer's bytes, in records of at
-   * most {@link #RECORD_BYTES}, their contents fixed by (job, mapper, reducer).
+   * most {@link #RECORD_BYTES}. A (job, mapper, reducer) triple fixes one random block; each record
+   * is that block with its own number in its first bytes, so that records differ (a lost or
+   * repeated one changes the digest) while the map tasks spend their time writing, not drawing
+   * random numbers.
    */
   static Iterator<Tuple2<Integer, byte[]>> records(
       int id, int m, int mappers, long[] reducerBytes) {
     return new Iterator<>() {
       private int r = -1;
       private long left;
-      private Random random;
+      private long n;
+      private byte[] block;
 
       @Override
       public boolean hasNext() {
         while (left == 0 && r + 1 < reducerBytes.length) {
           r++;
           left = reducerBytes[r] / mappers + (m < reducerBytes[r] % mappers ? 1 : 0);
-          random = new Random(((long) id << 40) ^ ((long) m << 20) ^ r);
+          block = new byte[(int) Math.min(RECORD_BYTES, left)];
+          new Random(((long) id << 40) ^ ((long) m << 20) ^ r).nextBytes(block);
+          n = 0;
         }
         return left > 0;
       }
@@ -294,8 +300,11 @@ public final class TraceJobsApp {
         if (!hasNext()) {
           throw new java.util.NoSuchElementException();
         }
-        byte[] v = new byte[(int) Math.min(RECORD_BYTES, left)];
-        random.nextBytes(v);
+        byte[] v = java.util.Arrays.copyOf(block, (int) Math.min(block.length, left));
+        long k = n++;
+        for (int i = 0; i < Math.min(8, v.length); i++) {
+          v[i] ^= (byte) (k >>> (8 * i));
+        }
         left -= v.length;
         return new Tuple2<>(r, v);
       }

@@ -55,9 +55,10 @@ public final class TraceTenants implements Tenants {
     return List.of("org/coflow/bench/sparktestbed/TraceJobsApp");
   }
 
+  /** Uncompressed shuffle output: the bytes on the wire are the trace's. */
   @Override
   public List<String> conf() {
-    return List.of();
+    return List.of("spark.shuffle.compress=false");
   }
 
   @Override

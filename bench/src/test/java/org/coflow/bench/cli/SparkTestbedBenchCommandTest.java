@@ -28,6 +28,10 @@ class SparkTestbedBenchCommandTest extends CliHarness {
     assertTrue(err().contains("--executor-memory 1m: use 256m to 8g"), err());
     assertEquals(2, run("bench", "spark-testbed", "--trace", TRACE, "--apps", "0"));
     assertTrue(err().contains("--apps must be at least 1"), err());
+    assertEquals(2, run("bench", "spark-testbed", "--trace", TRACE, "--executor-cores", "64"));
+    assertTrue(err().contains("--executor-cores 64: use 1 to 32"), err());
+    assertEquals(2, run("bench", "spark-testbed", "--trace", TRACE, "--spark-conf", "verbose"));
+    assertTrue(err().contains("--spark-conf 'verbose': use spark.KEY=VALUE"), err());
     assertEquals(1, run("bench", "spark-testbed", "--trace", "/nonexistent/trace.txt"));
     assertTrue(err().contains("cannot read the trace /nonexistent/trace.txt"), err());
   }

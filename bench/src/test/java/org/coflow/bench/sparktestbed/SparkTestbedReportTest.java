@@ -38,7 +38,9 @@ class SparkTestbedReportTest {
         new TraceTenants(new Workload("test", 2, List.of()), 2, 4),
         List.of(new SparkTestbed.Setup("stock"), new SparkTestbed.Setup("varys")),
         2,
+        1,
         512,
+        List.of(),
         5,
         List.of("bin/coflow"),
         Path.of("target/unused"));

@@ -62,7 +62,9 @@ class SparkTestbedTest {
             new TraceTenants(two, 2, 2),
             List.of(new SparkTestbed.Setup("stock"), new SparkTestbed.Setup("varys")),
             1,
+            2,
             512,
+            List.of(),
             5,
             List.of(
                 "env",
