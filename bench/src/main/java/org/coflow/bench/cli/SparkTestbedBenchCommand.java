@@ -78,7 +78,8 @@ public final class SparkTestbedBenchCommand {
 
       Prints per setup, as medians over the rounds: the average, p95, small-half and large-half
       job time (from each application's event log, submission to end; halves by shuffle bytes),
-      each as a ratio to stock Spark of the same round; the tasks' summed fetch wait; TCP
+      each as a ratio to stock Spark of the same round; the tasks' summed fetch wait, garbage
+      collection and deserialisation (which includes fetching the task's broadcast); TCP
       retransmissions and timeouts over all hosts; the most connections one host held; the bytes
       on the drivers' link (broadcasts, results); the machine's CPU use and the busiest host
       link's utilisation while jobs ran (a CPU-bound run shows as such); jobs whose result equals

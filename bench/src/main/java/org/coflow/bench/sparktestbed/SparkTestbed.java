@@ -100,8 +100,8 @@ public final class SparkTestbed {
       Path out) {}
 
   /**
-   * One job of one run: its submission (epoch ms) and time from the event log, its fetch wait, its
-   * result.
+   * One job of one run: its submission (epoch ms) and time from the event log, its tasks' summed
+   * fetch wait, garbage collection and deserialisation, its result.
    */
   public record Job(
       String id,
@@ -110,6 +110,8 @@ public final class SparkTestbed {
       long submitMs,
       double seconds,
       double fetchWaitSeconds,
+      double gcSeconds,
+      double deserializeSeconds,
       String digest,
       String failure) {
     /** When it ended (epoch ms; 0 if the event log did not say when it started). */
@@ -118,11 +120,11 @@ public final class SparkTestbed {
     }
 
     static Job of(String id, int app, long bytes, double seconds, String digest) {
-      return new Job(id, app, bytes, 0, seconds, 0, digest, null);
+      return new Job(id, app, bytes, 0, seconds, 0, 0, 0, digest, null);
     }
 
     static Job failed(String id, int app, long bytes, String why) {
-      return new Job(id, app, bytes, 0, Double.NaN, 0, null, why);
+      return new Job(id, app, bytes, 0, Double.NaN, 0, 0, 0, null, why);
     }
   }
 
@@ -336,6 +338,8 @@ public final class SparkTestbed {
                 span != null ? span.submitMs() : 0,
                 span != null && j.failure() == null ? span.millis() / 1e3 : j.seconds(),
                 r.fetchWaitMs() / 1e3,
+                r.gcMs() / 1e3,
+                r.deserializeMs() / 1e3,
                 j.digest(),
                 j.failure()));
       }

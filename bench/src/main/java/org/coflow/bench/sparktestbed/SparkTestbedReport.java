@@ -163,6 +163,10 @@ public final class SparkTestbedReport {
     return out;
   }
 
+  private double taskSeconds(String setup, ToDoubleFunction<SparkTestbed.Job> f) {
+    return median(setup, r -> r.jobs().stream().mapToDouble(f).sum());
+  }
+
   private long medianLong(String setup, ToDoubleFunction<SparkTestbed.Run> f) {
     return Math.round(median(setup, f));
   }
@@ -183,7 +187,7 @@ public final class SparkTestbedReport {
         plan.repeat());
     out.printf(
         Locale.ROOT,
-        "%-10s %8s %8s %8s %8s %7s %7s %7s %8s %7s %6s %5s %6s %5s %5s %s%n",
+        "%-10s %8s %8s %8s %8s %7s %7s %7s %8s %6s %7s %7s %6s %5s %6s %5s %5s %s%n",
         "setup",
         "avg s",
         "p95 s",
@@ -193,6 +197,8 @@ public final class SparkTestbedReport {
         "p95/st",
         "sml/st",
         "fetchw s",
+        "gc s",
+        "deser s",
         "retrans",
         "t/outs",
         "conns",
@@ -206,7 +212,8 @@ public final class SparkTestbedReport {
       int wrong = rs.stream().mapToInt(r -> failed(r) + differing(r)).sum();
       out.printf(
           Locale.ROOT,
-          "%-10s %8.2f %8.2f %8.2f %8.2f %7.2f %7.2f %7.2f %8.1f %7d %6d %5d %6.0f %5.0f %5.0f %d/%d%n",
+          "%-10s %8.2f %8.2f %8.2f %8.2f %7.2f %7.2f %7.2f %8.1f %6.1f %7.1f %7d %6d %5d %6.0f %5.0f %5.0f"
+              + " %d/%d%n",
           s,
           median(s, this::avg),
           median(s, this::p95),
@@ -215,7 +222,9 @@ public final class SparkTestbedReport {
           avgRatio(s),
           p95Ratio(s),
           smallRatio(s),
-          median(s, r -> r.jobs().stream().mapToDouble(SparkTestbed.Job::fetchWaitSeconds).sum()),
+          taskSeconds(s, SparkTestbed.Job::fetchWaitSeconds),
+          taskSeconds(s, SparkTestbed.Job::gcSeconds),
+          taskSeconds(s, SparkTestbed.Job::deserializeSeconds),
           medianLong(s, r -> r.net().retransmissions()),
           medianLong(s, r -> r.net().timeouts()),
           medianLong(s, r -> r.net().maxConnectionsPerHost()),
@@ -227,8 +236,8 @@ public final class SparkTestbedReport {
     }
     out.println(
         "avg/p95/small/large: job time from the event log (submission to end); x/st: median over"
-            + " rounds of the setup over stock in the same round; fetchw: fetch wait summed over"
-            + " tasks; retrans, t/outs: TCP, all hosts; conns: most established connections of one"
+            + " rounds of the setup over stock in the same round; fetchw, gc, deser: the tasks' fetch"
+            + " wait, garbage collection and deserialisation (with their broadcast), summed; retrans, t/outs: TCP, all hosts; conns: most established connections of one"
             + " host; drv MB: driver and master link; cpu%: machine; link%: busiest host link while"
             + " jobs ran");
     List<String> p = problems();
@@ -258,11 +267,9 @@ public final class SparkTestbedReport {
               .put("avg_ratio_to_stock", avgRatio(s))
               .put("p95_ratio_to_stock", p95Ratio(s))
               .put("small_ratio_to_stock", smallRatio(s))
-              .put(
-                  "fetch_wait_s",
-                  median(
-                      s,
-                      r -> r.jobs().stream().mapToDouble(SparkTestbed.Job::fetchWaitSeconds).sum()))
+              .put("fetch_wait_s", taskSeconds(s, SparkTestbed.Job::fetchWaitSeconds))
+              .put("gc_s", taskSeconds(s, SparkTestbed.Job::gcSeconds))
+              .put("deserialize_s", taskSeconds(s, SparkTestbed.Job::deserializeSeconds))
               .put("retransmissions", medianLong(s, r -> r.net().retransmissions()))
               .put("timeouts", medianLong(s, r -> r.net().timeouts()))
               .put("max_connections_per_host", medianLong(s, r -> r.net().maxConnectionsPerHost()))
@@ -294,7 +301,9 @@ public final class SparkTestbedReport {
   public void write(Path dir) throws IOException {
     Files.createDirectories(dir);
     List<String> csv = new ArrayList<>();
-    csv.add("setup,round,app,job,bytes,small,seconds,fetch_wait_s,digest,equal,failure");
+    csv.add(
+        "setup,round,app,job,bytes,small,seconds,fetch_wait_s,gc_s,deserialize_s,digest,equal,"
+            + "failure");
     List<CdfPlot.Series> cdf = new ArrayList<>();
     for (String s : bySetup.keySet()) {
       List<Double> all = new ArrayList<>();
@@ -311,6 +320,8 @@ public final class SparkTestbedReport {
                   Boolean.toString(small.contains(j.id())),
                   String.format(Locale.ROOT, "%.3f", j.seconds()),
                   String.format(Locale.ROOT, "%.3f", j.fetchWaitSeconds()),
+                  String.format(Locale.ROOT, "%.3f", j.gcSeconds()),
+                  String.format(Locale.ROOT, "%.3f", j.deserializeSeconds()),
                   j.digest() == null ? "" : j.digest(),
                   Boolean.toString(j.digest() != null && j.digest().equals(reference.get(j.id()))),
                   j.failure() == null ? "" : '"' + j.failure().replace('"', '\'') + '"'));

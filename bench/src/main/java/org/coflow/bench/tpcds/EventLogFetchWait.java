@@ -35,9 +35,23 @@ public final class EventLogFetchWait {
 
   private EventLogFetchWait() {}
 
-  /** One job group's shuffle reads, summed over its tasks. */
-  public record Reads(long fetchWaitMs, long remoteBlocks, long remoteBytes, int tasks) {
+  /**
+   * One job group's shuffle reads, summed over its tasks, with the tasks' garbage collection and
+   * deserialisation (which includes fetching the task's broadcast binary) for comparison.
+   */
+  public record Reads(
+      long fetchWaitMs,
+      long remoteBlocks,
+      long remoteBytes,
+      int tasks,
+      long gcMs,
+      long deserializeMs) {
     public static final Reads NONE = new Reads(0, 0, 0, 0);
+
+    /** Reads without the tasks' other times. */
+    public Reads(long fetchWaitMs, long remoteBlocks, long remoteBytes, int tasks) {
+      this(fetchWaitMs, remoteBlocks, remoteBytes, tasks, 0, 0);
+    }
 
     /** The sum of two groups' reads. */
     public Reads plus(Reads o) {
@@ -45,7 +59,9 @@ public final class EventLogFetchWait {
           fetchWaitMs + o.fetchWaitMs,
           remoteBlocks + o.remoteBlocks,
           remoteBytes + o.remoteBytes,
-          tasks + o.tasks);
+          tasks + o.tasks,
+          gcMs + o.gcMs,
+          deserializeMs + o.deserializeMs);
     }
   }
 
@@ -240,12 +256,19 @@ public final class EventLogFetchWait {
                   readMetric(event, "Fetch Wait Time"),
                   readMetric(event, "Remote Blocks Fetched"),
                   readMetric(event, "Remote Bytes Read"),
-                  1);
+                  1,
+                  taskMetric(event, "JVM GC Time"),
+                  taskMetric(event, "Executor Deserialize Time"));
           out.merge(group, task, Reads::plus);
         }
       }
     }
     return out;
+  }
+
+  private static long taskMetric(JsonObject taskEnd, String name) {
+    JsonElement v = field(taskEnd, "Task Metrics", name);
+    return isNumber(v) ? v.getAsLong() : 0;
   }
 
   private static long readMetric(JsonObject taskEnd, String name) {

@@ -21,7 +21,7 @@ class SparkTestbedReportTest {
       new HostSampler.Summary(0.8, 0.5, 10, 1, 4, 1000, 30);
 
   private static SparkTestbed.Job job(String id, long bytes, double seconds, String digest) {
-    return new SparkTestbed.Job(id, 0, bytes, 1000, seconds, 0.1, digest, null);
+    return new SparkTestbed.Job(id, 0, bytes, 1000, seconds, 0.1, 0.2, 0.3, digest, null);
   }
 
   private static SparkTestbed.Run run(
@@ -71,7 +71,8 @@ class SparkTestbedReportTest {
     r.write(dir);
     List<String> csv = Files.readAllLines(dir.resolve("jobs.csv"));
     assertEquals(9, csv.size());
-    assertTrue(csv.contains("varys,2,0,a,100,true,2.000,0.100,x,true,"), csv.toString());
+    assertTrue(
+        csv.contains("varys,2,0,a,100,true,2.000,0.100,0.200,0.300,x,true,"), csv.toString());
     assertTrue(Files.size(dir.resolve("job-cdf.png")) > 0);
     assertTrue(Files.readString(dir.resolve("summary.json")).contains("\"small_ratio_to_stock\""));
   }
@@ -86,7 +87,7 @@ class SparkTestbedReportTest {
                 1,
                 Map.of("fallbacks", 3L),
                 job("a", 100, 1, "z"),
-                new SparkTestbed.Job("b", 0, 1000, 0, Double.NaN, 0, null, "Job aborted")));
+                new SparkTestbed.Job("b", 0, 1000, 0, Double.NaN, 0, 0, 0, null, "Job aborted")));
     SparkTestbedReport r = new SparkTestbedReport(plan(), runs);
     assertEquals(2, r.wrongJobs());
     List<String> p = r.problems();

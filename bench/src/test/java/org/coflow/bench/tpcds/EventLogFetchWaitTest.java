@@ -68,9 +68,12 @@ class EventLogFetchWaitTest {
   @Test
   void sumsEachJobGroupsTasksByTheJobThatOwnsTheirStage() {
     Map<String, Reads> reads = EventLogFetchWait.parse(LOG);
-    assertEquals(new Reads(5, 1, 100, 1), reads.get("q17-warmup"));
-    assertEquals(new Reads(40 + 60 + 10 + 7, 3 + 4 + 2 + 1, 7570, 5), reads.get("q17-stock"));
-    assertEquals(new Reads(25, 6, 6000, 2), reads.get("q17-courier"));
+    // each task: 3 ms of garbage collection, 12 ms of deserialisation
+    assertEquals(new Reads(5, 1, 100, 1, 3, 12), reads.get("q17-warmup"));
+    assertEquals(
+        new Reads(40 + 60 + 10 + 7, 3 + 4 + 2 + 1, 7570, 5, 15, 60), reads.get("q17-stock"));
+    // one of q17-courier's two tasks is the killed attempt, which carries no metrics
+    assertEquals(new Reads(25, 6, 6000, 2, 3, 12), reads.get("q17-courier"));
     assertEquals(3, reads.size(), reads.toString());
   }
 
@@ -168,7 +171,7 @@ class EventLogFetchWaitTest {
             + "\"Task Metrics\":{\"Executor Deserialize Time\":12,"
             + "\"Executor Deserialize CPU Time\":9000000,\"Executor Run Time\":700,"
             + "\"Executor CPU Time\":300000000,\"Peak Execution Memory\":0,\"Result Size\":4000,"
-            + "\"JVM GC Time\":0,\"Result Serialization Time\":0,\"Memory Bytes Spilled\":0,"
+            + "\"JVM GC Time\":3,\"Result Serialization Time\":0,\"Memory Bytes Spilled\":0,"
             + "\"Disk Bytes Spilled\":0,\"Shuffle Read Metrics\":{\"Remote Blocks Fetched\":%d,"
             + "\"Local Blocks Fetched\":2,\"Fetch Wait Time\":%d,\"Remote Bytes Read\":%d,"
             + "\"Remote Bytes Read To Disk\":0,\"Local Bytes Read\":2000,"
