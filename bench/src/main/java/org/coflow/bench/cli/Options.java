@@ -1,5 +1,7 @@
 package org.coflow.bench.cli;
 
+import org.coflow.api.config.Units;
+import org.coflow.bench.testbed.Network;
 import org.coflow.cli.Args;
 import org.coflow.cli.UsageException;
 
@@ -19,6 +21,22 @@ final class Options {
       return p.parse(text);
     } catch (RuntimeException e) {
       throw new UsageException(command + ": --" + name + " '" + text + "': " + e.getMessage());
+    }
+  }
+
+  /**
+   * A testbed link from {@code --rate} (default {@code rate}), {@code --buffer}, {@code --tcp},
+   * {@code --rto-min} and {@code --notsent-lowat}, as the testbed commands share them.
+   */
+  static Network.Link link(String command, Args a, String rate) throws UsageException {
+    double bits = parse(command, a, "rate", rate, Units::parseBitRate) * 8;
+    long buffer = parse(command, a, "buffer", "128k", Units::parseBytes);
+    int rtoMin = (int) (long) parse(command, a, "rto-min", "0", Units::parseMillis);
+    long lowat = parse(command, a, "notsent-lowat", "128k", Units::parseBytes);
+    try {
+      return new Network.Link(bits, buffer, a.get("tcp", "reno"), rtoMin, lowat);
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(command + ": " + e.getMessage());
     }
   }
 

@@ -230,7 +230,8 @@ public final class SparkDifferentialJob {
     }
   }
 
-  private static void deleteTree(Path root) throws IOException {
+  /** Removes {@code root} and everything under it, if it exists. */
+  public static void deleteTree(Path root) throws IOException {
     if (!Files.exists(root)) {
       return;
     }

@@ -134,18 +134,7 @@ public final class SparkTestbedBenchCommand {
     if (hosts < 2 || hosts > 16) {
       throw new UsageException(NAME + ": --hosts " + hosts + ": use 2 to 16");
     }
-    Network.Link link;
-    try {
-      link =
-          new Network.Link(
-              Options.parse(NAME, a, "rate", "30m", Units::parseBitRate) * 8,
-              Options.parse(NAME, a, "buffer", "128k", Units::parseBytes),
-              a.get("tcp", "reno"),
-              (int) (long) Options.parse(NAME, a, "rto-min", "0", Units::parseMillis),
-              Options.parse(NAME, a, "notsent-lowat", "128k", Units::parseBytes));
-    } catch (IllegalArgumentException e) {
-      throw new UsageException(NAME + ": " + e.getMessage());
-    }
+    Network.Link link = Options.link(NAME, a, "30m");
     String spark;
     try {
       spark = SparkSubmit.pysparkVersion(a.get("spark", "3.5"));

@@ -8,7 +8,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import org.coflow.api.config.Units;
 import org.coflow.bench.testbed.Network;
 import org.coflow.bench.testbed.Setup;
 import org.coflow.bench.testbed.TestbedBench;
@@ -110,8 +109,7 @@ public final class TestbedBenchCommand {
     if (hosts < 2 || hosts > 60) {
       throw new UsageException("coflow bench testbed: --hosts " + hosts + ": use 2 to 60");
     }
-    double rate = Options.parse(NAME, a, "rate", "100m", Units::parseBitRate) * 8;
-    long buffer = Options.parse(NAME, a, "buffer", "128k", Units::parseBytes);
+    Network.Link link = Options.link(NAME, a, "100m");
     List<String> policies = new ArrayList<>();
     for (String p : a.get("policies", "fair,aalo,sincronia,varys,graviton,creek,coda").split(",")) {
       if (!Policies.NAMES.contains(p.trim())) {
@@ -192,12 +190,7 @@ public final class TestbedBenchCommand {
       plan =
           new TestbedBench.Plan(
               hosts,
-              new Network.Link(
-                  rate,
-                  buffer,
-                  a.get("tcp", "reno"),
-                  (int) (long) Options.parse(NAME, a, "rto-min", "0", Units::parseMillis),
-                  Options.parse(NAME, a, "notsent-lowat", "128k", Units::parseBytes)),
+              link,
               workload,
               List.copyOf(setups),
               Options.positive(NAME, a, "repeat", "1"),

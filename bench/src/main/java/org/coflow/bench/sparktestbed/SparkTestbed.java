@@ -8,7 +8,6 @@ import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -180,7 +179,7 @@ public final class SparkTestbed {
       Progress progress)
       throws IOException, InterruptedException {
     Path dir = plan.out().resolve("round-" + round + "/" + setup.name());
-    deleteTree(dir);
+    SparkDifferentialJob.deleteTree(dir);
     Files.createDirectories(dir);
     Tenants t = plan.tenants();
     int apps = t.apps();
@@ -482,17 +481,6 @@ public final class SparkTestbed {
 
   private static boolean matches(String name, List<String> prefixes) {
     return name.endsWith(".class") && prefixes.stream().anyMatch(name::startsWith);
-  }
-
-  private static void deleteTree(Path root) throws IOException {
-    if (!Files.exists(root)) {
-      return;
-    }
-    try (Stream<Path> s = Files.walk(root)) {
-      for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    }
   }
 
   /** The figures of a job list by id, for comparing setups. */
