@@ -8,10 +8,12 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import org.coflow.api.config.Units;
 import org.coflow.bench.sparktestbed.SparkTestbed;
 import org.coflow.bench.sparktestbed.SparkTestbedReport;
+import org.coflow.bench.sparktestbed.Submitter;
 import org.coflow.bench.sparktestbed.Tenants;
 import org.coflow.bench.sparktestbed.TpcdsTenants;
 import org.coflow.bench.sparktestbed.TraceTenants;
@@ -203,7 +205,11 @@ public final class SparkTestbedBenchCommand {
     boolean json = a.has("json");
     List<SparkTestbed.Run> runs;
     try {
-      runs = SparkTestbed.run(plan, home, progress(err, plan, json), err);
+      Submitter submit = submitter(home, spark, err);
+      if (submit == null) {
+        return 1;
+      }
+      runs = SparkTestbed.run(plan, submit, progress(err, plan, json));
     } catch (IOException | RuntimeException e) {
       err.println();
       err.println(NAME + ": the run failed: " + e.getMessage());
@@ -283,6 +289,38 @@ public final class SparkTestbedBenchCommand {
     } catch (IllegalArgumentException e) {
       throw new UsageException(NAME + ": " + e.getMessage());
     }
+  }
+
+  /**
+   * pyspark {@code version}'s {@code spark-submit} (installed into the cache on first use) with the
+   * drop-in jar of its line; null, after saying why, if the jar is not built.
+   */
+  public static Submitter submitter(Path home, String version, PrintStream err) throws IOException {
+    SparkSubmit s = SparkSubmit.prepare(home, NAME, SparkSubmit.pysparkVersion(version), err);
+    if (s == null) {
+      return null;
+    }
+    return new Submitter() {
+      @Override
+      public Path sparkHome() throws IOException {
+        return s.sparkHome();
+      }
+
+      @Override
+      public List<String> command(String master, boolean plugin) {
+        return plugin ? s.command(master) : s.bareCommand(master);
+      }
+
+      @Override
+      public Process start(List<String> cmd, Path log, String localIp) throws IOException {
+        return s.start(cmd, log, localIp);
+      }
+
+      @Override
+      public Map<String, Map<String, Long>> executorMetrics(Path dir) throws IOException {
+        return SparkDifferentialJob.readMetrics(dir);
+      }
+    };
   }
 
   /** A status line on a terminal, else a line per phase. */

@@ -3,7 +3,6 @@ package org.coflow.bench.sparktestbed;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.io.PrintStream;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,8 +17,6 @@ import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import java.util.jar.JarOutputStream;
 import java.util.stream.Stream;
-import org.coflow.bench.cli.SparkDifferentialJob;
-import org.coflow.bench.cli.SparkSubmit;
 import org.coflow.bench.testbed.Network;
 import org.coflow.bench.testbed.TestbedRun;
 import org.coflow.bench.tpcds.EventLogFetchWait;
@@ -149,12 +146,8 @@ public final class SparkTestbed {
   }
 
   /** Runs every setup {@code repeat} times, in rounds; the runs in order. */
-  public static List<Run> run(Plan plan, Path home, Progress progress, PrintStream err)
+  public static List<Run> run(Plan plan, Submitter submit, Progress progress)
       throws IOException, InterruptedException {
-    SparkSubmit submit = SparkSubmit.prepare(home, "spark testbed", plan.spark(), err);
-    if (submit == null) {
-      throw new IOException("no drop-in jar for Spark " + plan.spark() + " in " + home);
-    }
     Files.createDirectories(plan.out());
     Path appJar = appJar(plan.out().resolve("app.jar"), plan.tenants().appClasses());
     List<Run> runs = new ArrayList<>();
@@ -172,14 +165,14 @@ public final class SparkTestbed {
   private static Run runOnce(
       Plan plan,
       Network net,
-      SparkSubmit submit,
+      Submitter submit,
       Path appJar,
       Setup setup,
       int round,
       Progress progress)
       throws IOException, InterruptedException {
     Path dir = plan.out().resolve("round-" + round + "/" + setup.name());
-    SparkDifferentialJob.deleteTree(dir);
+    deleteTree(dir);
     Files.createDirectories(dir);
     Tenants t = plan.tenants();
     int apps = t.apps();
@@ -235,10 +228,7 @@ public final class SparkTestbed {
       for (int a = 0; a < apps; a++) {
         Path out = dir.resolve("app-" + a + ".out");
         outs.add(out);
-        List<String> cmd =
-            setup.plugin()
-                ? submit.command(cluster.masterUrl())
-                : submit.bareCommand(cluster.masterUrl());
+        List<String> cmd = submit.command(cluster.masterUrl(), setup.plugin());
         for (String kv : conf) {
           cmd.addAll(List.of("--conf", kv));
         }
@@ -343,8 +333,7 @@ public final class SparkTestbed {
                 j.failure()));
       }
       if (setup.plugin()) {
-        for (Map<String, Long> m :
-            SparkDifferentialJob.readMetrics(dir.resolve("metrics-" + a)).values()) {
+        for (Map<String, Long> m : submit.executorMetrics(dir.resolve("metrics-" + a)).values()) {
           m.forEach((k, v) -> executors.merge(k, v, Long::sum));
         }
       }
@@ -477,6 +466,16 @@ public final class SparkTestbed {
       }
     }
     return jar;
+  }
+
+  private static void deleteTree(Path root) throws IOException {
+    if (Files.exists(root)) {
+      try (Stream<Path> s = Files.walk(root)) {
+        for (Path p : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
+          Files.deleteIfExists(p);
+        }
+      }
+    }
   }
 
   private static boolean matches(String name, List<String> prefixes) {

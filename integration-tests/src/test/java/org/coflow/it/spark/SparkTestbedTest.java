@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.coflow.bench.cli.SparkTestbedBenchCommand;
 import org.coflow.bench.sparktestbed.SparkTestbed;
 import org.coflow.bench.sparktestbed.SparkTestbedReport;
 import org.coflow.bench.sparktestbed.TraceTenants;
@@ -75,9 +76,8 @@ class SparkTestbedTest {
     List<SparkTestbed.Run> runs =
         SparkTestbed.run(
             plan,
-            home,
-            (setup, round, what) -> System.out.println("spark testbed: " + setup + ": " + what),
-            System.err);
+            SparkTestbedBenchCommand.submitter(home, version, System.err),
+            (setup, round, what) -> System.out.println("spark testbed: " + setup + ": " + what));
     SparkTestbedReport report = new SparkTestbedReport(plan, runs);
     report.printTable(System.out);
     assertEquals(List.of(), report.problems(), "failed jobs, different rows or fallbacks");
