@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.coflow.bench.sparktestbed.Submitter;
 
 /**
  * A real {@code spark-submit} for the commands that run Spark ({@code demo}, {@code bench tpcds},
@@ -222,5 +223,38 @@ public final class SparkSubmit {
     }
     String[] lines = outText.split("\n");
     return Path.of(lines[lines.length - 1].trim());
+  }
+
+  /**
+   * pyspark {@code version}'s {@code spark-submit} (installed into the cache on first use) with the
+   * drop-in jar of its line; null, after saying why, if the jar is not built.
+   */
+  public static Submitter submitter(Path home, String version, PrintStream err) throws IOException {
+    SparkSubmit s =
+        SparkSubmit.prepare(home, "spark testbed", SparkSubmit.pysparkVersion(version), err);
+    if (s == null) {
+      return null;
+    }
+    return new Submitter() {
+      @Override
+      public Path sparkHome() throws IOException {
+        return s.sparkHome();
+      }
+
+      @Override
+      public List<String> command(String master, boolean plugin) {
+        return plugin ? s.command(master) : s.bareCommand(master);
+      }
+
+      @Override
+      public Process start(List<String> cmd, Path log, String localIp) throws IOException {
+        return s.start(cmd, log, localIp);
+      }
+
+      @Override
+      public Map<String, Map<String, Long>> executorMetrics(Path dir) throws IOException {
+        return SparkDifferentialJob.readMetrics(dir);
+      }
+    };
   }
 }

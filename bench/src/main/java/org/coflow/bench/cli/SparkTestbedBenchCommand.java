@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 import org.coflow.api.config.Units;
 import org.coflow.bench.sparktestbed.SparkTestbed;
@@ -205,7 +204,7 @@ public final class SparkTestbedBenchCommand {
     boolean json = a.has("json");
     List<SparkTestbed.Run> runs;
     try {
-      Submitter submit = submitter(home, spark, err);
+      Submitter submit = SparkSubmit.submitter(home, spark, err);
       if (submit == null) {
         return 1;
       }
@@ -289,38 +288,6 @@ public final class SparkTestbedBenchCommand {
     } catch (IllegalArgumentException e) {
       throw new UsageException(NAME + ": " + e.getMessage());
     }
-  }
-
-  /**
-   * pyspark {@code version}'s {@code spark-submit} (installed into the cache on first use) with the
-   * drop-in jar of its line; null, after saying why, if the jar is not built.
-   */
-  public static Submitter submitter(Path home, String version, PrintStream err) throws IOException {
-    SparkSubmit s = SparkSubmit.prepare(home, NAME, SparkSubmit.pysparkVersion(version), err);
-    if (s == null) {
-      return null;
-    }
-    return new Submitter() {
-      @Override
-      public Path sparkHome() throws IOException {
-        return s.sparkHome();
-      }
-
-      @Override
-      public List<String> command(String master, boolean plugin) {
-        return plugin ? s.command(master) : s.bareCommand(master);
-      }
-
-      @Override
-      public Process start(List<String> cmd, Path log, String localIp) throws IOException {
-        return s.start(cmd, log, localIp);
-      }
-
-      @Override
-      public Map<String, Map<String, Long>> executorMetrics(Path dir) throws IOException {
-        return SparkDifferentialJob.readMetrics(dir);
-      }
-    };
   }
 
   /** A status line on a terminal, else a line per phase. */

@@ -8,7 +8,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.coflow.bench.cli.SparkTestbedBenchCommand;
+import org.coflow.bench.cli.SparkSubmit;
 import org.coflow.bench.sparktestbed.SparkTestbed;
 import org.coflow.bench.sparktestbed.SparkTestbedReport;
 import org.coflow.bench.sparktestbed.TraceTenants;
@@ -76,7 +76,7 @@ class SparkTestbedTest {
     List<SparkTestbed.Run> runs =
         SparkTestbed.run(
             plan,
-            SparkTestbedBenchCommand.submitter(home, version, System.err),
+            SparkSubmit.submitter(home, version, System.err),
             (setup, round, what) -> System.out.println("spark testbed: " + setup + ": " + what));
     SparkTestbedReport report = new SparkTestbedReport(plan, runs);
     report.printTable(System.out);
