@@ -76,9 +76,15 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
     final List<Remote> parts;
     final long size;
     Path file;
-    final List<byte[]> chunks = new ArrayList<>();
+
+    /** The agent's buffers as received (retained), until a stream reads them or the task ends. */
+    final List<ByteBuf> chunks = new ArrayList<>();
+
     long bytes;
     Throwable failure;
+
+    /** Set once the task ended or the batch was handed out: no chunk is kept after. */
+    boolean sealed;
 
     Batch(List<Remote> parts) {
       this.parts = parts;
@@ -140,6 +146,10 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
   private final List<List<Remote>> local;
   private final LinkedBlockingQueue<Batch> done = new LinkedBlockingQueue<>();
   private final List<Batch> open = new ArrayList<>();
+
+  /** Streams of buffers handed to the task, released at its end if it did not read them out. */
+  private final List<ChunksStream> handedOut = new ArrayList<>();
+
   private int nextRemote;
   private int nextLocal;
   private int delivered;
@@ -245,16 +255,17 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
     }
   }
 
-  /** On the connection's thread: keeps a copy of the bytes (the buffer is the connection's). */
+  /**
+   * On the connection's thread: keeps the agent's buffer itself (retained, without a copy), as
+   * Spark's own fetch keeps Netty's buffers until the task has read them.
+   */
   private void receive(Batch a, ByteBuf data) {
-    if (closed) {
-      return;
-    }
-    byte[] copy = new byte[data.readableBytes()];
-    data.readBytes(copy);
     synchronized (a) {
-      a.chunks.add(copy);
-      a.bytes += copy.length;
+      if (closed || a.sealed) {
+        return;
+      }
+      a.chunks.add(data.retainedSlice());
+      a.bytes += data.readableBytes();
     }
   }
 
@@ -302,7 +313,7 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
     }
     delivered++;
     if (b.failure != null) {
-      deleteQuietly(b.file);
+      discard(b);
       Remote r = b.parts.get(0);
       Throwable cause =
           b.failure instanceof java.util.concurrent.CompletionException
@@ -350,10 +361,17 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
             e);
       }
     } else {
+      ChunksStream chunks;
       synchronized (b) {
+        b.sealed = true;
         metrics.incRemoteBytesRead(b.bytes);
-        data = new ChunksStream(b.chunks);
+        chunks = new ChunksStream(new ArrayList<>(b.chunks));
+        b.chunks.clear();
       }
+      synchronized (handedOut) {
+        handedOut.add(chunks);
+      }
+      data = chunks;
     }
     // Wrapped (decompressed) as its first block: the same codec and settings as the whole batch.
     return new Fetched(b.parts.get(0).block, data);
@@ -425,10 +443,28 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
       open.clear();
     }
     for (Batch b : left) {
-      deleteQuietly(b.file);
+      discard(b);
     }
     for (Batch b; (b = done.poll()) != null; ) {
-      deleteQuietly(b.file);
+      discard(b);
+    }
+    synchronized (handedOut) {
+      for (ChunksStream s : handedOut) {
+        s.close();
+      }
+      handedOut.clear();
+    }
+  }
+
+  /** Deletes a batch's file and releases the buffers it holds; later chunks are dropped. */
+  private static void discard(Batch b) {
+    deleteQuietly(b.file);
+    synchronized (b) {
+      b.sealed = true;
+      for (ByteBuf c : b.chunks) {
+        c.release();
+      }
+      b.chunks.clear();
     }
   }
 
@@ -442,13 +478,15 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
     }
   }
 
-  /** Reads the chunks one after another. */
-  private static final class ChunksStream extends InputStream {
-    private final List<byte[]> chunks;
+  /**
+   * Reads the buffers one after another, releasing each once read; closing it (or the task's end)
+   * releases what is left.
+   */
+  static final class ChunksStream extends InputStream {
+    private final List<ByteBuf> chunks;
     private int chunk;
-    private int pos;
 
-    ChunksStream(List<byte[]> chunks) {
+    ChunksStream(List<ByteBuf> chunks) {
       this.chunks = chunks;
     }
 
@@ -459,23 +497,33 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
     }
 
     @Override
-    public int read(byte[] b, int off, int len) {
+    public synchronized int read(byte[] b, int off, int len) {
       if (len == 0) {
         return 0;
       }
-      while (chunk < chunks.size() && pos == chunks.get(chunk).length) {
-        chunks.set(chunk, null);
+      while (chunk < chunks.size() && !chunks.get(chunk).isReadable()) {
+        chunks.get(chunk).release();
         chunk++;
-        pos = 0;
       }
       if (chunk == chunks.size()) {
         return -1;
       }
-      byte[] c = chunks.get(chunk);
-      int n = Math.min(len, c.length - pos);
-      System.arraycopy(c, pos, b, off, n);
-      pos += n;
+      ByteBuf c = chunks.get(chunk);
+      int n = Math.min(len, c.readableBytes());
+      c.readBytes(b, off, n);
       return n;
+    }
+
+    @Override
+    public synchronized int available() {
+      return chunk < chunks.size() ? chunks.get(chunk).readableBytes() : 0;
+    }
+
+    @Override
+    public synchronized void close() {
+      for (; chunk < chunks.size(); chunk++) {
+        chunks.get(chunk).release();
+      }
     }
   }
 

@@ -1,7 +1,11 @@
 package org.apache.spark.shuffle.courier;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.storage.BlockManagerId;
@@ -88,5 +92,46 @@ class CourierBlockFetcherTest {
     assertEquals(
         new ShuffleBlockBatchId(3, 9, 2, 5), CourierBlockFetcher.blockToRead(3, groups.get(0)));
     assertEquals(new ShuffleBlockId(3, 10, 0), CourierBlockFetcher.blockToRead(3, groups.get(1)));
+  }
+
+  private static ByteBuf direct(String text) {
+    byte[] b = text.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    return Unpooled.directBuffer(b.length).writeBytes(b);
+  }
+
+  @Test
+  void aDeliveredBlockIsReadFromTheAgentsBuffersEachReleasedOnceRead() {
+    ByteBuf a = direct("abc");
+    ByteBuf b = direct("defgh");
+    CourierBlockFetcher.ChunksStream in = new CourierBlockFetcher.ChunksStream(List.of(a, b));
+    byte[] buf = new byte[4];
+    assertEquals(3, in.read(buf, 0, 4), "one read never spans two buffers");
+    assertEquals(1, a.refCnt(), "a buffer is released only when the next read finds it empty");
+    ByteArrayOutputStream all = new ByteArrayOutputStream();
+    all.write(buf, 0, 3);
+    for (int n; (n = in.read(buf, 0, 4)) > 0; ) {
+      all.write(buf, 0, n);
+    }
+    assertArrayEquals(
+        "abcdefgh".getBytes(java.nio.charset.StandardCharsets.US_ASCII), all.toByteArray());
+    assertEquals(0, a.refCnt());
+    assertEquals(0, b.refCnt());
+    in.close();
+    assertEquals(-1, in.read(buf, 0, 4));
+  }
+
+  @Test
+  void closingAPartlyReadBlockReleasesWhatIsLeftOnce() {
+    ByteBuf a = direct("abc");
+    ByteBuf b = direct("def");
+    ByteBuf c = direct("ghi");
+    CourierBlockFetcher.ChunksStream in = new CourierBlockFetcher.ChunksStream(List.of(a, b, c));
+    assertEquals('a', in.read());
+    in.close();
+    in.close();
+    assertEquals(0, a.refCnt());
+    assertEquals(0, b.refCnt());
+    assertEquals(0, c.refCnt());
+    assertEquals(-1, in.read(), "nothing is read from released buffers");
   }
 }
