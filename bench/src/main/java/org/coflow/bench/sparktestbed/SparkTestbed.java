@@ -80,6 +80,9 @@ public final class SparkTestbed {
    *     worker offers more slots than the machine has cores)
    * @param executorMemoryMb each executor's heap
    * @param sparkConf more settings (key=value) for every application
+   * @param warmupBytes shuffle bytes of the warm-up application each setup's cluster runs before
+   *     the measured ones (0: none), so that its long-lived daemons are warm as in a running
+   *     cluster
    */
   public record Plan(
       int hosts,
@@ -91,6 +94,7 @@ public final class SparkTestbed {
       int executorCores,
       int executorMemoryMb,
       List<String> sparkConf,
+      long warmupBytes,
       int timeoutMinutes,
       List<String> launcher,
       Path out) {}
@@ -149,7 +153,9 @@ public final class SparkTestbed {
   public static List<Run> run(Plan plan, Submitter submit, Progress progress)
       throws IOException, InterruptedException {
     Files.createDirectories(plan.out());
-    Path appJar = appJar(plan.out().resolve("app.jar"), plan.tenants().appClasses());
+    List<String> classes = new ArrayList<>(plan.tenants().appClasses());
+    classes.addAll(TraceTenants.APP_CLASSES);
+    Path appJar = appJar(plan.out().resolve("app.jar"), classes);
     List<Run> runs = new ArrayList<>();
     try (Network net = Network.create(plan.hosts(), plan.link())) {
       for (int round = 1; round <= plan.repeat(); round++) {
@@ -221,6 +227,14 @@ public final class SparkTestbed {
         conf.add("spark.shuffle.courier.agent=" + SparkCluster.AGENT_PORT);
         conf.add("spark.shuffle.courier.secretFile=" + secret);
       }
+      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(plan.timeoutMinutes());
+      if (plan.warmupBytes() > 0) {
+        progress.update(setup.name(), round, "warming up the daemons");
+        String failed = warmUp(plan, net, submit, appJar, cluster, conf, setup, dir, deadline);
+        if (failed != null) {
+          problems.add(failed);
+        }
+      }
       Path go = dir.resolve("go");
       List<Path> outs = new ArrayList<>();
       sampler.start();
@@ -255,7 +269,6 @@ public final class SparkTestbed {
         cmd.addAll(t.args(a, dir, out, go, net.hosts()));
         running.add(submit.start(cmd, dir.resolve("app-" + a + ".log"), net.rootAddress()));
       }
-      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(plan.timeoutMinutes());
       if (t.waitsForGo()) {
         awaitReady(outs, running, deadline);
         Files.writeString(go, (System.currentTimeMillis() + 200) + ".");
@@ -342,6 +355,76 @@ public final class SparkTestbed {
     long to = busy.stream().mapToLong(b -> b[1]).max().orElse(0);
     return new Run(
         setup, round, jobs, sampler.summary(from, to, busy), executors, agentFigures, problems);
+  }
+
+  /**
+   * Runs one untimed application through the setup before the measured ones: {@code warmupBytes} in
+   * four all-to-all shuffles, one a second. Spark's workers, the external shuffle service, the host
+   * agents and the master are long-lived daemons; started fresh for each setup they would spend the
+   * measured minutes compiling their hot paths (the JIT took half the host agents' CPU in a cold
+   * run), which a running cluster paid long ago. The measured applications' executors and drivers
+   * start cold in every setup, as they do in production.
+   *
+   * @return why the warm-up failed, or null
+   */
+  private static String warmUp(
+      Plan plan,
+      Network net,
+      Submitter submit,
+      Path appJar,
+      SparkCluster cluster,
+      List<String> conf,
+      Setup setup,
+      Path dir,
+      long deadline)
+      throws IOException, InterruptedException {
+    int tasks = 2 * net.hosts();
+    long perReducer = Math.max(1, plan.warmupBytes() / 4 / tasks);
+    List<String> lines = new ArrayList<>();
+    for (int j = 0; j < 4; j++) {
+      long[] reducers = new long[tasks];
+      java.util.Arrays.fill(reducers, perReducer);
+      lines.add(new TraceJobsApp.Job(j, j * 1000L, tasks, reducers).line());
+    }
+    Path jobs = Files.write(dir.resolve("warmup-jobs.txt"), lines);
+    Path out = dir.resolve("warmup.out");
+    Path go = dir.resolve("warmup.go");
+    List<String> cmd = submit.command(cluster.masterUrl(), setup.plugin());
+    for (String kv : conf) {
+      cmd.addAll(List.of("--conf", kv));
+    }
+    cmd.addAll(
+        List.of(
+            "--name",
+            "warm-up",
+            "--driver-memory",
+            "512m",
+            "--class",
+            TraceJobsApp.class.getName(),
+            appJar.toString(),
+            jobs.toString(),
+            out.toString(),
+            go.toString(),
+            Integer.toString(net.hosts())));
+    Path log = dir.resolve("warmup.log");
+    Process p = submit.start(cmd, log, net.rootAddress());
+    net.shaped(false);
+    try {
+      awaitReady(List.of(out), List.of(p), deadline);
+      Files.writeString(go, System.currentTimeMillis() + ".");
+      if (!p.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+        return "the warm-up application did not finish in time; see " + log;
+      }
+      return p.exitValue() == 0
+          ? null
+          : "the warm-up application failed (exit " + p.exitValue() + "); see " + log;
+    } finally {
+      if (p.isAlive()) {
+        p.descendants().forEach(ProcessHandle::destroyForcibly);
+        p.destroyForcibly();
+      }
+      net.shaped(true);
+    }
   }
 
   /**

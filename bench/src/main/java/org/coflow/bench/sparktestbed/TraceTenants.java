@@ -16,6 +16,12 @@ import org.coflow.bench.testbed.Workload;
  * scheduling round that the trace's hundreds of tiny tasks would turn into the whole measurement.
  */
 public final class TraceTenants implements Tenants {
+  /**
+   * The class-file prefix of {@link TraceJobsApp}'s classes, for the application's jar (a string:
+   * loading the class needs Spark, which the launcher does not have).
+   */
+  static final List<String> APP_CLASSES = List.of("org/coflow/bench/sparktestbed/TraceJobsApp");
+
   private final Workload workload;
   private final int apps;
   private final int maxTasks;
@@ -52,7 +58,7 @@ public final class TraceTenants implements Tenants {
 
   @Override
   public List<String> appClasses() {
-    return List.of("org/coflow/bench/sparktestbed/TraceJobsApp");
+    return APP_CLASSES;
   }
 
   /** Uncompressed shuffle output: the bytes on the wire are the trace's. */

@@ -31,6 +31,7 @@ public final class Network implements AutoCloseable {
   private final Thread hook;
   private final List<String> created = new ArrayList<>();
   private String rootLink;
+  private Link link;
   private boolean closed;
 
   /**
@@ -136,6 +137,7 @@ public final class Network implements AutoCloseable {
   }
 
   private void build(Link link) throws IOException {
+    this.link = link;
     String bridgeNs = PREFIX + tag + "b";
     addNamespace(bridgeNs);
     Shell.run("ip", "-n", bridgeNs, "link", "add", "br0", "type", "bridge");
@@ -249,6 +251,26 @@ public final class Network implements AutoCloseable {
         Long.toString(burst),
         "limit",
         Long.toString(link.bufferBytes()));
+  }
+
+  /**
+   * Takes the shaping off every host link (both ends), or puts it back: unshaped, hosts exchange
+   * bytes as fast as the machine moves them, for traffic whose speed is not measured.
+   */
+  public void shaped(boolean on) throws IOException {
+    String bridgeNs = PREFIX + tag + "b";
+    for (int h = 0; h < hosts; h++) {
+      String hostEnd = "eth0";
+      String bridgeEnd = "cf" + tag + "s" + h;
+      if (on) {
+        shape(namespace(h), hostEnd, link);
+        shape(bridgeNs, bridgeEnd, link);
+      } else {
+        Shell.run(
+            "ip", "netns", "exec", namespace(h), "tc", "qdisc", "del", "dev", hostEnd, "root");
+        Shell.run("ip", "netns", "exec", bridgeNs, "tc", "qdisc", "del", "dev", bridgeEnd, "root");
+      }
+    }
   }
 
   private void addNamespace(String ns) throws IOException {

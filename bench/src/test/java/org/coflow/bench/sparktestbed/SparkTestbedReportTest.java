@@ -41,6 +41,7 @@ class SparkTestbedReportTest {
         1,
         512,
         List.of(),
+        0,
         5,
         List.of("bin/coflow"),
         Path.of("target/unused"));

@@ -66,6 +66,7 @@ class SparkTestbedTest {
             2,
             512,
             List.of(),
+            0,
             5,
             List.of(
                 "env",
