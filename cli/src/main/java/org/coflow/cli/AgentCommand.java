@@ -7,11 +7,11 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
-import org.coflow.api.config.Config;
-import org.coflow.api.config.Units;
+import org.coflow.core.config.Config;
+import org.coflow.core.config.Units;
 import org.coflow.courier.AgentOptions;
 import org.coflow.courier.CourierAgent;
-import org.coflow.courier.merge.CourierConfig;
+import org.coflow.courier.CourierConfig;
 
 /** {@code bin/coflow agent}: runs a host's Courier agent until SIGTERM or Ctrl-C. */
 final class AgentCommand {

@@ -8,9 +8,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import org.coflow.api.config.Config;
-import org.coflow.api.config.ConfigDocs;
-import org.coflow.api.config.ConfigRegistry;
+import org.coflow.core.config.Config;
+import org.coflow.core.config.ConfigDocs;
+import org.coflow.core.config.ConfigRegistry;
 
 /** A service command's configuration: {@code --config FILE}'s keys, then its options, checked. */
 public final class CommandConfig {

@@ -23,8 +23,8 @@ public final class Main {
         agent    run a host's Courier agent (serve, fetch, merge, enforce the schedule)
         demo     a real spark-submit with a large and a small shuffle, fair sharing vs a
                  coflow policy, through our jar (sets pyspark up on first use)
-        bench    benchmarks: 'bench sim' replays the whole trace under every policy,
-                 'bench master' loads a real master with simulated agents
+        bench    benchmarks: the simulator, the master, the agents, real Spark and
+                 MapReduce, the network-namespace testbeds ('coflow bench --help' lists them)
         docs     regenerate docs/configuration.md from the configuration registries
         secret   print a new cluster secret (or write it to a file only its owner can read)
 

@@ -6,7 +6,7 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
-import org.coflow.api.config.Config;
+import org.coflow.core.config.Config;
 import org.coflow.master.MasterServer;
 import org.coflow.master.service.MasterConfig;
 

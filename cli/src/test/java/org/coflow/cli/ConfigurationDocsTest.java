@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import org.coflow.api.config.ConfigDocs;
+import org.coflow.core.config.ConfigDocs;
 import org.junit.jupiter.api.Test;
 
 /** docs/configuration.md must be what the registries generate: regenerate with bin/coflow docs. */

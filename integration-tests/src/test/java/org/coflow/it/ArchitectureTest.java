@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
 class ArchitectureTest {
   private static final Path ROOT = Path.of(System.getProperty("user.dir")).getParent();
   private static final String[] MODULES = {
+    "coflow-core",
     "coflow-api",
     "master",
     "courier-shuffle/agent",
@@ -59,7 +60,7 @@ class ArchitectureTest {
   void policiesArePure() {
     noClasses()
         .that()
-        .resideInAPackage("org.coflow.master.policy..")
+        .resideInAPackage("org.coflow.core.policy..")
         .should()
         .dependOnClassesThat()
         .resideInAnyPackage("io.grpc..", "io.netty..", "java.util.concurrent..")
@@ -80,10 +81,51 @@ class ArchitectureTest {
   }
 
   @Test
+  void theCoreDependsOnTheJdkOnly() {
+    com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes()
+        .that()
+        .resideInAPackage("org.coflow.core..")
+        .should()
+        .onlyDependOnClassesThat()
+        .resideInAnyPackage("java..", "org.coflow.core..")
+        .because(
+            "the scheduling core runs unchanged in the simulator, the master and the agents: no "
+                + "gRPC, Netty, Spark, Hadoop or other module of ours")
+        .check(classes);
+  }
+
+  @Test
+  void theCoreModuleHasNoDependencies() throws Exception {
+    // The Maven fact behind the rule above: nothing but the JDK is on coflow-core's class path.
+    Path pom = ROOT.resolve("coflow-core/pom.xml");
+    org.w3c.dom.Document doc =
+        javax.xml.parsers.DocumentBuilderFactory.newInstance()
+            .newDocumentBuilder()
+            .parse(pom.toFile());
+    org.w3c.dom.NodeList deps = doc.getElementsByTagName("dependency");
+    List<String> compile = new ArrayList<>();
+    for (int i = 0; i < deps.getLength(); i++) {
+      org.w3c.dom.Element d = (org.w3c.dom.Element) deps.item(i);
+      org.w3c.dom.NodeList scope = d.getElementsByTagName("scope");
+      if (scope.getLength() == 0 || !scope.item(0).getTextContent().trim().equals("test")) {
+        compile.add(
+            d.getElementsByTagName("groupId").item(0).getTextContent()
+                + ":"
+                + d.getElementsByTagName("artifactId").item(0).getTextContent());
+      }
+    }
+    org.junit.jupiter.api.Assertions.assertEquals(
+        List.of(),
+        compile,
+        pom
+            + " declares dependencies outside the test scope; the core must build on the JDK alone");
+  }
+
+  @Test
   void theSchedulingCoreReadsNoClock() {
     noClasses()
         .that()
-        .resideInAnyPackage("org.coflow.master.policy..", "org.coflow.master.identify..")
+        .resideInAnyPackage("org.coflow.core.policy..", "org.coflow.core.identify..")
         .should()
         .callMethod(System.class, "currentTimeMillis")
         .orShould()
@@ -224,6 +266,7 @@ class ArchitectureTest {
   void packagesHaveNoCycles() {
     for (String module :
         new String[] {
+          "org.coflow.core.(*)..",
           "org.coflow.api.(*)..",
           "org.coflow.master.(*)..",
           "org.coflow.courier.(*)..",

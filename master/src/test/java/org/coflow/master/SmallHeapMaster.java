@@ -1,6 +1,6 @@
 package org.coflow.master;
 
-import org.coflow.api.config.Config;
+import org.coflow.core.config.Config;
 import org.coflow.master.service.MasterConfig;
 
 /**

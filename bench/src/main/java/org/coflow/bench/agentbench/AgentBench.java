@@ -21,10 +21,10 @@ import org.coflow.api.proto.courier.v1.RegisterSpark;
 import org.coflow.api.proto.courier.v1.RemoteBlock;
 import org.coflow.courier.AgentOptions;
 import org.coflow.courier.CourierAgent;
+import org.coflow.courier.CourierConfig;
 import org.coflow.courier.auth.Credentials;
 import org.coflow.courier.auth.Secret;
 import org.coflow.courier.client.CourierClient;
-import org.coflow.courier.merge.CourierConfig;
 import org.coflow.courier.transport.TransportContext;
 
 /**

@@ -8,11 +8,11 @@ import java.util.Comparator;
 import java.util.Locale;
 import java.util.Set;
 import java.util.stream.Stream;
-import org.coflow.api.config.Units;
 import org.coflow.bench.agentbench.AgentBench;
 import org.coflow.bench.report.Json;
 import org.coflow.cli.Args;
 import org.coflow.cli.UsageException;
+import org.coflow.core.config.Units;
 
 /** {@code bin/coflow bench agent}: Courier agents against a direct zero-copy fetch. */
 final class AgentBenchCommand {

@@ -9,11 +9,11 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
-import org.coflow.api.config.Units;
 import org.coflow.bench.load.AgentLoad;
 import org.coflow.bench.report.Json;
 import org.coflow.cli.Args;
 import org.coflow.cli.UsageException;
+import org.coflow.core.config.Units;
 
 /** {@code bin/coflow bench load}: one agent with capped memory under idle and streaming load. */
 final class AgentLoadCommand {

@@ -8,15 +8,15 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.coflow.api.config.Config;
-import org.coflow.api.config.Units;
 import org.coflow.bench.cli.DemoCommand.JobResult;
 import org.coflow.bench.identify.LabelScore;
 import org.coflow.bench.report.Json;
 import org.coflow.cli.Args;
 import org.coflow.cli.UsageException;
+import org.coflow.core.config.Config;
+import org.coflow.core.config.Units;
+import org.coflow.core.identify.Accuracy;
 import org.coflow.master.MasterServer;
-import org.coflow.master.identify.Accuracy;
 import org.coflow.master.service.MasterConfig;
 import org.coflow.master.service.MasterService;
 

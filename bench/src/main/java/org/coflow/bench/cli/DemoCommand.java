@@ -12,11 +12,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.coflow.api.config.Config;
-import org.coflow.api.config.Units;
 import org.coflow.bench.report.Json;
 import org.coflow.cli.Args;
 import org.coflow.cli.UsageException;
+import org.coflow.core.config.Config;
+import org.coflow.core.config.Units;
 import org.coflow.master.MasterServer;
 import org.coflow.master.service.MasterConfig;
 

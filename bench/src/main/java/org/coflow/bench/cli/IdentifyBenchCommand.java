@@ -15,7 +15,7 @@ import org.coflow.bench.trace.TraceFormatException;
 import org.coflow.bench.trace.TraceParser;
 import org.coflow.cli.Args;
 import org.coflow.cli.UsageException;
-import org.coflow.master.identify.CodaMetric;
+import org.coflow.core.identify.CodaMetric;
 
 /**
  * {@code bin/coflow bench identify}: CODA's identification (incremental Rough-DBSCAN over the
@@ -163,13 +163,13 @@ final class IdentifyBenchCommand {
     if (!a.has("metric") && a.has("learn")) {
       List<IdentifyWorkload.Flow> training =
           IdentifyWorkload.generate(trace, framework, arrivals, batch, counts.get(0), 99);
-      org.coflow.master.identify.Communities com = new org.coflow.master.identify.Communities();
+      org.coflow.core.identify.Communities com = new org.coflow.core.identify.Communities();
       training.forEach(f -> com.observe(f.src(), f.dst()));
-      List<org.coflow.master.identify.MetricLearner.Labelled> labelled = new ArrayList<>();
+      List<org.coflow.core.identify.MetricLearner.Labelled> labelled = new ArrayList<>();
       for (IdentifyWorkload.Flow f : training) {
         labelled.add(
-            new org.coflow.master.identify.MetricLearner.Labelled(
-                new org.coflow.master.identify.FlowPoint(
+            new org.coflow.core.identify.MetricLearner.Labelled(
+                new org.coflow.core.identify.FlowPoint(
                     f.id(),
                     f.startSec(),
                     f.src(),
@@ -179,7 +179,7 @@ final class IdentifyBenchCommand {
                     com.of(f.src())),
                 f.coflow()));
       }
-      metric = org.coflow.master.identify.MetricLearner.learn(labelled, 20_000, 5.0, 7);
+      metric = org.coflow.core.identify.MetricLearner.learn(labelled, 20_000, 5.0, 7);
       metric.store(
           Path.of(a.get("learn", "")),
           "learned by bin/coflow bench identify from "

@@ -6,12 +6,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import org.coflow.api.config.ConfigType;
 import org.coflow.bench.load.MasterLoad;
 import org.coflow.bench.report.Json;
 import org.coflow.cli.Args;
 import org.coflow.cli.UsageException;
-import org.coflow.master.policy.Policies;
+import org.coflow.core.config.ConfigType;
+import org.coflow.core.policy.Policies;
 
 /**
  * {@code bin/coflow bench master}: the master's scale benchmark (see {@link BenchCommand#HELP}).

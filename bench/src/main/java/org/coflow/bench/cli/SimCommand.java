@@ -18,9 +18,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadFactory;
-import org.coflow.api.config.Config;
-import org.coflow.api.config.ConfigType;
-import org.coflow.api.config.Units;
 import org.coflow.bench.report.CdfPlot;
 import org.coflow.bench.report.Reports;
 import org.coflow.bench.report.RunSummary;
@@ -37,10 +34,13 @@ import org.coflow.bench.trace.TraceFormatException;
 import org.coflow.bench.trace.TraceParser;
 import org.coflow.cli.Args;
 import org.coflow.cli.UsageException;
-import org.coflow.courier.merge.CourierConfig;
-import org.coflow.master.policy.Policies;
-import org.coflow.master.policy.PolicyConfig;
-import org.coflow.master.policy.SchedulingPolicy;
+import org.coflow.core.config.Config;
+import org.coflow.core.config.ConfigType;
+import org.coflow.core.config.Units;
+import org.coflow.core.policy.Policies;
+import org.coflow.core.policy.PolicyConfig;
+import org.coflow.core.policy.SchedulingPolicy;
+import org.coflow.courier.CourierConfig;
 
 /** {@code bin/coflow sim}: replay a coflow trace under several policies and compare CCTs. */
 final class SimCommand {

@@ -6,7 +6,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.coflow.api.config.Config;
 import org.coflow.bench.identify.IdentifyWorkload;
 import org.coflow.bench.report.Bin;
 import org.coflow.bench.report.Json;
@@ -19,11 +18,12 @@ import org.coflow.bench.sim.ProgressListener;
 import org.coflow.bench.sim.SimResult;
 import org.coflow.cli.Args;
 import org.coflow.cli.UsageException;
-import org.coflow.master.identify.Accuracy;
-import org.coflow.master.identify.CodaMetric;
-import org.coflow.master.policy.Policies;
-import org.coflow.master.policy.PolicyConfig;
-import org.coflow.master.policy.SchedulingPolicy;
+import org.coflow.core.config.Config;
+import org.coflow.core.identify.Accuracy;
+import org.coflow.core.identify.CodaMetric;
+import org.coflow.core.policy.Policies;
+import org.coflow.core.policy.PolicyConfig;
+import org.coflow.core.policy.SchedulingPolicy;
 
 /**
  * {@code bin/coflow sim --identify W}: CODA in the simulator (seed 002 §6.4). Every flow of the

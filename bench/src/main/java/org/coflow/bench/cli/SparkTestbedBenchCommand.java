@@ -9,7 +9,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import org.coflow.api.config.Units;
 import org.coflow.bench.sparktestbed.SparkTestbed;
 import org.coflow.bench.sparktestbed.SparkTestbedReport;
 import org.coflow.bench.sparktestbed.Submitter;
@@ -23,7 +22,8 @@ import org.coflow.bench.trace.Trace;
 import org.coflow.bench.trace.TraceParser;
 import org.coflow.cli.Args;
 import org.coflow.cli.UsageException;
-import org.coflow.master.policy.Policies;
+import org.coflow.core.config.Units;
+import org.coflow.core.policy.Policies;
 
 /** {@code bin/coflow bench spark-testbed}: real Spark with and without the plugin across hosts. */
 public final class SparkTestbedBenchCommand {

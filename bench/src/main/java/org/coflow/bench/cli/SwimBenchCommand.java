@@ -14,13 +14,13 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.coflow.api.config.Config;
-import org.coflow.api.config.Units;
 import org.coflow.bench.report.Json;
 import org.coflow.bench.report.Stats;
 import org.coflow.bench.swim.SwimPlan;
 import org.coflow.cli.Args;
 import org.coflow.cli.UsageException;
+import org.coflow.core.config.Config;
+import org.coflow.core.config.Units;
 import org.coflow.master.MasterServer;
 import org.coflow.master.service.MasterConfig;
 

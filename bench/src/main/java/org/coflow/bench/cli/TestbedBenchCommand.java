@@ -18,7 +18,7 @@ import org.coflow.bench.trace.Trace;
 import org.coflow.bench.trace.TraceParser;
 import org.coflow.cli.Args;
 import org.coflow.cli.UsageException;
-import org.coflow.master.policy.Policies;
+import org.coflow.core.policy.Policies;
 
 /** {@code bin/coflow bench testbed}: Courier on a multi-host network-namespace testbed. */
 public final class TestbedBenchCommand {

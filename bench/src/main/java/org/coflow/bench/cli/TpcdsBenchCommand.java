@@ -12,8 +12,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
-import org.coflow.api.config.Config;
-import org.coflow.api.config.Units;
 import org.coflow.bench.report.Json;
 import org.coflow.bench.tpcds.EventLogFetchWait;
 import org.coflow.bench.tpcds.EventLogFetchWait.Reads;
@@ -21,6 +19,8 @@ import org.coflow.bench.tpcds.TpcdsBenchApp;
 import org.coflow.bench.tpcds.TpcdsGenerator;
 import org.coflow.cli.Args;
 import org.coflow.cli.UsageException;
+import org.coflow.core.config.Config;
+import org.coflow.core.config.Units;
 import org.coflow.master.MasterServer;
 import org.coflow.master.service.MasterConfig;
 

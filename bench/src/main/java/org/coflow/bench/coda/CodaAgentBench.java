@@ -16,7 +16,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
-import org.coflow.api.config.Config;
+import org.coflow.core.config.Config;
 import org.coflow.master.MasterServer;
 import org.coflow.master.service.MasterConfig;
 import org.coflow.master.service.MasterSnapshot;

@@ -24,10 +24,10 @@ import org.coflow.bench.agentbench.MapOutput;
 import org.coflow.bench.wire.RawFrames;
 import org.coflow.courier.AgentOptions;
 import org.coflow.courier.CourierAgent;
+import org.coflow.courier.CourierConfig;
 import org.coflow.courier.auth.Credentials;
 import org.coflow.courier.auth.Secret;
 import org.coflow.courier.client.CourierClient;
-import org.coflow.courier.merge.CourierConfig;
 import org.coflow.courier.protocol.FrameType;
 import org.coflow.courier.transport.TransportContext;
 

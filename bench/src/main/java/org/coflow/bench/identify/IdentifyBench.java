@@ -6,12 +6,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
-import org.coflow.master.identify.Accuracy;
-import org.coflow.master.identify.Baselines;
-import org.coflow.master.identify.CodaMetric;
-import org.coflow.master.identify.Communities;
-import org.coflow.master.identify.FlowPoint;
-import org.coflow.master.identify.RoughDbscan;
+import org.coflow.core.identify.Accuracy;
+import org.coflow.core.identify.Baselines;
+import org.coflow.core.identify.CodaMetric;
+import org.coflow.core.identify.Communities;
+import org.coflow.core.identify.FlowPoint;
+import org.coflow.core.identify.RoughDbscan;
 
 /**
  * Replays a labelled workload round by round (every Δ of trace time: the flows that started join,

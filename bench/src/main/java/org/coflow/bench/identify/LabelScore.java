@@ -7,10 +7,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.ToLongFunction;
-import org.coflow.api.model.Flow;
-import org.coflow.master.identify.Accuracy;
-import org.coflow.master.identify.CoflowIdentifier;
-import org.coflow.master.policy.CoflowExtension;
+import org.coflow.core.identify.Accuracy;
+import org.coflow.core.identify.CoflowIdentifier;
+import org.coflow.core.model.Flow;
+import org.coflow.core.policy.CoflowExtension;
 
 /**
  * Scores a master's identification on real flows: wraps the identifier the master runs, passes

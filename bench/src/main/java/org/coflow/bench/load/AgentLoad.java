@@ -21,10 +21,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.coflow.bench.agentbench.MapOutput;
 import org.coflow.courier.CourierAgent;
+import org.coflow.courier.CourierConfig;
 import org.coflow.courier.auth.Credentials;
 import org.coflow.courier.auth.Secret;
 import org.coflow.courier.client.CourierClient;
-import org.coflow.courier.merge.CourierConfig;
 import org.coflow.courier.transport.TransportContext;
 
 /**

@@ -18,10 +18,10 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import org.coflow.api.config.Config;
+import org.coflow.core.config.Config;
 import org.coflow.courier.AgentOptions;
 import org.coflow.courier.CourierAgent;
-import org.coflow.courier.merge.CourierConfig;
+import org.coflow.courier.CourierConfig;
 
 /**
  * The agent of {@code bench load}, in a JVM of its own so that its direct memory is really capped

@@ -9,9 +9,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.coflow.api.config.Config;
+import org.coflow.core.config.Config;
+import org.coflow.core.policy.PolicyConfig;
 import org.coflow.master.MasterServer;
-import org.coflow.master.policy.PolicyConfig;
 import org.coflow.master.service.MasterConfig;
 import org.coflow.master.service.MasterService;
 

@@ -1,12 +1,12 @@
 package org.coflow.bench.sim;
 
 import java.util.List;
-import org.coflow.api.model.ClusterState;
-import org.coflow.api.model.Fabric;
-import org.coflow.api.model.Flow;
-import org.coflow.api.model.PolicyType;
-import org.coflow.master.policy.Schedule;
-import org.coflow.master.policy.SchedulingPolicy;
+import org.coflow.core.model.ClusterState;
+import org.coflow.core.model.Fabric;
+import org.coflow.core.model.Flow;
+import org.coflow.core.model.PolicyType;
+import org.coflow.core.policy.Schedule;
+import org.coflow.core.policy.SchedulingPolicy;
 
 /**
  * Per-flow fair sharing as the reference simulator coflowsim computes it ({@code FlowSimulator}'s

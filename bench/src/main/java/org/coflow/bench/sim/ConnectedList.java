@@ -1,8 +1,8 @@
 package org.coflow.bench.sim;
 
 import java.util.Arrays;
-import org.coflow.api.model.Coflow;
-import org.coflow.api.model.Flow;
+import org.coflow.core.model.Coflow;
+import org.coflow.core.model.Flow;
 
 /**
  * The connected flows of a decision in priority order, for {@link KeptConnections}: each as an

@@ -1,16 +1,16 @@
 package org.coflow.bench.sim;
 
 import java.util.Arrays;
-import org.coflow.api.model.ClusterState;
-import org.coflow.api.model.PolicyType;
-import org.coflow.courier.merge.Merge;
-import org.coflow.courier.merge.SelectAndSplit;
-import org.coflow.master.policy.Allocator;
-import org.coflow.master.policy.Backfill;
-import org.coflow.master.policy.ForwardingPolicy;
-import org.coflow.master.policy.PortBudget;
-import org.coflow.master.policy.Schedule;
-import org.coflow.master.policy.SchedulingPolicy;
+import org.coflow.core.merge.Merge;
+import org.coflow.core.merge.SelectAndSplit;
+import org.coflow.core.model.ClusterState;
+import org.coflow.core.model.PolicyType;
+import org.coflow.core.policy.Allocator;
+import org.coflow.core.policy.Backfill;
+import org.coflow.core.policy.ForwardingPolicy;
+import org.coflow.core.policy.PortBudget;
+import org.coflow.core.policy.Schedule;
+import org.coflow.core.policy.SchedulingPolicy;
 
 /**
  * Any policy with Courier's merging in front of the fabric (seed 003, Alg. 1-3), as the agents

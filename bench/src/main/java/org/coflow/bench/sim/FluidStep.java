@@ -2,10 +2,10 @@ package org.coflow.bench.sim;
 
 import java.util.Comparator;
 import java.util.List;
-import org.coflow.api.model.ClusterState;
-import org.coflow.api.model.Coflow;
-import org.coflow.api.model.Flow;
-import org.coflow.master.policy.Schedule;
+import org.coflow.core.model.ClusterState;
+import org.coflow.core.model.Coflow;
+import org.coflow.core.model.Flow;
+import org.coflow.core.policy.Schedule;
 
 /**
  * One event of a fluid simulation, shared by {@link Simulator} and {@link IdentifiedSimulator}: how

@@ -5,19 +5,19 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.coflow.api.model.ClusterState;
-import org.coflow.api.model.Coflow;
-import org.coflow.api.model.Fabric;
-import org.coflow.api.model.Flow;
 import org.coflow.bench.identify.IdentifyWorkload;
 import org.coflow.bench.trace.Trace;
 import org.coflow.bench.trace.TraceCoflow;
-import org.coflow.master.identify.Accuracy;
-import org.coflow.master.identify.CodaIdentifier;
-import org.coflow.master.identify.CodaMetric;
-import org.coflow.master.policy.Coda;
-import org.coflow.master.policy.Schedule;
-import org.coflow.master.policy.SchedulingPolicy;
+import org.coflow.core.identify.Accuracy;
+import org.coflow.core.identify.CodaIdentifier;
+import org.coflow.core.identify.CodaMetric;
+import org.coflow.core.model.ClusterState;
+import org.coflow.core.model.Coflow;
+import org.coflow.core.model.Fabric;
+import org.coflow.core.model.Flow;
+import org.coflow.core.policy.Coda;
+import org.coflow.core.policy.Schedule;
+import org.coflow.core.policy.SchedulingPolicy;
 
 /**
  * The simulator for coflows in the dark (seed 002 §6.4): like {@link Simulator} (big switch, fluid

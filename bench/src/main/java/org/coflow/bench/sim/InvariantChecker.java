@@ -1,10 +1,10 @@
 package org.coflow.bench.sim;
 
 import java.util.List;
-import org.coflow.api.model.ClusterState;
-import org.coflow.api.model.Fabric;
-import org.coflow.api.model.Flow;
-import org.coflow.master.policy.Schedule;
+import org.coflow.core.model.ClusterState;
+import org.coflow.core.model.Fabric;
+import org.coflow.core.model.Flow;
+import org.coflow.core.policy.Schedule;
 
 /**
  * Checks every decision of a run (its schedule, or the rates a simulator moves its flows at, or its

@@ -1,12 +1,12 @@
 package org.coflow.bench.sim;
 
 import java.util.Arrays;
-import org.coflow.api.model.ClusterState;
-import org.coflow.api.model.Coflow;
-import org.coflow.api.model.Flow;
-import org.coflow.master.policy.Allocator;
-import org.coflow.master.policy.PortBudget;
-import org.coflow.master.policy.Schedule;
+import org.coflow.core.model.ClusterState;
+import org.coflow.core.model.Coflow;
+import org.coflow.core.model.Flow;
+import org.coflow.core.policy.Allocator;
+import org.coflow.core.policy.PortBudget;
+import org.coflow.core.policy.Schedule;
 
 /**
  * Courier's connections under an ORDER policy whose order is whole coflows (Sincronia), kept from

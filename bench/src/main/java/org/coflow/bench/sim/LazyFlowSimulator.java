@@ -4,16 +4,14 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
-import org.coflow.api.model.ClusterState;
-import org.coflow.api.model.Coflow;
-import org.coflow.api.model.Fabric;
-import org.coflow.api.model.Flow;
 import org.coflow.bench.trace.TraceCoflow;
-import org.coflow.master.policy.Aalo;
-import org.coflow.master.policy.Baraat;
-import org.coflow.master.policy.Graviton;
-import org.coflow.master.policy.Schedule;
-import org.coflow.master.policy.SchedulingPolicy;
+import org.coflow.core.model.ClusterState;
+import org.coflow.core.model.Coflow;
+import org.coflow.core.model.Fabric;
+import org.coflow.core.model.Flow;
+import org.coflow.core.policy.Baraat;
+import org.coflow.core.policy.Schedule;
+import org.coflow.core.policy.SchedulingPolicy;
 
 /**
  * {@link Simulator}'s per-flow event loop for policies that read no flow's progress, only their
@@ -53,8 +51,9 @@ import org.coflow.master.policy.SchedulingPolicy;
  * place among the written ones. Most of Aalo's and Graviton's served flows come in such steps. If a
  * held coflow has other flows moving, the held steps are written and compared like the rest.
  *
- * <p>Only for policies that read no per-flow progress ({@code Aalo}, {@code Baraat}, {@code
- * Graviton}): {@link ClusterState#sentAt} and {@link Coflow#remainingFrom} lag behind here.
+ * <p>Only for policies that read no per-flow progress ({@link
+ * SchedulingPolicy#readsCoflowTotalsOnly}: Aalo, Baraat, Graviton, SCF): {@link
+ * ClusterState#sentAt} and {@link Coflow#remainingFrom} lag behind here.
  */
 final class LazyFlowSimulator {
   private final List<TraceCoflow> coflows;
@@ -203,7 +202,7 @@ final class LazyFlowSimulator {
 
   /** Whether {@code policy} reads no flow's progress, only its coflows' totals. */
   static boolean suits(SchedulingPolicy policy) {
-    return policy instanceof Aalo || policy instanceof Baraat || policy instanceof Graviton;
+    return policy.readsCoflowTotalsOnly();
   }
 
   SimResult run(

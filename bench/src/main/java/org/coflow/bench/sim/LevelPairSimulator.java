@@ -2,13 +2,13 @@ package org.coflow.bench.sim;
 
 import java.util.Arrays;
 import java.util.List;
-import org.coflow.api.model.ClusterState;
-import org.coflow.api.model.Coflow;
-import org.coflow.api.model.Fabric;
-import org.coflow.api.model.Flow;
 import org.coflow.bench.trace.TraceCoflow;
-import org.coflow.master.policy.Creek;
-import org.coflow.master.policy.Schedule;
+import org.coflow.core.model.ClusterState;
+import org.coflow.core.model.Coflow;
+import org.coflow.core.model.Fabric;
+import org.coflow.core.model.Flow;
+import org.coflow.core.policy.Creek;
+import org.coflow.core.policy.Schedule;
 
 /**
  * {@link Simulator}'s event loop for {@link Creek}, run on (level, sender, receiver) groups instead

@@ -2,10 +2,10 @@ package org.coflow.bench.sim;
 
 import java.util.Arrays;
 import java.util.List;
-import org.coflow.api.model.Fabric;
 import org.coflow.bench.trace.TraceCoflow;
-import org.coflow.master.policy.FairSharing;
-import org.coflow.master.policy.PairShares;
+import org.coflow.core.model.Fabric;
+import org.coflow.core.policy.FairSharing;
+import org.coflow.core.policy.PairShares;
 
 /**
  * {@link Simulator}'s event loop for per-flow fair sharing, run on (sender, receiver) pairs instead

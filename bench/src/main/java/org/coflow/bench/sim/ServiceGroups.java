@@ -1,7 +1,7 @@
 package org.coflow.bench.sim;
 
 import java.util.Arrays;
-import org.coflow.master.policy.PairShares;
+import org.coflow.core.policy.PairShares;
 
 /**
  * Flows simulated by group, for the event loops where every flow of a group gets the same rate

@@ -2,16 +2,16 @@ package org.coflow.bench.sim;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.coflow.api.model.ClusterState;
-import org.coflow.api.model.Coflow;
-import org.coflow.api.model.Fabric;
-import org.coflow.api.model.Flow;
 import org.coflow.bench.trace.Trace;
 import org.coflow.bench.trace.TraceCoflow;
-import org.coflow.master.policy.Creek;
-import org.coflow.master.policy.FairSharing;
-import org.coflow.master.policy.Schedule;
-import org.coflow.master.policy.SchedulingPolicy;
+import org.coflow.core.model.ClusterState;
+import org.coflow.core.model.Coflow;
+import org.coflow.core.model.Fabric;
+import org.coflow.core.model.Flow;
+import org.coflow.core.policy.Creek;
+import org.coflow.core.policy.FairSharing;
+import org.coflow.core.policy.Schedule;
+import org.coflow.core.policy.SchedulingPolicy;
 
 /**
  * Event-driven, flow-level simulation of a trace on a big-switch fabric.

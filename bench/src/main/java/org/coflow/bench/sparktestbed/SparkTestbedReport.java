@@ -14,7 +14,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.ToDoubleFunction;
-import org.coflow.api.config.Units;
+import org.coflow.core.config.Units;
 import org.coflow.bench.report.CdfPlot;
 import org.coflow.bench.report.Json;
 import org.coflow.bench.report.Stats;

@@ -18,14 +18,14 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.zip.CRC32;
-import org.coflow.api.config.Config;
 import org.coflow.api.proto.courier.v1.BlockRef;
 import org.coflow.api.proto.courier.v1.RegisterSpark;
 import org.coflow.api.proto.courier.v1.RemoteBlock;
+import org.coflow.core.config.Config;
 import org.coflow.courier.AgentOptions;
 import org.coflow.courier.CourierAgent;
+import org.coflow.courier.CourierConfig;
 import org.coflow.courier.adapt.TcpCounters;
-import org.coflow.courier.merge.CourierConfig;
 import org.coflow.courier.protocol.BlockSetId;
 import org.coflow.courier.serve.BlockRegistry;
 

@@ -239,7 +239,7 @@ public final class TestbedReport {
         "testbed: %d hosts at %s, %d-byte port buffers, TCP %s, min RTO %s, notsent_lowat %s;"
             + " %s (%d coflows, %.0f MB); %d run(s) each%n",
         p.hosts(),
-        org.coflow.api.config.Units.formatBitRate(p.link().bitsPerSecond() / 8),
+        org.coflow.core.config.Units.formatBitRate(p.link().bitsPerSecond() / 8),
         p.link().bufferBytes(),
         p.link().congestion(),
         p.link().rtoMinMillis() > 0 ? p.link().rtoMinMillis() + " ms" : "kernel's",
@@ -538,7 +538,7 @@ public final class TestbedReport {
             Locale.ROOT,
             "%d hosts, %s",
             outcome.plan().hosts(),
-            org.coflow.api.config.Units.formatBitRate(outcome.plan().link().bitsPerSecond() / 8));
+            org.coflow.core.config.Units.formatBitRate(outcome.plan().link().bitsPerSecond() / 8));
     CdfPlot.writeSeries(dir.resolve("cct-cdf.png"), cdf, "Testbed CCT, " + where);
     ChartPlot.bars(
         dir.resolve("retransmissions.png"),

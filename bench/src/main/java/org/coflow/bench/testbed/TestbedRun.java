@@ -15,7 +15,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.coflow.api.client.CoflowRegistrar;
 import org.coflow.api.client.MasterCredentials;
-import org.coflow.api.config.Config;
+import org.coflow.core.config.Config;
 import org.coflow.master.MasterServer;
 import org.coflow.master.service.MasterConfig;
 

@@ -11,7 +11,7 @@ import java.util.Map;
 import java.util.Set;
 import org.coflow.bench.trace.Trace;
 import org.coflow.bench.trace.TraceParser;
-import org.coflow.master.identify.CodaMetric;
+import org.coflow.core.identify.CodaMetric;
 import org.junit.jupiter.api.Test;
 
 class IdentifyBenchTest {

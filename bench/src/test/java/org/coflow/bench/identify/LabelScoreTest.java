@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import java.util.List;
 import java.util.Map;
-import org.coflow.master.identify.Accuracy;
-import org.coflow.master.identify.AttributeIdentifier;
-import org.coflow.master.identify.CoflowIdentifier.Arrival;
+import org.coflow.core.identify.Accuracy;
+import org.coflow.core.identify.AttributeIdentifier;
+import org.coflow.core.identify.CoflowIdentifier.Arrival;
 import org.junit.jupiter.api.Test;
 
 class LabelScoreTest {

@@ -4,15 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
-import org.coflow.api.config.Config;
-import org.coflow.api.model.ClusterState;
-import org.coflow.api.model.Coflow;
 import org.coflow.bench.trace.Trace;
 import org.coflow.bench.trace.TraceParser;
-import org.coflow.master.policy.Baraat;
-import org.coflow.master.policy.ForwardingPolicy;
-import org.coflow.master.policy.Policies;
-import org.coflow.master.policy.Schedule;
+import org.coflow.core.config.Config;
+import org.coflow.core.model.ClusterState;
+import org.coflow.core.model.Coflow;
+import org.coflow.core.policy.Baraat;
+import org.coflow.core.policy.ForwardingPolicy;
+import org.coflow.core.policy.Policies;
+import org.coflow.core.policy.Schedule;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Random;
-import org.coflow.api.model.ClusterState;
-import org.coflow.api.model.Coflow;
-import org.coflow.api.model.Fabric;
-import org.coflow.master.policy.Schedule;
+import org.coflow.core.model.ClusterState;
+import org.coflow.core.model.Coflow;
+import org.coflow.core.model.Fabric;
+import org.coflow.core.policy.Schedule;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -102,13 +102,13 @@ class FluidStepTest {
         state.addCoflow(cs[j]);
       }
       int n = 1 + random.nextInt(80);
-      java.util.List<org.coflow.api.model.Flow> flows = new java.util.ArrayList<>();
+      java.util.List<org.coflow.core.model.Flow> flows = new java.util.ArrayList<>();
       for (int k = 0; k < n; k++) {
         Coflow c = cs[random.nextInt(coflows)];
         flows.add(state.addFlow(c, random.nextInt(8), random.nextInt(8), 1e6 + k, 0));
       }
       for (int k = 0; k < n / 4; k++) {
-        org.coflow.api.model.Flow f = flows.remove(random.nextInt(flows.size()));
+        org.coflow.core.model.Flow f = flows.remove(random.nextInt(flows.size()));
         state.addSent(f, f.size());
         state.finishFlow(f, 1);
       }

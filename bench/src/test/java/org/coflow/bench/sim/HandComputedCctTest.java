@@ -3,11 +3,11 @@ package org.coflow.bench.sim;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 
 import java.io.StringReader;
-import org.coflow.api.config.Config;
 import org.coflow.bench.trace.Trace;
 import org.coflow.bench.trace.TraceParser;
-import org.coflow.master.policy.Policies;
-import org.coflow.master.policy.PolicyConfig;
+import org.coflow.core.config.Config;
+import org.coflow.core.policy.Policies;
+import org.coflow.core.policy.PolicyConfig;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 

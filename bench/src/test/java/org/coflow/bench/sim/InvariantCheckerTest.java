@@ -3,11 +3,11 @@ package org.coflow.bench.sim;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import org.coflow.api.model.ClusterState;
-import org.coflow.api.model.Coflow;
-import org.coflow.api.model.Fabric;
-import org.coflow.api.model.Flow;
-import org.coflow.master.policy.Schedule;
+import org.coflow.core.model.ClusterState;
+import org.coflow.core.model.Coflow;
+import org.coflow.core.model.Fabric;
+import org.coflow.core.model.Flow;
+import org.coflow.core.policy.Schedule;
 import org.junit.jupiter.api.Test;
 
 /** The checker the invariant tests rely on must catch what it claims to catch. */

@@ -4,12 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
-import org.coflow.api.config.Config;
 import org.coflow.bench.trace.Trace;
 import org.coflow.bench.trace.TraceParser;
-import org.coflow.courier.merge.CourierConfig;
-import org.coflow.master.policy.Policies;
-import org.coflow.master.policy.SchedulingPolicy;
+import org.coflow.core.config.Config;
+import org.coflow.core.policy.Policies;
+import org.coflow.core.policy.SchedulingPolicy;
+import org.coflow.courier.CourierConfig;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import org.coflow.bench.trace.Trace;
 import org.coflow.bench.trace.TraceParser;
-import org.coflow.master.policy.FairSharing;
-import org.coflow.master.policy.ForwardingPolicy;
+import org.coflow.core.policy.FairSharing;
+import org.coflow.core.policy.ForwardingPolicy;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -6,11 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
-import org.coflow.api.config.Config;
 import org.coflow.bench.trace.Trace;
 import org.coflow.bench.trace.TraceParser;
-import org.coflow.master.policy.Policies;
-import org.coflow.master.policy.SchedulingPolicy;
+import org.coflow.core.config.Config;
+import org.coflow.core.policy.Policies;
+import org.coflow.core.policy.SchedulingPolicy;
 import org.junit.jupiter.api.Test;
 
 /** The reference simulator's modelling choices ({@link Model}, {@code --model}). */

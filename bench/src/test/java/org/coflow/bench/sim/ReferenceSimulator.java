@@ -2,14 +2,14 @@ package org.coflow.bench.sim;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.coflow.api.model.ClusterState;
-import org.coflow.api.model.Coflow;
-import org.coflow.api.model.Fabric;
-import org.coflow.api.model.Flow;
 import org.coflow.bench.trace.Trace;
 import org.coflow.bench.trace.TraceCoflow;
-import org.coflow.master.policy.Schedule;
-import org.coflow.master.policy.SchedulingPolicy;
+import org.coflow.core.model.ClusterState;
+import org.coflow.core.model.Coflow;
+import org.coflow.core.model.Fabric;
+import org.coflow.core.model.Flow;
+import org.coflow.core.policy.Schedule;
+import org.coflow.core.policy.SchedulingPolicy;
 
 /**
  * The plainest per-flow fluid simulation, written apart from {@link Simulator} to check it: exact

@@ -7,8 +7,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
-import org.coflow.api.model.Fabric;
-import org.coflow.master.policy.PairShares;
+import org.coflow.core.model.Fabric;
+import org.coflow.core.policy.PairShares;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -7,7 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.jar.JarFile;
-import org.coflow.api.config.Config;
+import org.coflow.core.config.Config;
 
 /**
  * The coda-agent's entry point: {@code -javaagent:coda-agent.jar=master=HOST:PORT,...} at JVM start

@@ -3,10 +3,10 @@ package org.coflow.coda;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.coflow.api.config.Config;
-import org.coflow.api.config.ConfigKey;
-import org.coflow.api.config.ConfigRegistry;
-import org.coflow.api.config.ConfigType;
+import org.coflow.core.config.Config;
+import org.coflow.core.config.ConfigKey;
+import org.coflow.core.config.ConfigRegistry;
+import org.coflow.core.config.ConfigType;
 
 /**
  * The coda-agent's settings ({@code coflow.coda.*}). On the command line they follow the jar:

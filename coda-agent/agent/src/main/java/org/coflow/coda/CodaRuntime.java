@@ -7,11 +7,11 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.coflow.api.config.Config;
 import org.coflow.coda.bootstrap.CodaHooks;
 import org.coflow.coda.flow.Connections;
 import org.coflow.coda.instrument.Instrumentations;
 import org.coflow.coda.report.Reporter;
+import org.coflow.core.config.Config;
 
 /**
  * The running agent: the connection table the hooks feed, the instrumentation, and the reporter.

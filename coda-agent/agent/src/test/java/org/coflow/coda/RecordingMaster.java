@@ -15,10 +15,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
-import org.coflow.api.config.Config;
 import org.coflow.api.proto.v1.FlowReport;
 import org.coflow.api.proto.v1.FlowSpec;
 import org.coflow.api.proto.v1.ReportBatch;
+import org.coflow.core.config.Config;
 import org.coflow.master.service.MasterService;
 
 /**

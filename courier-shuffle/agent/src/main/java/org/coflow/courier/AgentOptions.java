@@ -5,13 +5,12 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import org.coflow.api.config.Config;
-import org.coflow.api.config.ConfigKey;
+import org.coflow.core.config.Config;
+import org.coflow.core.config.ConfigKey;
 import org.coflow.courier.auth.Credentials;
 import org.coflow.courier.auth.KeyRing;
 import org.coflow.courier.auth.Secret;
 import org.coflow.courier.enforce.LinkRate;
-import org.coflow.courier.merge.CourierConfig;
 import org.coflow.courier.transport.Limits;
 
 /**

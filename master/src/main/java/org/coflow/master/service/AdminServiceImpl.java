@@ -6,8 +6,8 @@ import org.coflow.api.proto.v1.AdminServiceGrpc;
 import org.coflow.api.proto.v1.GetPolicyRequest;
 import org.coflow.api.proto.v1.PolicyInfo;
 import org.coflow.api.proto.v1.SetPolicyRequest;
-import org.coflow.master.policy.Policies;
-import org.coflow.master.policy.SchedulingPolicy;
+import org.coflow.core.policy.Policies;
+import org.coflow.core.policy.SchedulingPolicy;
 import org.coflow.master.security.Caller;
 
 /**

@@ -1,7 +1,7 @@
 package org.coflow.master.service;
 
 import java.util.Map;
-import org.coflow.api.model.Flow;
+import org.coflow.core.model.Flow;
 
 /**
  * A flow as its agent reported it, plus the scheduling thread's view of it.

@@ -3,8 +3,8 @@ package org.coflow.master.service;
 import io.grpc.Status;
 import io.grpc.StatusException;
 import java.util.Map;
-import org.coflow.api.config.Config;
 import org.coflow.api.proto.v1.FlowSpec;
+import org.coflow.core.config.Config;
 import org.coflow.master.security.Printable;
 
 /**

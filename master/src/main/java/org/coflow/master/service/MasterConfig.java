@@ -1,10 +1,10 @@
 package org.coflow.master.service;
 
 import java.util.List;
-import org.coflow.api.config.ConfigKey;
-import org.coflow.api.config.ConfigRegistry;
-import org.coflow.api.config.ConfigType;
-import org.coflow.master.policy.Policies;
+import org.coflow.core.config.ConfigKey;
+import org.coflow.core.config.ConfigRegistry;
+import org.coflow.core.config.ConfigType;
+import org.coflow.core.policy.Policies;
 
 /**
  * Configuration keys of the master service ({@code coflow.master.*}). The scheduling interval Δ is

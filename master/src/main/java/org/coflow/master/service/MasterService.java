@@ -7,15 +7,15 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
-import org.coflow.api.config.Config;
-import org.coflow.api.model.ClusterState;
-import org.coflow.master.identify.AttributeIdentifier;
-import org.coflow.master.identify.CodaCoflowIdentifier;
-import org.coflow.master.identify.CodaMetric;
-import org.coflow.master.identify.CoflowIdentifier;
-import org.coflow.master.policy.Policies;
-import org.coflow.master.policy.PolicyConfig;
-import org.coflow.master.policy.SchedulingPolicy;
+import org.coflow.core.config.Config;
+import org.coflow.core.identify.AttributeIdentifier;
+import org.coflow.core.identify.CodaCoflowIdentifier;
+import org.coflow.core.identify.CodaMetric;
+import org.coflow.core.identify.CoflowIdentifier;
+import org.coflow.core.model.ClusterState;
+import org.coflow.core.policy.Policies;
+import org.coflow.core.policy.PolicyConfig;
+import org.coflow.core.policy.SchedulingPolicy;
 
 /**
  * The master without its transports: the registry, the scheduling loop and the gRPC service

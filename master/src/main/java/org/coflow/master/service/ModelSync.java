@@ -6,13 +6,13 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.coflow.api.model.ClusterState;
-import org.coflow.api.model.Coflow;
-import org.coflow.api.model.Fabric;
-import org.coflow.api.model.Flow;
-import org.coflow.master.identify.CoflowIdentifier;
-import org.coflow.master.policy.Coda;
-import org.coflow.master.policy.SchedulingPolicy;
+import org.coflow.core.identify.CoflowIdentifier;
+import org.coflow.core.model.ClusterState;
+import org.coflow.core.model.Coflow;
+import org.coflow.core.model.Fabric;
+import org.coflow.core.model.Flow;
+import org.coflow.core.policy.Coda;
+import org.coflow.core.policy.SchedulingPolicy;
 
 /**
  * Keeps the scheduling model ({@link ClusterState}) in step with the reported flows: hosts become

@@ -1,7 +1,7 @@
 package org.coflow.master.service;
 
 import java.util.Arrays;
-import org.coflow.api.model.PairIndex;
+import org.coflow.core.model.PairIndex;
 
 /**
  * Per host pair (sender port, receiver port): this round's summed rate and best priority, and what

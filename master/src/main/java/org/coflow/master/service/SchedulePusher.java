@@ -5,9 +5,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
-import org.coflow.api.model.PolicyType;
 import org.coflow.api.proto.v1.ScheduleUpdate;
-import org.coflow.master.policy.Schedule;
+import org.coflow.core.model.PolicyType;
+import org.coflow.core.policy.Schedule;
 
 /**
  * Turns a round's schedule into per-agent updates holding only what changed for each agent: its

@@ -13,8 +13,8 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
-import org.coflow.master.policy.Schedule;
-import org.coflow.master.policy.SchedulingPolicy;
+import org.coflow.core.policy.Schedule;
+import org.coflow.core.policy.SchedulingPolicy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

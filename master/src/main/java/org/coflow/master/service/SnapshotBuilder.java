@@ -5,8 +5,8 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.coflow.api.model.Coflow;
-import org.coflow.api.model.Flow;
+import org.coflow.core.model.Coflow;
+import org.coflow.core.model.Flow;
 
 /** Builds a {@link MasterSnapshot} on the scheduling thread. */
 final class SnapshotBuilder {

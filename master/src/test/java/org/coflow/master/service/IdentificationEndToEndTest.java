@@ -9,10 +9,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import org.coflow.api.config.Config;
 import org.coflow.api.proto.v1.FlowSchedule;
+import org.coflow.core.config.Config;
+import org.coflow.core.policy.PolicyConfig;
 import org.coflow.master.MasterServer;
-import org.coflow.master.policy.PolicyConfig;
 import org.coflow.master.service.LoopbackCluster.TestFlow;
 import org.junit.jupiter.api.Test;
 

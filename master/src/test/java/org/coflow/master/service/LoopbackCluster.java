@@ -11,16 +11,16 @@ import java.util.Map;
 import java.util.function.BooleanSupplier;
 import org.coflow.api.client.MasterClient;
 import org.coflow.api.client.MasterClientOptions;
-import org.coflow.api.config.Config;
-import org.coflow.api.model.ClusterState;
-import org.coflow.api.model.Coflow;
-import org.coflow.api.model.Fabric;
-import org.coflow.api.model.Flow;
 import org.coflow.api.proto.v1.FlowSchedule;
 import org.coflow.api.proto.v1.FlowSpec;
 import org.coflow.api.proto.v1.PairSchedule;
-import org.coflow.master.policy.Policies;
-import org.coflow.master.policy.Schedule;
+import org.coflow.core.config.Config;
+import org.coflow.core.model.ClusterState;
+import org.coflow.core.model.Coflow;
+import org.coflow.core.model.Fabric;
+import org.coflow.core.model.Flow;
+import org.coflow.core.policy.Policies;
+import org.coflow.core.policy.Schedule;
 
 /**
  * Simulated agents ({@link MasterClient}s over loopback TCP) with static flows, and the check that

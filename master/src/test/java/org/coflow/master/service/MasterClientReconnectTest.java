@@ -10,12 +10,12 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.coflow.api.client.MasterClient;
 import org.coflow.api.client.MasterClientOptions;
-import org.coflow.api.config.Config;
 import org.coflow.api.proto.v1.FlowSpec;
 import org.coflow.api.proto.v1.OpenSessionResponse;
 import org.coflow.api.proto.v1.ScheduleUpdate;
+import org.coflow.core.config.Config;
+import org.coflow.core.policy.PolicyConfig;
 import org.coflow.master.MasterServer;
-import org.coflow.master.policy.PolicyConfig;
 import org.junit.jupiter.api.Test;
 
 /** An agent whose master is missing keeps retrying with a bounded backoff, then connects. */

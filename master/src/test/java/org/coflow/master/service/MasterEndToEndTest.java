@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Map;
-import org.coflow.api.config.Config;
+import org.coflow.core.config.Config;
+import org.coflow.core.policy.PolicyConfig;
 import org.coflow.master.MasterServer;
-import org.coflow.master.policy.PolicyConfig;
 import org.coflow.master.service.LoopbackCluster.TestFlow;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

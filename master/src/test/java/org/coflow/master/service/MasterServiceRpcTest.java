@@ -18,7 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import org.coflow.api.config.Config;
 import org.coflow.api.proto.v1.AdminServiceGrpc;
 import org.coflow.api.proto.v1.AgentServiceGrpc;
 import org.coflow.api.proto.v1.CloseSessionRequest;
@@ -40,7 +39,8 @@ import org.coflow.api.proto.v1.ScheduleUpdate;
 import org.coflow.api.proto.v1.SetPolicyRequest;
 import org.coflow.api.proto.v1.UnregisterCoflowRequest;
 import org.coflow.api.proto.v1.WatchScheduleRequest;
-import org.coflow.master.policy.PolicyConfig;
+import org.coflow.core.config.Config;
+import org.coflow.core.policy.PolicyConfig;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -603,7 +603,7 @@ class MasterServiceRpcTest {
           e.getMessage().contains("'spark.port'") && e.getMessage().contains(partial.toString()),
           e.getMessage());
       // A file the learner wrote is taken.
-      new org.coflow.master.identify.CodaMetric(3.8, 9.0, 0, 3.5, 3.2, 0).store(partial, "learned");
+      new org.coflow.core.identify.CodaMetric(3.8, 9.0, 0, 3.5, 3.2, 0).store(partial, "learned");
       new MasterService(Config.defaults().with(MasterConfig.IDENTIFY_METRIC, partial.toString()))
           .close();
     } finally {

@@ -12,7 +12,6 @@ import java.util.concurrent.TimeUnit;
 import org.coflow.api.client.MasterClient;
 import org.coflow.api.client.MasterClientOptions;
 import org.coflow.api.client.MasterCredentials;
-import org.coflow.api.config.Config;
 import org.coflow.api.proto.v1.FlowSchedule;
 import org.coflow.api.proto.v1.FlowSpec;
 import org.coflow.api.proto.v1.OpenSessionResponse;
@@ -21,6 +20,7 @@ import org.coflow.coda.CodaConfig;
 import org.coflow.coda.CodaLog;
 import org.coflow.coda.flow.Connections;
 import org.coflow.coda.flow.FlowView;
+import org.coflow.core.config.Config;
 
 /**
  * Tells the master about this JVM's flows every interval Δ and hands the rates it sends back to the

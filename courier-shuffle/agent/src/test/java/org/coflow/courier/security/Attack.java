@@ -23,10 +23,10 @@ import org.coflow.api.proto.courier.v1.RemoteBlock;
 import org.coflow.api.proto.courier.v1.Role;
 import org.coflow.courier.AgentOptions;
 import org.coflow.courier.CourierAgent;
+import org.coflow.courier.CourierConfig;
 import org.coflow.courier.auth.Credentials;
 import org.coflow.courier.auth.Secret;
 import org.coflow.courier.client.CourierClient;
-import org.coflow.courier.merge.CourierConfig;
 import org.coflow.courier.protocol.Frame;
 import org.coflow.courier.transport.TransportContext;
 

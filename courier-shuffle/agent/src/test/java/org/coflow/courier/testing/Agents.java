@@ -7,8 +7,8 @@ import java.util.concurrent.TimeUnit;
 import org.coflow.api.proto.courier.v1.RegisterSpark;
 import org.coflow.courier.AgentOptions;
 import org.coflow.courier.CourierAgent;
+import org.coflow.courier.CourierConfig;
 import org.coflow.courier.client.CourierClient;
-import org.coflow.courier.merge.CourierConfig;
 import org.coflow.courier.transport.TransportContext;
 
 /** Options of a test agent on loopback, at any free port. */

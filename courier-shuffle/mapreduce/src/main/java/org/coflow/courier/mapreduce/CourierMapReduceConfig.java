@@ -4,11 +4,11 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.coflow.api.config.Config;
-import org.coflow.api.config.ConfigKey;
-import org.coflow.api.config.ConfigRegistry;
-import org.coflow.api.config.ConfigType;
-import org.coflow.courier.merge.CourierConfig;
+import org.coflow.core.config.Config;
+import org.coflow.core.config.ConfigKey;
+import org.coflow.core.config.ConfigRegistry;
+import org.coflow.core.config.ConfigType;
+import org.coflow.courier.CourierConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

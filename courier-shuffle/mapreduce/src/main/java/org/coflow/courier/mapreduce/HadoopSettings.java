@@ -3,7 +3,7 @@ package org.coflow.courier.mapreduce;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
-import org.coflow.api.config.Config;
+import org.coflow.core.config.Config;
 
 /** The adapter's settings ({@link CourierMapReduceConfig}) out of a Hadoop configuration. */
 final class HadoopSettings {

@@ -7,8 +7,8 @@ import java.nio.file.Path;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.coflow.api.client.CoflowRegistrar;
-import org.coflow.api.config.Config;
 import org.coflow.api.proto.v1.FindAgentResponse;
+import org.coflow.core.config.Config;
 import org.coflow.courier.auth.Credentials;
 import org.coflow.courier.auth.Secret;
 import org.coflow.courier.client.BlockStream;
@@ -111,7 +111,7 @@ public final class ReducerAgents implements AutoCloseable {
               : new CoflowRegistrar(
                   masterAddress,
                   MASTER_DEADLINE_MILLIS,
-                  org.coflow.courier.merge.CourierConfig.masterCredentials(
+                  org.coflow.courier.CourierConfig.masterCredentials(
                       CourierMapReduceConfig.AGENT_KEYS.agentConfig(cfg))),
           cfg.get(CourierMapReduceConfig.WINDOW));
     } catch (Exception e) {

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.apache.hadoop.conf.Configuration;
-import org.coflow.api.config.Config;
-import org.coflow.courier.merge.CourierConfig;
+import org.coflow.core.config.Config;
+import org.coflow.courier.CourierConfig;
 import org.junit.jupiter.api.Test;
 
 /**

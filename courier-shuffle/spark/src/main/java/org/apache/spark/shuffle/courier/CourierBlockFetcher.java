@@ -174,7 +174,7 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
       List<Remote> remote,
       List<Remote> local,
       boolean batch,
-      org.coflow.api.config.Config cfg) {
+      org.coflow.core.config.Config cfg) {
     this.agent = agent;
     this.coflowId = coflowId;
     this.blockManager = blockManager;

@@ -22,7 +22,7 @@ import org.apache.spark.storage.BlockId;
 import org.apache.spark.storage.BlockManagerId;
 import org.apache.spark.storage.ShuffleBlockId;
 import org.coflow.api.client.CoflowRegistrar;
-import org.coflow.api.config.Config;
+import org.coflow.core.config.Config;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import scala.Tuple2;
@@ -84,7 +84,7 @@ public class CourierShuffleManager extends SortShuffleManager {
           new CoflowRegistrar(
               master,
               2_000,
-              org.coflow.courier.merge.CourierConfig.masterCredentials(
+              org.coflow.courier.CourierConfig.masterCredentials(
                   CourierSparkConfig.AGENT_KEYS.agentConfig(cfg)));
       masterCalls =
           Executors.newSingleThreadExecutor(

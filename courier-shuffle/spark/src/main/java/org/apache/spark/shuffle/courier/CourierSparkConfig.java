@@ -2,10 +2,10 @@ package org.apache.spark.shuffle.courier;
 
 import java.util.Collections;
 import java.util.List;
-import org.coflow.api.config.ConfigKey;
-import org.coflow.api.config.ConfigRegistry;
-import org.coflow.api.config.ConfigType;
-import org.coflow.courier.merge.CourierConfig;
+import org.coflow.core.config.ConfigKey;
+import org.coflow.core.config.ConfigRegistry;
+import org.coflow.core.config.ConfigType;
+import org.coflow.courier.CourierConfig;
 
 /** The Spark plugin's keys ({@code spark.shuffle.courier.*}), set with {@code --conf}. */
 public final class CourierSparkConfig implements ConfigRegistry.Provider {

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.apache.spark.SparkConf;
-import org.coflow.api.config.Config;
-import org.coflow.courier.merge.CourierConfig;
+import org.coflow.core.config.Config;
+import org.coflow.courier.CourierConfig;
 import org.junit.jupiter.api.Test;
 
 /** The plugin's keys as Spark users set them, including the agent's own under the Spark prefix. */

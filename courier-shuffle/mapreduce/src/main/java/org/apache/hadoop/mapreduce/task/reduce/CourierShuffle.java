@@ -12,7 +12,7 @@ import org.apache.hadoop.mapred.TaskUmbilicalProtocol;
 import org.apache.hadoop.mapreduce.MRJobConfig;
 import org.apache.hadoop.mapreduce.TaskAttemptID;
 import org.apache.hadoop.util.Progress;
-import org.coflow.api.config.Config;
+import org.coflow.core.config.Config;
 import org.coflow.courier.mapreduce.CourierMapReduceConfig;
 import org.coflow.courier.mapreduce.ReducerAgents;
 import org.slf4j.Logger;
