@@ -1,6 +1,7 @@
 package org.apache.spark.shuffle.courier;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -256,17 +257,37 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
   }
 
   /**
-   * On the connection's thread: keeps the agent's buffer itself (retained, without a copy), as
-   * Spark's own fetch keeps Netty's buffers until the task has read them.
+   * On the connection's thread: keeps the delivered piece until the task has read it ({@link
+   * #keep}).
    */
   private void receive(Batch a, ByteBuf data) {
     synchronized (a) {
       if (closed || a.sealed) {
         return;
       }
-      a.chunks.add(data.retainedSlice());
+      a.chunks.add(keep(data));
       a.bytes += data.readableBytes();
     }
+  }
+
+  /**
+   * What the reader keeps of a piece the agent delivered: the agent's buffer itself (retained,
+   * without a copy, as Spark's own fetch keeps Netty's buffers) when the piece is most of that
+   * buffer, else a copy of exactly its bytes in the agent's allocator. The agent reads up to a
+   * megabyte from a socket at once and hands out pieces of that read to the streams it carries; a
+   * retained slice keeps the whole read alive until every task holding a piece of it has read it,
+   * so small pieces kept as slices pinned many times their size, past the tasks' in-flight budgets
+   * (an executor's 640 MiB of direct memory ran out under concurrent jobs).
+   */
+  static ByteBuf keep(ByteBuf data) {
+    int n = data.readableBytes();
+    ByteBuf whole = data.unwrap();
+    if (!(data instanceof CompositeByteBuf) && (whole == null || n >= whole.capacity() / 2)) {
+      return data.retainedSlice();
+    }
+    ByteBuf copy = data.alloc().directBuffer(n, n);
+    copy.writeBytes(data, data.readerIndex(), n);
+    return copy;
   }
 
   @Override

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.storage.BlockManagerId;
@@ -133,5 +134,29 @@ class CourierBlockFetcherTest {
     assertEquals(0, b.refCnt());
     assertEquals(0, c.refCnt());
     assertEquals(-1, in.read(), "nothing is read from released buffers");
+  }
+
+  @Test
+  void aSmallPieceOfALargeReadIsCopiedSoTheReadIsNotPinned() {
+    ByteBuf read = Unpooled.directBuffer(1 << 20);
+    read.writeBytes(new byte[1 << 20]);
+    read.setBytes(100, "piece".getBytes(StandardCharsets.UTF_8));
+    ByteBuf kept = CourierBlockFetcher.keep(read.slice(100, 5));
+    read.release();
+    assertEquals(0, read.refCnt(), "a kept piece must not hold the agent's whole read");
+    assertEquals(5, kept.readableBytes());
+    assertEquals("piece", kept.toString(StandardCharsets.UTF_8));
+    kept.release();
+  }
+
+  @Test
+  void aPieceThatIsMostOfItsBufferIsKeptWithoutACopy() {
+    ByteBuf read = direct("a whole chunk");
+    ByteBuf kept = CourierBlockFetcher.keep(read.slice(0, read.readableBytes() - 1));
+    assertEquals(2, read.refCnt(), "kept as a retained slice of the agent's buffer");
+    read.release();
+    assertEquals("a whole chun", kept.toString(StandardCharsets.UTF_8));
+    kept.release();
+    assertEquals(0, read.refCnt());
   }
 }
