@@ -139,6 +139,7 @@ public final class SparkTestbed {
       Setup setup,
       int round,
       List<Job> jobs,
+      int submitted,
       HostSampler.Summary net,
       Map<String, Long> executors,
       List<Map<String, String>> agents,
@@ -353,8 +354,19 @@ public final class SparkTestbed {
     }
     long from = busy.stream().mapToLong(b -> b[0]).min().orElse(0);
     long to = busy.stream().mapToLong(b -> b[1]).max().orElse(0);
+    int submitted = 0;
+    for (int a = 0; a < apps; a++) {
+      submitted += t.jobCount(a);
+    }
     return new Run(
-        setup, round, jobs, sampler.summary(from, to, busy), executors, agentFigures, problems);
+        setup,
+        round,
+        jobs,
+        submitted,
+        sampler.summary(from, to, busy),
+        executors,
+        agentFigures,
+        problems);
   }
 
   /**

@@ -15,6 +15,9 @@ public interface Tenants {
   /** How many applications run at once. */
   int apps();
 
+  /** How many jobs (trace coflows, or queries) application {@code app} submits. */
+  int jobCount(int app);
+
   /** The application's main class. */
   String mainClass();
 

@@ -56,6 +56,11 @@ public final class TpcdsTenants implements Tenants {
   }
 
   @Override
+  public int jobCount(int app) {
+    return queries.size();
+  }
+
+  @Override
   public String mainClass() {
     return TpcdsBenchApp.class.getName();
   }

@@ -52,6 +52,11 @@ public final class TraceTenants implements Tenants {
   }
 
   @Override
+  public int jobCount(int app) {
+    return jobs(app).size();
+  }
+
+  @Override
   public String mainClass() {
     return TraceJobsApp.class.getName();
   }

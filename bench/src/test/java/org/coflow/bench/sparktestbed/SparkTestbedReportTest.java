@@ -27,7 +27,14 @@ class SparkTestbedReportTest {
   private static SparkTestbed.Run run(
       String setup, int round, Map<String, Long> executors, SparkTestbed.Job... jobs) {
     return new SparkTestbed.Run(
-        new SparkTestbed.Setup(setup), round, List.of(jobs), NET, executors, List.of(), List.of());
+        new SparkTestbed.Setup(setup),
+        round,
+        List.of(jobs),
+        jobs.length,
+        NET,
+        executors,
+        List.of(),
+        List.of());
   }
 
   private static SparkTestbed.Plan plan() {
@@ -100,5 +107,27 @@ class SparkTestbedReportTest {
     r.printTable(new PrintStream(bytes, true, StandardCharsets.UTF_8));
     String table = bytes.toString(StandardCharsets.UTF_8);
     assertTrue(table.contains("problems:") && table.contains(" 0/2"), table);
+  }
+
+  @Test
+  void jobsOfAnApplicationThatDiedCountAsNotOk() {
+    // Two jobs submitted in the varys run, one application's worth of results came back.
+    SparkTestbed.Run lost =
+        new SparkTestbed.Run(
+            new SparkTestbed.Setup("varys"),
+            1,
+            List.of(job("a", 100, 1, "x")),
+            2,
+            NET,
+            Map.of(),
+            List.of(),
+            List.of("application 1 wrote no results"));
+    List<SparkTestbed.Run> runs =
+        List.of(run("stock", 1, Map.of(), job("a", 100, 1, "x"), job("b", 900, 3, "y")), lost);
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    new SparkTestbedReport(plan(), runs)
+        .printTable(new PrintStream(bytes, true, StandardCharsets.UTF_8));
+    String table = bytes.toString(StandardCharsets.UTF_8);
+    assertTrue(table.contains(" 1/2\n") || table.contains(" 1/2\r\n"), table);
   }
 }
