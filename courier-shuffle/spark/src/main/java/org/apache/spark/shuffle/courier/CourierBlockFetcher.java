@@ -257,6 +257,26 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
   }
 
   /**
+   * Whether the stage's retry should read the failed executor's blocks with Spark's own fetch: its
+   * agent is gone or of another release, or this JVM had no memory left for the agent's buffers (a
+   * retry through the agent would likely fail the same way, and four failed attempts end the job).
+   */
+  static boolean readWithStockFetchAfter(Throwable cause) {
+    int depth = 0;
+    for (Throwable t = cause; t != null && depth < 16; t = t.getCause(), depth++) {
+      if (t instanceof OutOfMemoryError) {
+        return true;
+      }
+      if (t instanceof org.coflow.courier.protocol.ProtocolException
+          && STOCK_FETCH_AFTER.contains(
+              ((org.coflow.courier.protocol.ProtocolException) t).code())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
    * On the connection's thread: keeps the delivered piece until the task has read it ({@link
    * #keep}).
    */
@@ -341,10 +361,7 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
                   && b.failure.getCause() != null
               ? b.failure.getCause()
               : b.failure;
-      if (cause instanceof org.coflow.courier.protocol.ProtocolException
-          && STOCK_FETCH_AFTER.contains(
-              ((org.coflow.courier.protocol.ProtocolException) cause).code())) {
-        // Gone, or of another release: the retry reads it with Spark's fetch.
+      if (readWithStockFetchAfter(cause)) {
         agent.unreachable(r.location.executorId(), r.agent.address());
       } else {
         agent.failed(r.location.executorId()); // after the stage retry, ask the driver again

@@ -2,6 +2,8 @@ package org.apache.spark.shuffle.courier;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -158,5 +160,27 @@ class CourierBlockFetcherTest {
     assertEquals("a whole chun", kept.toString(StandardCharsets.UTF_8));
     kept.release();
     assertEquals(0, read.refCnt());
+  }
+
+  @Test
+  void theRetryUsesSparksFetchAfterAGonePeerOrALocalOutOfMemory() {
+    org.coflow.api.proto.courier.v1.ErrorCode unreachable =
+        org.coflow.api.proto.courier.v1.ErrorCode.ERROR_CODE_UNREACHABLE;
+    assertTrue(
+        CourierBlockFetcher.readWithStockFetchAfter(
+            new org.coflow.courier.protocol.ProtocolException(unreachable, "gone")));
+    assertTrue(
+        CourierBlockFetcher.readWithStockFetchAfter(
+            new org.coflow.courier.protocol.ProtocolException(
+                org.coflow.api.proto.courier.v1.ErrorCode.ERROR_CODE_IO,
+                "the connection to host 1 failed: Cannot reserve 4194304 bytes of direct buffer"
+                    + " memory",
+                new OutOfMemoryError("Cannot reserve 4194304 bytes of direct buffer memory"))));
+    assertFalse(
+        CourierBlockFetcher.readWithStockFetchAfter(
+            new org.coflow.courier.protocol.ProtocolException(
+                org.coflow.api.proto.courier.v1.ErrorCode.ERROR_CODE_CORRUPT,
+                "checksum mismatch")));
+    assertFalse(CourierBlockFetcher.readWithStockFetchAfter(new java.io.IOException("reset")));
   }
 }
