@@ -62,56 +62,21 @@ public final class CodaCoflowIdentifier implements CoflowIdentifier {
       new PriorityQueue<>(Comparator.comparingDouble(Departed::startSec));
 
   private static final class Departed {
-
     private final long handle;
 
     private final double startSec;
 
     Departed(long handle, double startSec) {
-
       this.handle = handle;
-
       this.startSec = startSec;
     }
 
     long handle() {
-
       return handle;
     }
 
     double startSec() {
-
       return startSec;
-    }
-
-    @Override
-    public boolean equals(Object o) {
-
-      if (this == o) {
-
-        return true;
-      }
-
-      if (!(o instanceof Departed)) {
-
-        return false;
-      }
-
-      Departed x = (Departed) o;
-
-      return handle == x.handle && Double.compare(startSec, x.startSec) == 0;
-    }
-
-    @Override
-    public int hashCode() {
-
-      return java.util.Objects.hash(handle, startSec);
-    }
-
-    @Override
-    public String toString() {
-
-      return "Departed[handle=" + handle + ", startSec=" + startSec + "]";
     }
   }
 

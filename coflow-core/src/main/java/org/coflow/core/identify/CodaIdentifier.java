@@ -48,7 +48,6 @@ public final class CodaIdentifier {
   private List<Flow>[] cached;
 
   private static final class Pending {
-
     private final long id;
 
     private final double startSec;
@@ -62,95 +61,36 @@ public final class CodaIdentifier {
     private final boolean hadoop;
 
     Pending(long id, double startSec, int src, int dst, int dstPort, boolean hadoop) {
-
       this.id = id;
-
       this.startSec = startSec;
-
       this.src = src;
-
       this.dst = dst;
-
       this.dstPort = dstPort;
-
       this.hadoop = hadoop;
     }
 
     long id() {
-
       return id;
     }
 
     double startSec() {
-
       return startSec;
     }
 
     int src() {
-
       return src;
     }
 
     int dst() {
-
       return dst;
     }
 
     int dstPort() {
-
       return dstPort;
     }
 
     boolean hadoop() {
-
       return hadoop;
-    }
-
-    @Override
-    public boolean equals(Object o) {
-
-      if (this == o) {
-
-        return true;
-      }
-
-      if (!(o instanceof Pending)) {
-
-        return false;
-      }
-
-      Pending x = (Pending) o;
-
-      return id == x.id
-          && Double.compare(startSec, x.startSec) == 0
-          && src == x.src
-          && dst == x.dst
-          && dstPort == x.dstPort
-          && hadoop == x.hadoop;
-    }
-
-    @Override
-    public int hashCode() {
-
-      return java.util.Objects.hash(id, startSec, src, dst, dstPort, hadoop);
-    }
-
-    @Override
-    public String toString() {
-
-      return "Pending[id="
-          + id
-          + ", startSec="
-          + startSec
-          + ", src="
-          + src
-          + ", dst="
-          + dst
-          + ", dstPort="
-          + dstPort
-          + ", hadoop="
-          + hadoop
-          + "]";
     }
   }
 
