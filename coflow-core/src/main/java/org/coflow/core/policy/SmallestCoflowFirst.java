@@ -66,12 +66,9 @@ public final class SmallestCoflowFirst extends AbstractPolicy {
     }
     // A stable sort: equal sizes keep the state's order, which is arrival order.
     known.sort(Comparator.comparingDouble(Coflow::totalBytes));
+    known.addAll(unknown);
     int rank = 0;
     for (Coflow c : known) {
-      appendCoflow(c, rank++, schedule);
-      allocator().maxMinFair(c, budget, schedule);
-    }
-    for (Coflow c : unknown) {
       appendCoflow(c, rank++, schedule);
       allocator().maxMinFair(c, budget, schedule);
     }
