@@ -8,9 +8,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import org.coflow.core.config.Args;
 import org.coflow.core.config.Config;
 import org.coflow.core.config.ConfigDocs;
 import org.coflow.core.config.ConfigRegistry;
+import org.coflow.core.config.UsageException;
 
 /** A service command's configuration: {@code --config FILE}'s keys, then its options, checked. */
 public final class CommandConfig {

@@ -5,7 +5,9 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Set;
+import org.coflow.core.config.Args;
 import org.coflow.core.config.ConfigDocs;
+import org.coflow.core.config.UsageException;
 
 /** {@code bin/coflow docs}: regenerate (or check) docs/configuration.md. */
 final class DocsCommand {

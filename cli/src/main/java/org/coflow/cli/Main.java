@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.Arrays;
+import org.coflow.core.config.UsageException;
 
 /**
  * Entry point of {@code bin/coflow} for the daemons, the documentation and secrets: {@code master},

@@ -6,7 +6,9 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
+import org.coflow.core.config.Args;
 import org.coflow.core.config.Config;
+import org.coflow.core.config.UsageException;
 import org.coflow.master.MasterServer;
 import org.coflow.master.service.MasterConfig;
 

@@ -12,6 +12,8 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.Set;
+import org.coflow.core.config.Args;
+import org.coflow.core.config.UsageException;
 
 /** {@code bin/coflow secret}: a new cluster secret, printed or written to a private file. */
 final class SecretCommand {

@@ -2,6 +2,7 @@ package org.coflow.it;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
@@ -29,6 +30,7 @@ class ArchitectureTest {
     "coda-agent/bootstrap",
     "coda-agent/agent",
     "cli",
+    "sim",
     "bench",
     "mapreduce-it"
   };
@@ -97,7 +99,34 @@ class ArchitectureTest {
   @Test
   void theCoreModuleHasNoDependencies() throws Exception {
     // The Maven fact behind the rule above: nothing but the JDK is on coflow-core's class path.
-    Path pom = ROOT.resolve("coflow-core/pom.xml");
+    assertEquals(
+        List.of(),
+        compileDependencies("coflow-core"),
+        "coflow-core/pom.xml declares dependencies outside the test scope; the core must build on"
+            + " the JDK alone");
+  }
+
+  @Test
+  void theSimulatorRunsOnTheCoreAlone() throws Exception {
+    com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes()
+        .that()
+        .resideInAPackage("org.coflow.sim..")
+        .should()
+        .onlyDependOnClassesThat()
+        .resideInAnyPackage("java..", "javax.imageio..", "org.coflow.core..", "org.coflow.sim..")
+        .because(
+            "a researcher builds and runs the simulator without Spark, Hadoop, gRPC or Netty: it"
+                + " replays the scheduling core, nothing else")
+        .check(classes);
+    assertEquals(
+        List.of("org.coflow:coflow-core"),
+        compileDependencies("sim"),
+        "sim/pom.xml: the simulator's class path is the scheduling core's, nothing more");
+  }
+
+  /** The groupId:artifactId of every dependency a module's pom declares outside the test scope. */
+  private static List<String> compileDependencies(String module) throws Exception {
+    Path pom = ROOT.resolve(module).resolve("pom.xml");
     org.w3c.dom.Document doc =
         javax.xml.parsers.DocumentBuilderFactory.newInstance()
             .newDocumentBuilder()
@@ -114,11 +143,7 @@ class ArchitectureTest {
                 + d.getElementsByTagName("artifactId").item(0).getTextContent());
       }
     }
-    org.junit.jupiter.api.Assertions.assertEquals(
-        List.of(),
-        compile,
-        pom
-            + " declares dependencies outside the test scope; the core must build on the JDK alone");
+    return compile;
   }
 
   @Test
@@ -203,6 +228,7 @@ class ArchitectureTest {
             "org.apache.spark.shuffle.courier..",
             "org.apache.hadoop.mapreduce.task.reduce..",
             "org.coflow.cli..",
+            "org.coflow.sim..",
             "org.coflow.bench..",
             "org.coflow.mr..",
             "org.coflow.it..")
@@ -271,6 +297,7 @@ class ArchitectureTest {
           "org.coflow.master.(*)..",
           "org.coflow.courier.(*)..",
           "org.coflow.coda.(*)..",
+          "org.coflow.sim.(*)..",
           "org.coflow.bench.(*)..",
           "org.coflow.mr.(*).."
         }) {

@@ -535,9 +535,9 @@ class CodaAgentMapReduceTest {
   private record Score(int flows, double precision, double recall, Map<String, Integer> perLabel) {}
 
   /**
-   * {@link LabelledMaster} in a JVM of its own, on bench's build output (bench/target): the
-   * master's gRPC and coflow-api classes must not meet the shaded copies of courier-dist, which
-   * this JVM's NodeManagers load.
+   * {@link LabelledMaster} in a JVM of its own, on cli's build output (the master and its
+   * libraries) and the simulator's jar (LabelScore): the master's gRPC and coflow-api classes must
+   * not meet the shaded copies of courier-dist, which this JVM's NodeManagers load.
    */
   private static final class MasterJvm implements AutoCloseable {
     private final Process process;
@@ -564,7 +564,7 @@ class CodaAgentMapReduceTest {
     }
 
     static MasterJvm start(Path arrivals, Path log) throws Exception {
-      Path bench = ROOT.resolve("bench/target");
+      Path cli = ROOT.resolve("cli/target");
       List<String> cp = new ArrayList<>();
       cp.add(
           Path.of(
@@ -574,15 +574,13 @@ class CodaAgentMapReduceTest {
                       .getLocation()
                       .toURI())
               .toString());
-      try (Stream<Path> s = Files.list(bench)) {
-        s.filter(f -> f.getFileName().toString().matches("coflow-bench-[^-]+(-SNAPSHOT)?\\.jar"))
-            .forEach(f -> cp.add(f.toString()));
-      }
-      if (cp.size() < 2 || !Files.isDirectory(bench.resolve("lib"))) {
+      cp.add(builtJar(ROOT.resolve("sim/target"), "coflow-sim"));
+      if (!Files.isDirectory(cli.resolve("lib"))) {
         throw new IOException(
-            "no built bench in " + bench + ": build it first (mvn -pl bench -am install)");
+            "no built cli in " + cli + ": build it first (mvn -pl cli -am install)");
       }
-      cp.add(bench.resolve("lib") + File.separator + "*");
+      cp.add(builtJar(cli, "coflow-cli"));
+      cp.add(cli.resolve("lib") + File.separator + "*");
       String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
       Process p =
           new ProcessBuilder(
@@ -595,6 +593,26 @@ class CodaAgentMapReduceTest {
               .redirectError(log.toFile())
               .start();
       return new MasterJvm(p, arrivals, log);
+    }
+
+    /** The module's main jar in its target directory, or an error saying how to build it. */
+    private static String builtJar(Path target, String artifact) throws IOException {
+      try (Stream<Path> s = Files.list(target)) {
+        return s.filter(
+                f -> f.getFileName().toString().matches(artifact + "-[^-]+(-SNAPSHOT)?\\.jar"))
+            .map(Path::toString)
+            .findFirst()
+            .orElseThrow(
+                () ->
+                    new IOException(
+                        "no "
+                            + artifact
+                            + " jar in "
+                            + target
+                            + ": build it first (mvn -am install)"));
+      } catch (java.nio.file.NoSuchFileException e) {
+        throw new IOException("no " + target + ": build it first (mvn -am install)", e);
+      }
     }
 
     synchronized String ask(String command) throws IOException {

@@ -11,7 +11,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.ToLongFunction;
 import java.util.stream.Collectors;
-import org.coflow.bench.identify.LabelScore;
 import org.coflow.core.config.Config;
 import org.coflow.core.identify.Accuracy;
 import org.coflow.core.identify.CoflowIdentifier;
@@ -21,6 +20,7 @@ import org.coflow.master.MasterServer;
 import org.coflow.master.service.MasterConfig;
 import org.coflow.master.service.MasterService;
 import org.coflow.master.service.MasterSnapshot;
+import org.coflow.sim.identify.LabelScore;
 
 /**
  * CodaAgentMapReduceTest's master, in a JVM of its own (run on bench's build output, never on the

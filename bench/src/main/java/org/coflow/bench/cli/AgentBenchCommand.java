@@ -9,10 +9,10 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.stream.Stream;
 import org.coflow.bench.agentbench.AgentBench;
-import org.coflow.bench.report.Json;
-import org.coflow.cli.Args;
-import org.coflow.cli.UsageException;
+import org.coflow.core.config.Args;
 import org.coflow.core.config.Units;
+import org.coflow.core.config.UsageException;
+import org.coflow.sim.report.Json;
 
 /** {@code bin/coflow bench agent}: Courier agents against a direct zero-copy fetch. */
 final class AgentBenchCommand {

@@ -10,10 +10,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
 import org.coflow.bench.load.AgentLoad;
-import org.coflow.bench.report.Json;
-import org.coflow.cli.Args;
-import org.coflow.cli.UsageException;
+import org.coflow.core.config.Args;
 import org.coflow.core.config.Units;
+import org.coflow.core.config.UsageException;
+import org.coflow.sim.report.Json;
 
 /** {@code bin/coflow bench load}: one agent with capped memory under idle and streaming load. */
 final class AgentLoadCommand {

@@ -11,9 +11,9 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.coflow.bench.coda.CodaAgentBench;
 import org.coflow.bench.coda.CodaAgentBench.Round;
-import org.coflow.cli.Args;
-import org.coflow.cli.UsageException;
-import org.coflow.master.http.JsonWriter;
+import org.coflow.core.config.Args;
+import org.coflow.core.config.UsageException;
+import org.coflow.core.json.JsonWriter;
 
 /**
  * {@code bin/coflow bench coda-agent}: what the coda-agent costs a JVM that keeps many loopback

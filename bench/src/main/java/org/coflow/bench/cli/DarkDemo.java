@@ -9,16 +9,16 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.coflow.bench.cli.DemoCommand.JobResult;
-import org.coflow.bench.identify.LabelScore;
-import org.coflow.bench.report.Json;
-import org.coflow.cli.Args;
-import org.coflow.cli.UsageException;
+import org.coflow.core.config.Args;
 import org.coflow.core.config.Config;
 import org.coflow.core.config.Units;
+import org.coflow.core.config.UsageException;
 import org.coflow.core.identify.Accuracy;
 import org.coflow.master.MasterServer;
 import org.coflow.master.service.MasterConfig;
 import org.coflow.master.service.MasterService;
+import org.coflow.sim.identify.LabelScore;
+import org.coflow.sim.report.Json;
 
 /**
  * {@code bin/coflow demo --dark}: the demo's two jobs with Spark's own shuffle, no plugin, and the

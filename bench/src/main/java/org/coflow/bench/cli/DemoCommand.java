@@ -12,13 +12,13 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.coflow.bench.report.Json;
-import org.coflow.cli.Args;
-import org.coflow.cli.UsageException;
+import org.coflow.core.config.Args;
 import org.coflow.core.config.Config;
 import org.coflow.core.config.Units;
+import org.coflow.core.config.UsageException;
 import org.coflow.master.MasterServer;
 import org.coflow.master.service.MasterConfig;
+import org.coflow.sim.report.Json;
 
 /**
  * {@code bin/coflow demo}: the project end to end. A real {@code spark-submit} (pyspark's, set up

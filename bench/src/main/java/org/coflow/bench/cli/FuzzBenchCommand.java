@@ -10,9 +10,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
 import org.coflow.bench.fuzz.AgentFuzz;
-import org.coflow.bench.report.Json;
-import org.coflow.cli.Args;
-import org.coflow.cli.UsageException;
+import org.coflow.core.config.Args;
+import org.coflow.core.config.UsageException;
+import org.coflow.sim.report.Json;
 
 /** {@code bin/coflow bench fuzz}: the agent's handshake and frame decoder under a seeded fuzz. */
 final class FuzzBenchCommand {

@@ -7,11 +7,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import org.coflow.bench.load.MasterLoad;
-import org.coflow.bench.report.Json;
-import org.coflow.cli.Args;
-import org.coflow.cli.UsageException;
+import org.coflow.core.config.Args;
 import org.coflow.core.config.ConfigType;
+import org.coflow.core.config.UsageException;
 import org.coflow.core.policy.Policies;
+import org.coflow.sim.report.Json;
 
 /**
  * {@code bin/coflow bench master}: the master's scale benchmark (see {@link BenchCommand#HELP}).

@@ -4,7 +4,8 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.Arrays;
-import org.coflow.cli.UsageException;
+import org.coflow.core.config.UsageException;
+import org.coflow.sim.cli.SimCommand;
 
 /**
  * Entry point of {@code bin/coflow} for the simulator and the benchmarks ({@code sim}, {@code

@@ -1,9 +1,9 @@
 package org.coflow.bench.cli;
 
 import org.coflow.bench.testbed.Network;
-import org.coflow.cli.Args;
-import org.coflow.cli.UsageException;
+import org.coflow.core.config.Args;
 import org.coflow.core.config.Units;
+import org.coflow.core.config.UsageException;
 
 /** Typed option values of a command, each failure naming the command, the option and the value. */
 final class Options {

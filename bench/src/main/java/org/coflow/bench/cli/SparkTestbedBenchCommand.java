@@ -18,12 +18,13 @@ import org.coflow.bench.sparktestbed.TraceTenants;
 import org.coflow.bench.testbed.Network;
 import org.coflow.bench.testbed.Workload;
 import org.coflow.bench.tpcds.TpcdsGenerator;
-import org.coflow.bench.trace.Trace;
-import org.coflow.bench.trace.TraceParser;
-import org.coflow.cli.Args;
-import org.coflow.cli.UsageException;
+import org.coflow.core.config.Args;
 import org.coflow.core.config.Units;
+import org.coflow.core.config.UsageException;
 import org.coflow.core.policy.Policies;
+import org.coflow.sim.cli.SimCommand;
+import org.coflow.sim.trace.Trace;
+import org.coflow.sim.trace.TraceParser;
 
 /** {@code bin/coflow bench spark-testbed}: real Spark with and without the plugin across hosts. */
 public final class SparkTestbedBenchCommand {
@@ -254,7 +255,7 @@ public final class SparkTestbedBenchCommand {
       Trace trace;
       try {
         trace = TraceParser.parse(tracePath);
-      } catch (IOException | org.coflow.bench.trace.TraceFormatException | RuntimeException e) {
+      } catch (IOException | org.coflow.sim.trace.TraceFormatException | RuntimeException e) {
         err.println(NAME + ": cannot read the trace " + tracePath + ": " + e.getMessage());
         return null;
       }

@@ -9,9 +9,9 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import org.coflow.bench.report.Json;
-import org.coflow.cli.Args;
-import org.coflow.cli.UsageException;
+import org.coflow.core.config.Args;
+import org.coflow.core.config.UsageException;
+import org.coflow.sim.report.Json;
 
 /**
  * {@code bin/coflow bench spark-versions}: the same small differential job ({@link

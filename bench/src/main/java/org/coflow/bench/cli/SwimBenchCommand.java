@@ -14,15 +14,15 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.coflow.bench.report.Json;
-import org.coflow.bench.report.Stats;
 import org.coflow.bench.swim.SwimPlan;
-import org.coflow.cli.Args;
-import org.coflow.cli.UsageException;
+import org.coflow.core.config.Args;
 import org.coflow.core.config.Config;
 import org.coflow.core.config.Units;
+import org.coflow.core.config.UsageException;
 import org.coflow.master.MasterServer;
 import org.coflow.master.service.MasterConfig;
+import org.coflow.sim.report.Json;
+import org.coflow.sim.report.Stats;
 
 /**
  * {@code bin/coflow bench swim}: a SWIM workload replayed on a two-NodeManager MiniMRYarnCluster

@@ -14,11 +14,12 @@ import org.coflow.bench.testbed.TestbedBench;
 import org.coflow.bench.testbed.TestbedReport;
 import org.coflow.bench.testbed.TestbedRun;
 import org.coflow.bench.testbed.Workload;
-import org.coflow.bench.trace.Trace;
-import org.coflow.bench.trace.TraceParser;
-import org.coflow.cli.Args;
-import org.coflow.cli.UsageException;
+import org.coflow.core.config.Args;
+import org.coflow.core.config.UsageException;
 import org.coflow.core.policy.Policies;
+import org.coflow.sim.cli.SimCommand;
+import org.coflow.sim.trace.Trace;
+import org.coflow.sim.trace.TraceParser;
 
 /** {@code bin/coflow bench testbed}: Courier on a multi-host network-namespace testbed. */
 public final class TestbedBenchCommand {
@@ -165,7 +166,7 @@ public final class TestbedBenchCommand {
     Trace trace;
     try {
       trace = TraceParser.parse(tracePath);
-    } catch (IOException | org.coflow.bench.trace.TraceFormatException | RuntimeException e) {
+    } catch (IOException | org.coflow.sim.trace.TraceFormatException | RuntimeException e) {
       err.println(
           "coflow bench testbed: cannot read the trace " + tracePath + ": " + e.getMessage());
       return 1;

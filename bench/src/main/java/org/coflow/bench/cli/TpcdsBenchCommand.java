@@ -12,17 +12,17 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
-import org.coflow.bench.report.Json;
 import org.coflow.bench.tpcds.EventLogFetchWait;
 import org.coflow.bench.tpcds.EventLogFetchWait.Reads;
 import org.coflow.bench.tpcds.TpcdsBenchApp;
 import org.coflow.bench.tpcds.TpcdsGenerator;
-import org.coflow.cli.Args;
-import org.coflow.cli.UsageException;
+import org.coflow.core.config.Args;
 import org.coflow.core.config.Config;
 import org.coflow.core.config.Units;
+import org.coflow.core.config.UsageException;
 import org.coflow.master.MasterServer;
 import org.coflow.master.service.MasterConfig;
+import org.coflow.sim.report.Json;
 
 /**
  * {@code bin/coflow bench tpcds}: queries derived from TPC-DS on a real {@code spark-submit} {@code

@@ -14,10 +14,10 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.ToDoubleFunction;
-import org.coflow.bench.report.CdfPlot;
-import org.coflow.bench.report.Json;
-import org.coflow.bench.report.Stats;
 import org.coflow.core.config.Units;
+import org.coflow.sim.report.CdfPlot;
+import org.coflow.sim.report.Json;
+import org.coflow.sim.report.Stats;
 
 /**
  * A Spark testbed comparison as a table, JSON, a CSV of every job and a CDF plot. A setup's figures

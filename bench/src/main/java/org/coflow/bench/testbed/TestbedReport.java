@@ -10,10 +10,10 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.coflow.bench.report.CdfPlot;
-import org.coflow.bench.report.ChartPlot;
-import org.coflow.bench.report.Json;
-import org.coflow.bench.report.Stats;
+import org.coflow.sim.report.CdfPlot;
+import org.coflow.sim.report.ChartPlot;
+import org.coflow.sim.report.Json;
+import org.coflow.sim.report.Stats;
 
 /**
  * A testbed comparison as a table, JSON, CSV files and plots. A setup's figures are medians over

@@ -3,8 +3,8 @@ package org.coflow.bench.testbed;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
-import org.coflow.bench.trace.Trace;
-import org.coflow.bench.trace.TraceCoflow;
+import org.coflow.sim.trace.Trace;
+import org.coflow.sim.trace.TraceCoflow;
 
 /**
  * What a testbed run replays: coflows, each with its arrival on the run's clock, its map outputs'

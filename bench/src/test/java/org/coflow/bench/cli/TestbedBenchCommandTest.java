@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
  * Every case here is refused before any namespace is made.
  */
 class TestbedBenchCommandTest extends CliHarness {
-  private static final String TRACE = "data/coflow-benchmark/FB2010-1Hr-150-0.txt";
+  private static final String TRACE = "../sim/data/coflow-benchmark/FB2010-1Hr-150-0.txt";
 
   @Test
   void badArgumentsAreNamed() {

@@ -17,12 +17,12 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
-import org.coflow.bench.identify.LabelScore;
 import org.coflow.core.config.Config;
 import org.coflow.core.identify.Accuracy;
 import org.coflow.master.MasterServer;
 import org.coflow.master.service.MasterConfig;
 import org.coflow.master.service.MasterService;
+import org.coflow.sim.identify.LabelScore;
 import org.junit.jupiter.api.Test;
 import scala.Tuple2;
 

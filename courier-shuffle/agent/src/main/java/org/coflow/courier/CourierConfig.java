@@ -7,6 +7,7 @@ import org.coflow.core.config.Config;
 import org.coflow.core.config.ConfigKey;
 import org.coflow.core.config.ConfigRegistry;
 import org.coflow.core.config.ConfigType;
+import org.coflow.core.merge.MergeConfig;
 
 /** Configuration keys of Courier's flow merging (the agent adds its own as it grows). */
 public final class CourierConfig implements ConfigRegistry.Provider {
@@ -15,27 +16,11 @@ public final class CourierConfig implements ConfigRegistry.Provider {
           "Courier agent",
           "Keys of the per-host Courier agent (`coflow.courier.*`), also used by `bin/coflow sim --courier`.");
 
-  public static final ConfigKey<Integer> MAX_NUM =
-      REGISTRY.add(
-          ConfigKey.builder("coflow.courier.maxNum", ConfigType.INT)
-              .defaultValue(8)
-              .doc(
-                  "MaxNum (Courier Alg. 3): the most data connections a host's agent holds. With more peers, "
-                      + "the most important unified flows are served first; with fewer, the most important ones "
-                      + "are split.")
-              .check(v -> v >= 1, "at least 1")
-              .since("0.1.0")
-              .build());
+  /** Courier's MaxNum; defined with the merge rules it parameterises. */
+  public static final ConfigKey<Integer> MAX_NUM = REGISTRY.add(MergeConfig.MAX_NUM);
 
-  public static final ConfigKey<Long> MIN_SIZE =
-      REGISTRY.add(
-          ConfigKey.builder("coflow.courier.minSize", ConfigType.BYTES)
-              .defaultValue(4L << 20)
-              .doc(
-                  "MinSize (Courier Alg. 3): unified flows of at most this many bytes are never split.")
-              .check(v -> v >= 0, "zero or more")
-              .since("0.1.0")
-              .build());
+  /** Courier's MinSize; defined with the merge rules it parameterises. */
+  public static final ConfigKey<Long> MIN_SIZE = REGISTRY.add(MergeConfig.MIN_SIZE);
 
   public static final ConfigKey<Long> LANE =
       REGISTRY.add(

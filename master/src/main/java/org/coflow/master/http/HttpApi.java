@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 import org.coflow.core.config.Config;
+import org.coflow.core.json.JsonWriter;
 import org.coflow.core.policy.Policies;
 import org.coflow.core.policy.SchedulingPolicy;
 import org.coflow.master.security.Printable;

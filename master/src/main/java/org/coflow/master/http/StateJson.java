@@ -1,6 +1,7 @@
 package org.coflow.master.http;
 
 import java.util.Map;
+import org.coflow.core.json.JsonWriter;
 import org.coflow.master.service.MasterSnapshot;
 
 /** Renders a {@link MasterSnapshot} as the JSON of {@code /api/state}. */

@@ -1,0 +1,918 @@
+package org.coflow.sim.engine;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import org.coflow.core.model.ClusterState;
+import org.coflow.core.model.Coflow;
+import org.coflow.core.model.Fabric;
+import org.coflow.core.model.Flow;
+import org.coflow.core.policy.Baraat;
+import org.coflow.core.policy.Schedule;
+import org.coflow.core.policy.SchedulingPolicy;
+import org.coflow.sim.trace.TraceCoflow;
+
+/**
+ * {@link Simulator}'s per-flow event loop for policies that read no flow's progress, only their
+ * coflows' totals ({@link Coflow#bytesSent()}, and the coflows' summed rates): a flow is moved only
+ * when its rate changes or it finishes, not at every event.
+ *
+ * <p>Between two changes of its rate, a flow's bytes left are a line in time: it keeps its rate,
+ * the time of its last change and what it had left then (its anchor). An event compares each served
+ * flow's new rate with the one it moves at (a load and a compare, where the per-flow loop divides
+ * and writes per flow and per coflow), and re-anchors only the flows whose rate changed: from 8 to
+ * 13% of the served flows per event under Aalo, Graviton and Baraat on the Facebook trace. The
+ * moving flows sit in a heap keyed by the time they count as finished, so the next completion and
+ * the flows finishing in an event come from its top. A coflow's bytes are counted per (coflow,
+ * receiver) at the sum of its flows' rates there ({@link ClusterState#addReceived}), and a flow's
+ * own count is settled as it finishes ({@link ClusterState#settleSent}); the coflows' summed rates
+ * are handed to the schedule ({@link Schedule#knowCoflowRates}) from the same sums.
+ *
+ * <p>It follows the per-flow loop's rules: events at arrivals, completions and the policy's
+ * decision times; flows completing within the completion window of the first one complete together
+ * at the last one's time; a flow finishes once what it has left is within a nanosecond of service
+ * or a billionth of its size; flows finishing together leave in id order. Sums are made in another
+ * order, so completion times may differ from the per-flow loop's in the last digits ({@code
+ * SimulatorDifferentialTest} bounds the difference).
+ *
+ * <p>Baraat's first class, when Baraat fills it from its pair counts, is taken by pair ({@link
+ * Baraat#firstClass}): its flows are not in the schedule, each moves at its pair's rate, and an
+ * event compares them in the order the schedule would have listed them, so the run is bit for bit
+ * the one that takes them from the schedule. A decision that keeps the rates of the last fill for
+ * the same class (same coflows, so the same flows on the same pairs) changes none of them and skips
+ * them. The class holds most of the served flows: the schedule's hand-out and the comparison were
+ * two passes over them per decision, now one, and none for a class found unchanged.
+ *
+ * <p>A step the policy holds in the schedule ({@link Schedule#hold}, under {@link
+ * SchedulingPolicy#passesOverHeld}) gives its coflow's flows the rates of the last decision, which
+ * they move at, but for the flows it lists as changed ({@link Schedule#heldChanges}): an event
+ * counts them as moving, compares the written rates and re-anchors the listed flows at the step's
+ * place among the written ones. Most of Aalo's and Graviton's served flows come in such steps. If a
+ * held coflow has other flows moving, the held steps are written and compared like the rest.
+ *
+ * <p>Only for policies that read no per-flow progress ({@link
+ * SchedulingPolicy#readsCoflowTotalsOnly}: Aalo, Baraat, Graviton, SCF): {@link
+ * ClusterState#sentAt} and {@link Coflow#remainingFrom} lag behind here.
+ */
+final class LazyFlowSimulator {
+  private final List<TraceCoflow> coflows;
+  private final double bandwidth;
+  private final double coalesce;
+  private final Model model;
+  private final int ports;
+
+  // Per active flow, by dense index (moved as the state moves its flows): the rate it moves at,
+  // its anchor (time and bytes left then; when it finishes follows, see done) and its place in
+  // the heap (whose keys say when it counts as finished: a nanosecond of service or a billionth
+  // of its size earlier).
+  private double[] rate = new double[1024];
+  private double[] since = new double[1024];
+  private double[] left = new double[1024];
+  private int[] at = new int[1024];
+
+  /**
+   * The moving flows (dense indices), a min-heap of {@link #ARITY} children per node on the time
+   * each counts as finished, kept beside it in {@link #heapKey} so that sifting reads one array.
+   */
+  private int[] heap = new int[1024];
+
+  private double[] heapKey = new double[1024];
+
+  /**
+   * Children per heap node: four (a node's children share a cache line or two of keys, and the heap
+   * is half as deep as a binary one) made Aalo's whole trace faster than two.
+   */
+  static final int ARITY = 4;
+
+  private int moving;
+
+  // Receiver accounts, one per (coflow, receiver) with moving flows, dense: the coflow, the
+  // receiver, how many of its flows move, and the sum of their rates.
+  private Coflow[] accountCoflow = new Coflow[64];
+  private int[] accountDst = new int[64];
+  private int[] accountFlows = new int[64];
+  private double[] accountRate = new double[64];
+  private int[] accountUpdates = new int[64];
+  private int accounts;
+
+  /** An account's sum is made afresh from its flows after this many updates (rounding drift). */
+  static final int RESUM = 64;
+
+  /** Account + 1 of each (coflow slot, receiver), 0 for none. */
+  private int[] accountOf = new int[0];
+
+  /** Scratch of the heap walks. */
+  private int[] stack = new int[64];
+
+  /**
+   * Scratch of {@link #follow}: the flows found to change, in order; grown only by {@link #room}.
+   */
+  private int[] found = new int[64];
+
+  /** Beside {@link #found}: the new rate of each flow found to change (0 for one stopped). */
+  private double[] foundRate = new double[64];
+
+  // Baraat's first class as the last follow took it by pair: its coflows, the fill its rates came
+  // from, and how many of its flows move.
+  private Coflow[] classCoflows = new Coflow[0];
+  private int classSize;
+  private long classFills = -1;
+  private int classMoving;
+
+  /**
+   * Scratch of {@link #compare}: how many of the class's served flows were moving before the follow
+   * under way (read right after its loop over the class).
+   */
+  private int classStill;
+
+  /**
+   * Scratch of {@link #compareWritten}: how many of the written flows were moving before the follow
+   * under way (read right after it).
+   */
+  private int writtenStill;
+
+  // Per coflow slot, its flows as the last loop over the first class left them, in the coflow's
+  // active order: each one's pair key and the rate it moves at (0 for none). Valid for a coflow
+  // that was in the class at the last loop (sectionLoop) and has the same flows (sectionCount):
+  // the next loop then reads them in sequence, not each flow's rate at its scattered index.
+  private Coflow[] sectionCoflow = new Coflow[0];
+  private int[] sectionCount = new int[0];
+  private long[] sectionLoop = new long[0];
+  private int[][] sectionKey = new int[0][];
+  private double[][] sectionRate = new double[0][];
+
+  /**
+   * Whether the policy may hold steps whose flows move at their rates already, but for those they
+   * list ({@link SchedulingPolicy#passesOverHeld}; tests turn it off to compare).
+   */
+  boolean passOverHeld = true;
+
+  /** Served flows a follow passed over in held steps (for tests). */
+  long passed;
+
+  /** Flows of held steps a follow re-anchored, listed as changed (for tests). */
+  long heldChanged;
+
+  /** Per coflow slot, how many of its flows move (for the held steps' check). */
+  private int[] coflowMoving = new int[0];
+
+  /** Per coflow slot, {@link #heldStamp} if a step of it is held in the follow under way. */
+  private int[] heldMark = new int[0];
+
+  private int heldStamp;
+
+  /** Loops over the first class so far, and decisions that did not take it by pair. */
+  private long classLoops;
+
+  /** Rate changes taken with the heap mended per flow, and with it rebuilt (for tests). */
+  long mended;
+
+  long rebuilt;
+
+  /** Moving flows the schedule stopped serving, and accounts summed afresh (for tests). */
+  long stopped;
+
+  long resums;
+
+  /**
+   * Whether Baraat's first class is taken by pair ({@link Baraat#firstClass}; tests turn it off).
+   */
+  boolean firstClassByPair = true;
+
+  /**
+   * Follows that took Baraat's first class by pair, and of those, the ones that found it unchanged
+   * and skipped its flows (for tests).
+   */
+  long classTaken;
+
+  long classKept;
+
+  /** Coflows of the first class whose flows a loop read from their kept section (for tests). */
+  long sectionsKept;
+
+  LazyFlowSimulator(
+      List<TraceCoflow> coflows, int ports, double bandwidth, double coalesce, Model model) {
+    this.coflows = coflows;
+    this.ports = ports;
+    this.bandwidth = bandwidth;
+    this.coalesce = coalesce;
+    this.model = model;
+  }
+
+  /** Whether {@code policy} reads no flow's progress, only its coflows' totals. */
+  static boolean suits(SchedulingPolicy policy) {
+    return policy.readsCoflowTotalsOnly();
+  }
+
+  SimResult run(
+      SchedulingPolicy policy,
+      Simulator.Coflows meta,
+      InvariantChecker checker,
+      ProgressListener progress,
+      long wallStart) {
+    int n = coflows.size();
+    ClusterState state = new ClusterState(Fabric.uniform(ports, bandwidth));
+    double[] arrival = meta.arrival();
+    double[] cct = new double[n];
+    double[] delivered = new double[n];
+    double lastArrival = n == 0 ? 0 : arrival[n - 1];
+    double now = 0;
+    int next = 0;
+    int finished = 0;
+    long events = 0;
+    List<Flow> finishing = new ArrayList<>();
+    policy.movesAsDecided();
+    if (passOverHeld) {
+      policy.passesOverHeld();
+    }
+    Baraat.FirstClass first =
+        firstClassByPair && policy instanceof Baraat b ? b.firstClass() : null;
+    while (next < n || !state.flows().isEmpty()) {
+      if (state.flows().isEmpty() && arrival[next] > now) {
+        now = arrival[next];
+      }
+      while (next < n && arrival[next] <= now) {
+        int before = state.flows().size();
+        Simulator.admit(state, coflows.get(next), next, arrival[next]);
+        admitted(state, before);
+        next++;
+      }
+      Schedule schedule = policy.schedule(state, now);
+      events++;
+      follow(state, schedule, first, now);
+      schedule.knowCoflowRates(coflowRates(state));
+      long changes = schedule.rateChanges();
+      double decision = policy.nextDecisionTime(state, schedule, now);
+      if (schedule.rateChanges() != changes) {
+        follow(state, schedule, first, now); // it changed a rate
+      }
+      if (checker != null) {
+        // The rates the flows move at, whether from the schedule or by pair.
+        checker.checkRates(state, rate, now, policy.name());
+      }
+      double dt = next < n ? arrival[next] - now : Double.POSITIVE_INFINITY;
+      if (decision < now + dt) {
+        dt = Math.max(decision - now, FluidStep.SECONDS);
+      }
+      dt = until(now, dt);
+      if (dt == Double.POSITIVE_INFINITY) {
+        throw Simulator.stalled(policy.name(), now, state.flows().size());
+      }
+      // Credited over the rounded clock's step, the time the anchors' differences see.
+      double end = now + dt;
+      double step = end - now;
+      for (int a = 0; a < accounts; a++) {
+        state.addReceived(accountCoflow[a], accountDst[a], accountRate[a] * step);
+      }
+      now = end;
+      collectFinished(state, now, finishing);
+      for (Flow f : finishing) {
+        if (finish(state, f, now)) {
+          int c = (int) f.coflow().seq();
+          cct[c] = model.recorded(arrival[c], now);
+          delivered[c] = f.coflow().bytesSent();
+          finished++;
+        }
+      }
+      policy.recycle(schedule);
+      progress.progress(now, lastArrival, finished, n);
+    }
+    double wall = (System.nanoTime() - wallStart) / 1e9;
+    return meta.result(policy.name(), cct, delivered, events, wall, false);
+  }
+
+  /**
+   * Flows from dense index {@code from} on were just admitted: still, with all their bytes left.
+   */
+  private void admitted(ClusterState state, int from) {
+    int size = state.flows().size();
+    if (size > rate.length) {
+      int len = Math.max(size, 2 * rate.length);
+      rate = Arrays.copyOf(rate, len);
+      since = Arrays.copyOf(since, len);
+      left = Arrays.copyOf(left, len);
+      at = Arrays.copyOf(at, len);
+    }
+    for (int i = from; i < size; i++) {
+      double bytes = state.sizeAt(i);
+      if (!(bytes > 0)) {
+        throw new IllegalStateException(
+            state.flows().get(i)
+                + " has no known size: it cannot be simulated by its rate changes");
+      }
+      rate[i] = 0;
+      left[i] = bytes;
+      at[i] = -1;
+    }
+    if (coflowMoving.length < state.slots()) {
+      int len = Math.max(state.slots(), 2 * coflowMoving.length);
+      coflowMoving = Arrays.copyOf(coflowMoving, len);
+      heldMark = Arrays.copyOf(heldMark, len);
+    }
+    int need = state.slots() * ports;
+    if (accountOf.length < need) {
+      accountOf = Arrays.copyOf(accountOf, Math.max(need, 2 * accountOf.length));
+    }
+  }
+
+  /**
+   * Takes the rates of {@code schedule}, and of Baraat's first class by pair when {@code first}
+   * says the decision filled it so: every served flow whose rate differs from the one it moves at,
+   * and every moving flow no longer served, is re-anchored at {@code now}. The first class's flows
+   * come first, in the order the per-flow entry point would have listed them in the schedule, so
+   * the flows are re-anchored in the same order either way (but for a decision whose backfill could
+   * top up the class, which Baraat puts in the schedule after its later classes). When many change,
+   * the heap is rebuilt once rather than mended per flow (when more than half the moving flows
+   * change: a rebuild at an eighth made Aalo's whole trace 4% slower).
+   */
+  private void follow(ClusterState state, Schedule schedule, Baraat.FirstClass first, double now) {
+    int wasMoving = moving;
+    int stillMoving = 0;
+    int changed = 0;
+    int size = first == null ? 0 : first.coflows();
+    double[] pairRate = size > 0 ? first.rates() : null;
+    if (size > 0) {
+      classTaken++;
+    }
+    if (size > 0 && sameClass(state, first)) {
+      classKept++;
+      stillMoving = classMoving; // nothing changed there: the same flows at the same pair rates
+    } else if (size > 0) {
+      keepClass(state, first);
+      classMoving = 0;
+      classStill = 0;
+      long previous = classLoops++;
+      List<Coflow> active = state.coflows();
+      for (int j = 0; j < size; j++) {
+        Coflow c = active.get(j);
+        int n = c.activeCount();
+        int s = section(c, n, previous);
+        changed = compare(c, sectionKey[s], sectionRate[s], n, pairRate, changed);
+      }
+      stillMoving = classStill;
+    } else {
+      classSize = 0;
+      classLoops++; // the schedule may give any flow of the last class another rate
+    }
+    // The steps the schedule holds give their flows the rates they move at, but for the changes
+    // they list; passed over if they are all of their coflows' moving flows (no other of them to
+    // stop), else written.
+    int held = schedule.heldSteps();
+    if (held > 0) {
+      heldStamp++;
+      for (int h = 0; h < held; h++) {
+        Coflow c = schedule.heldCoflow(h);
+        if (coflowMoving[c.slot()] != schedule.heldFlows(h)) {
+          schedule.writeHeld();
+          held = 0;
+          break;
+        }
+        heldMark[c.slot()] = heldStamp;
+      }
+      stillMoving += schedule.heldFlows();
+      passed += schedule.heldFlows();
+    }
+    // The written flows and the held steps' changes, in the order of the served list once written.
+    changed = compareWritten(schedule, held, changed);
+    stillMoving += writtenStill;
+    int started = changed;
+    if (stillMoving != wasMoving) {
+      for (int h = 0; h < moving; h++) {
+        int i = heap[h];
+        if (schedule.writtenRate(i) == 0
+            && !(held > 0 && heldMark[state.slotAt(i)] == heldStamp)
+            && !(state.coflowAt(i).index() < size
+                && pairRate[state.srcAt(i) * ports + state.dstAt(i)] > 0)) {
+          room(changed + 1);
+          found[changed] = i;
+          foundRate[changed++] = 0;
+        }
+      }
+    }
+    stopped += changed - started;
+    boolean rebuild = changed > moving / 2;
+    if (rebuild) {
+      rebuilt += changed;
+    } else {
+      mended += changed;
+    }
+    change(state, changed, now, rebuild);
+    if (rebuild) {
+      // From the last node's parent (none with fewer than two flows: floorDiv, not a division
+      // that rounds -1 / ARITY up to node 0).
+      for (int h = Math.floorDiv(moving - 2, ARITY); h >= 0; h--) {
+        siftDown(h);
+      }
+    }
+  }
+
+  /**
+   * Compares the {@code n} flows of coflow {@code c}'s section (pair keys {@code keys}, the rates
+   * they move at {@code rates}) with their pairs' rates {@code pairRate}: notes each flow whose
+   * rate changes after the {@code changed} noted so far, and returns their new count; counts the
+   * served flows in {@link #classMoving} and those moving already in {@link #classStill}. Room for
+   * every flow is made first, so the loop keeps its arrays in locals.
+   */
+  private int compare(Coflow c, int[] keys, double[] rates, int n, double[] pairRate, int changed) {
+    room(changed + n);
+    int[] ids = found;
+    double[] to = foundRate;
+    int served = 0;
+    int still = 0;
+    for (int k = 0; k < n; k++) {
+      double r = pairRate[keys[k]];
+      if (r > 0) {
+        served++;
+        double old = rates[k];
+        if (old > 0) {
+          still++;
+        }
+        if (r != old) {
+          ids[changed] = c.activeIndex(k);
+          to[changed++] = r;
+          rates[k] = r;
+        }
+      } else {
+        rates[k] = 0; // not served by pair: stopped in follow if it moved
+      }
+    }
+    classMoving += served;
+    classStill += still;
+    return changed;
+  }
+
+  /**
+   * Compares the flows the schedule wrote, and the changes its {@code held} held steps list, with
+   * the rates they move at, in the order of the served list once written: notes each flow whose
+   * rate changes after the {@code changed} noted so far, and returns their new count; counts the
+   * written flows moving already in {@link #writtenStill}. One loop with its arrays in locals, like
+   * {@link #compare}.
+   */
+  private int compareWritten(Schedule schedule, int held, int changed) {
+    int[] served = schedule.written();
+    int m = schedule.writtenSize();
+    room(changed + m);
+    int[] ids = found;
+    double[] to = foundRate;
+    double[] rate = this.rate;
+    int still = 0;
+    int next = 0;
+    int nextWhere = held > 0 ? schedule.heldWhere(0) : Integer.MAX_VALUE;
+    for (int k = 0; k <= m; k++) {
+      while (nextWhere <= k) {
+        int n = schedule.heldChanges(next);
+        // Room for the step's changes and the written flows still to come.
+        if (ids.length < changed + n + m - k) {
+          room(changed + n + m - k);
+          ids = found;
+          to = foundRate;
+        }
+        for (int j = 0; j < n; j++) {
+          int i = schedule.heldChangedFlow(next, j);
+          double r = schedule.heldChangedRate(next, j);
+          if (r != rate[i]) {
+            ids[changed] = i;
+            to[changed++] = r;
+            heldChanged++;
+          }
+        }
+        passed -= n;
+        nextWhere = ++next < held ? schedule.heldWhere(next) : Integer.MAX_VALUE;
+      }
+      if (k == m) {
+        break;
+      }
+      int i = served[k];
+      double r = schedule.writtenRate(i);
+      double old = rate[i];
+      if (old > 0) {
+        still++;
+      }
+      if (r != old) {
+        ids[changed] = i;
+        to[changed++] = r;
+      }
+    }
+    writtenStill = still;
+    return changed;
+  }
+
+  /** Makes room in {@link #found} and {@link #foundRate} for {@code need} flows. */
+  private void room(int need) {
+    if (found.length < need) {
+      int len = Math.max(need, 2 * found.length);
+      found = Arrays.copyOf(found, len);
+      foundRate = Arrays.copyOf(foundRate, len);
+    }
+  }
+
+  /**
+   * The slot of coflow {@code c}'s section, which has {@code n} flows, made afresh from the state
+   * unless it was taken in loop {@code previous} with the same flows.
+   */
+  private int section(Coflow c, int n, long previous) {
+    int s = c.slot();
+    if (s >= sectionCoflow.length) {
+      int len = Math.max(s + 1, Math.max(64, 2 * sectionCoflow.length));
+      sectionCoflow = Arrays.copyOf(sectionCoflow, len);
+      sectionCount = Arrays.copyOf(sectionCount, len);
+      sectionLoop = Arrays.copyOf(sectionLoop, len);
+      sectionKey = Arrays.copyOf(sectionKey, len);
+      sectionRate = Arrays.copyOf(sectionRate, len);
+    }
+    if (sectionCoflow[s] != c || sectionCount[s] != n || sectionLoop[s] != previous) {
+      if (sectionKey[s] == null || sectionKey[s].length < n || sectionCoflow[s] != c) {
+        sectionKey[s] = new int[n];
+        sectionRate[s] = new double[n];
+      }
+      int[] keys = sectionKey[s];
+      double[] rates = sectionRate[s];
+      for (int k = 0; k < n; k++) {
+        keys[k] = c.activeSrc(k) * ports + c.activeDst(k);
+        rates[k] = rate[c.activeIndex(k)];
+      }
+      sectionCoflow[s] = c;
+      sectionCount[s] = n;
+    } else {
+      sectionsKept++;
+    }
+    sectionLoop[s] = previous + 1;
+    return s;
+  }
+
+  /**
+   * Whether Baraat's first class is the one the last follow took, with rates of the same fill: no
+   * flow of it finished since (that would have changed its counts, hence filled them afresh).
+   */
+  private boolean sameClass(ClusterState state, Baraat.FirstClass first) {
+    if (first.fills() != classFills || first.coflows() != classSize) {
+      return false;
+    }
+    List<Coflow> active = state.coflows();
+    for (int j = 0; j < classSize; j++) {
+      if (active.get(j) != classCoflows[j]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private void keepClass(ClusterState state, Baraat.FirstClass first) {
+    classSize = first.coflows();
+    classFills = first.fills();
+    if (classCoflows.length < classSize) {
+      classCoflows = new Coflow[Math.max(classSize, 2 * classCoflows.length)];
+    }
+    for (int j = 0; j < classSize; j++) {
+      classCoflows[j] = state.coflows().get(j);
+    }
+  }
+
+  /**
+   * Re-anchors the first {@code changed} flows {@link #found} to change at {@code now}, each at its
+   * {@link #foundRate}; with {@code unordered} the heap is left as a bag of the moving flows, for
+   * the caller to rebuild. One loop with the flows' arrays in locals (they grow only as flows are
+   * admitted), like {@link #compare}.
+   */
+  private void change(ClusterState state, int changed, double now, boolean unordered) {
+    int[] ids = found;
+    double[] to = foundRate;
+    double[] rate = this.rate;
+    double[] since = this.since;
+    double[] left = this.left;
+    int[] at = this.at;
+    int[] perCoflow = coflowMoving;
+    for (int k = 0; k < changed; k++) {
+      int i = ids[k];
+      double r = to[k];
+      double old = rate[i];
+      if ((old > 0) != (r > 0)) {
+        perCoflow[state.slotAt(i)] += r > 0 ? 1 : -1;
+      }
+      int a = account(state, i, r > 0);
+      boolean open = true;
+      if (old > 0) {
+        left[i] -= old * (now - since[i]);
+        if (r > 0) {
+          accountRate[a] += r - old;
+        } else if (--accountFlows[a] == 0) {
+          release(a);
+          open = false;
+        } else {
+          accountRate[a] -= old;
+        }
+      } else {
+        accountRate[a] += r;
+        accountFlows[a]++;
+      }
+      since[i] = now;
+      rate[i] = r;
+      if (open && ++accountUpdates[a] >= RESUM) {
+        resum(a);
+      }
+      if (r > 0) {
+        double slack = Math.max(r * FluidStep.SECONDS, 1e-9 * state.sizeAt(i));
+        double key = now + (left[i] - slack) / r;
+        int h = at[i];
+        if (h < 0) {
+          h = enter(i);
+        }
+        heapKey[h] = key;
+        if (!unordered) {
+          heapUpdate(h);
+        }
+      } else {
+        heapRemove(i, !unordered);
+      }
+    }
+  }
+
+  /** Puts flow {@code i} at the heap's end (its key for the caller to set); returns its node. */
+  private int enter(int i) {
+    if (moving == heap.length) {
+      heap = Arrays.copyOf(heap, 2 * moving);
+      heapKey = Arrays.copyOf(heapKey, 2 * moving);
+    }
+    int h = moving++;
+    heap[h] = i;
+    at[i] = h;
+    return h;
+  }
+
+  /** The account of flow {@code i}'s (coflow, receiver), opened if {@code open} and missing. */
+  private int account(ClusterState state, int i, boolean open) {
+    int key = state.slotAt(i) * ports + state.dstAt(i);
+    int a = accountOf[key] - 1;
+    if (a < 0) {
+      if (!open) {
+        throw new IllegalStateException("no account for " + state.flows().get(i));
+      }
+      a = accounts++;
+      if (a == accountRate.length) {
+        int len = 2 * a;
+        accountCoflow = Arrays.copyOf(accountCoflow, len);
+        accountDst = Arrays.copyOf(accountDst, len);
+        accountFlows = Arrays.copyOf(accountFlows, len);
+        accountRate = Arrays.copyOf(accountRate, len);
+        accountUpdates = Arrays.copyOf(accountUpdates, len);
+      }
+      accountCoflow[a] = state.coflowAt(i);
+      accountDst[a] = state.dstAt(i);
+      accountFlows[a] = 0;
+      accountRate[a] = 0;
+      accountUpdates[a] = 0;
+      accountOf[key] = a + 1;
+    }
+    return a;
+  }
+
+  /** Makes account {@code a}'s sum afresh from the rates of its flows. */
+  private void resum(int a) {
+    Coflow c = accountCoflow[a];
+    int dst = accountDst[a];
+    int[] positions = c.activePositionsTo(dst);
+    double sum = 0;
+    for (int p = 0, m = c.activeFlowsTo(dst); p < m; p++) {
+      sum += rate[c.activeIndex(positions[p])];
+    }
+    accountRate[a] = sum;
+    accountUpdates[a] = 0;
+    resums++;
+  }
+
+  /** Closes account {@code a} (no flow of it moves any more); the last account takes its place. */
+  private void release(int a) {
+    accountOf[accountCoflow[a].slot() * ports + accountDst[a]] = 0;
+    int last = --accounts;
+    if (last != a) {
+      accountCoflow[a] = accountCoflow[last];
+      accountDst[a] = accountDst[last];
+      accountFlows[a] = accountFlows[last];
+      accountRate[a] = accountRate[last];
+      accountUpdates[a] = accountUpdates[last];
+      accountOf[accountCoflow[a].slot() * ports + accountDst[a]] = a + 1;
+    }
+    accountCoflow[last] = null;
+  }
+
+  /** Per active coflow (by index), the sum of its flows' rates, from the accounts. */
+  private double[] coflowRates(ClusterState state) {
+    double[] sums = new double[state.coflows().size()];
+    for (int a = 0; a < accounts; a++) {
+      sums[accountCoflow[a].index()] += accountRate[a];
+    }
+    return sums;
+  }
+
+  /**
+   * The event's length: {@code dt} (the next arrival or decision), or the next completion if
+   * sooner, extended to the last completion within {@code (1 + coalesce)} of it but never past
+   * {@code dt}.
+   */
+  private double until(double now, double dt) {
+    if (moving == 0) {
+      return dt;
+    }
+    // The earliest completion: a flow counts as finished no later than it finishes, so no flow
+    // below a node that counts as finished after the best completion so far can beat it.
+    double first = Double.POSITIVE_INFINITY;
+    int top = 0;
+    stack[top++] = 0;
+    while (top > 0) {
+      int h = stack[--top];
+      if (heapKey[h] > first) {
+        continue;
+      }
+      first = Math.min(first, done(heap[h]));
+      top = push(h, top);
+    }
+    double firstDone = first - now;
+    if (!(firstDone <= dt)) {
+      return dt;
+    }
+    double limit = Math.min(dt, firstDone * (1 + coalesce));
+    double end = now + limit;
+    double last = firstDone;
+    top = 0;
+    stack[top++] = 0;
+    while (top > 0) {
+      int h = stack[--top];
+      if (heapKey[h] > end) {
+        continue;
+      }
+      double t = done(heap[h]) - now;
+      if (t > last && t <= limit) {
+        last = t;
+      }
+      top = push(h, top);
+    }
+    return last;
+  }
+
+  /**
+   * When moving flow {@code i} finishes: worked out when the walks for the next completion reach
+   * it, rather than at every change of its rate, from the same operands (it was re-anchored at
+   * {@code since[i]}), so bit for bit what it was when noted there.
+   */
+  private double done(int i) {
+    return since[i] + left[i] / rate[i];
+  }
+
+  /** Pushes heap node {@code h}'s children on the walk's stack; returns the new top. */
+  private int push(int h, int top) {
+    int c = ARITY * h + 1;
+    int end = Math.min(c + ARITY, moving);
+    if (c < end) {
+      if (top + ARITY > stack.length) {
+        stack = Arrays.copyOf(stack, 2 * stack.length);
+      }
+      for (; c < end; c++) {
+        stack[top++] = c;
+      }
+    }
+    return top;
+  }
+
+  /** The moving flows that count as finished at {@code now}, in id order. */
+  private void collectFinished(ClusterState state, double now, List<Flow> out) {
+    out.clear();
+    if (moving == 0) {
+      return;
+    }
+    List<Flow> flows = state.flows();
+    int top = 0;
+    stack[top++] = 0;
+    while (top > 0) {
+      int h = stack[--top];
+      if (heapKey[h] > now) {
+        continue;
+      }
+      out.add(flows.get(heap[h]));
+      top = push(h, top);
+    }
+    out.sort(BY_ID);
+  }
+
+  private static final Comparator<Flow> BY_ID = Comparator.comparingLong(Flow::id);
+
+  /**
+   * Finishes flow {@code f} at {@code now}: its coflow is credited what it had left beyond the
+   * bytes its account counted for it (negative if it idled), its own count settled, and the state's
+   * last flow takes its dense index here too. Returns true if its coflow finished with it.
+   */
+  private boolean finish(ClusterState state, Flow f, double now) {
+    int i = f.index();
+    double r = rate[i];
+    double size = state.sizeAt(i);
+    double rest = left[i] - r * (now - since[i]);
+    // What it has left at the end of the event: within its slack (a nanosecond of service or a
+    // billionth of its size), or below zero by the time it idled in the completion window.
+    if (rest > Math.max(r * FluidStep.SECONDS, 1e-9 * size) + 1e-6 * size
+        || rest < -(coalesce * size + 1e-6 * size)) {
+      throw new IllegalStateException(
+          f + " finished at t=" + now + "s with " + rest + " of " + size + " bytes left");
+    }
+    state.addReceived(f.coflow(), f.dst(), rest);
+    state.settleSent(i, state.sizeAt(i) - state.sentAt(i));
+    int a = account(state, i, false);
+    if (r > 0) {
+      coflowMoving[state.slotAt(i)]--;
+    }
+    rate[i] = 0;
+    if (--accountFlows[a] == 0) {
+      release(a);
+    } else {
+      accountRate[a] -= r;
+      if (++accountUpdates[a] >= RESUM) {
+        resum(a);
+      }
+    }
+    heapRemove(i, true);
+    int last = state.flows().size() - 1;
+    boolean coflowDone = state.finishFlow(f, now);
+    if (last != i) {
+      rate[i] = rate[last];
+      since[i] = since[last];
+      left[i] = left[last];
+      at[i] = at[last];
+      if (at[i] >= 0) {
+        heap[at[i]] = i;
+      }
+    }
+    at[last] = -1;
+    return coflowDone;
+  }
+
+  /** Restores the heap's order around node {@code h}, whose key changed. */
+  private void heapUpdate(int h) {
+    if (h > 0 && heapKey[(h - 1) / ARITY] > heapKey[h]) {
+      siftUp(h);
+    } else {
+      siftDown(h);
+    }
+  }
+
+  /**
+   * Takes flow {@code i} out of the heap: the last entry takes its place, and is sifted there if
+   * {@code mend} (else the heap is a bag its caller rebuilds).
+   */
+  private void heapRemove(int i, boolean mend) {
+    int h = at[i];
+    at[i] = -1;
+    int last = --moving;
+    if (h != last) {
+      heap[h] = heap[last];
+      heapKey[h] = heapKey[last];
+      at[heap[h]] = h;
+      if (mend) {
+        heapUpdate(h);
+      }
+    }
+  }
+
+  private void siftUp(int h) {
+    int i = heap[h];
+    double key = heapKey[h];
+    while (h > 0) {
+      int p = (h - 1) / ARITY;
+      if (heapKey[p] <= key) {
+        break;
+      }
+      heap[h] = heap[p];
+      heapKey[h] = heapKey[p];
+      at[heap[h]] = h;
+      h = p;
+    }
+    heap[h] = i;
+    heapKey[h] = key;
+    at[i] = h;
+  }
+
+  private void siftDown(int h) {
+    int i = heap[h];
+    double key = heapKey[h];
+    while (true) {
+      int first = ARITY * h + 1;
+      if (first >= moving) {
+        break;
+      }
+      int c = first;
+      for (int k = first + 1, end = Math.min(first + ARITY, moving); k < end; k++) {
+        if (heapKey[k] < heapKey[c]) {
+          c = k;
+        }
+      }
+      if (heapKey[c] >= key) {
+        break;
+      }
+      heap[h] = heap[c];
+      heapKey[h] = heapKey[c];
+      at[heap[h]] = h;
+      h = c;
+    }
+    heap[h] = i;
+    heapKey[h] = key;
+    at[i] = h;
+  }
+}
