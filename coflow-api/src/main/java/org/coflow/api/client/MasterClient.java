@@ -26,7 +26,6 @@ import org.coflow.api.proto.v1.FlowSchedule;
 import org.coflow.api.proto.v1.FlowSpec;
 import org.coflow.api.proto.v1.OpenSessionRequest;
 import org.coflow.api.proto.v1.OpenSessionResponse;
-import org.coflow.api.proto.v1.PairSchedule;
 import org.coflow.api.proto.v1.ProtocolVersion;
 import org.coflow.api.proto.v1.ReportAck;
 import org.coflow.api.proto.v1.ReportBatch;
@@ -79,7 +78,6 @@ public final class MasterClient implements AutoCloseable {
 
   private final Map<Long, LocalFlow> flows = new LinkedHashMap<>();
   private final Map<Long, FlowSchedule> flowSchedules = new HashMap<>();
-  private final Map<String, PairSchedule> pairSchedules = new HashMap<>();
 
   /** Scheduler-thread state. */
   private int generation;
@@ -187,13 +185,6 @@ public final class MasterClient implements AutoCloseable {
   public FlowSchedule flowSchedule(long flowId) {
     synchronized (flowSchedules) {
       return flowSchedules.get(flowId);
-    }
-  }
-
-  /** The latest per-destination-host entries of this agent's host (a copy). */
-  public Map<String, PairSchedule> pairSchedules() {
-    synchronized (flowSchedules) {
-      return Collections.unmodifiableMap(new HashMap<>(pairSchedules));
     }
   }
 
@@ -418,20 +409,13 @@ public final class MasterClient implements AutoCloseable {
     synchronized (flowSchedules) {
       if (u.getFull()) {
         flowSchedules.clear();
-        pairSchedules.clear();
       }
       // Removals first: an id can leave and come back (a new flow) in one update.
       for (long id : u.getRemovedFlowsList()) {
         flowSchedules.remove(id);
       }
-      for (String dst : u.getRemovedPairsList()) {
-        pairSchedules.remove(dst);
-      }
       for (FlowSchedule f : u.getFlowsList()) {
         flowSchedules.put(f.getFlowId(), f);
-      }
-      for (PairSchedule p : u.getPairsList()) {
-        pairSchedules.put(p.getDstHost(), p);
       }
     }
     epoch = u.getEpoch();
@@ -458,7 +442,6 @@ public final class MasterClient implements AutoCloseable {
     // A schedule from a master we cannot reach is stale: the agent schedules locally meanwhile.
     synchronized (flowSchedules) {
       flowSchedules.clear();
-      pairSchedules.clear();
     }
     notify(() -> listener.onDisconnected(status, delay + jitter));
   }

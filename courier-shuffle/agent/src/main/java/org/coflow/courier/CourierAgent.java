@@ -3,10 +3,9 @@ package org.coflow.courier;
 import io.netty.channel.nio.NioEventLoopGroup;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -57,6 +56,15 @@ public final class CourierAgent implements AutoCloseable {
   private final AgentServer server;
   private final KeyRing keys;
   private final Credentials credentials;
+
+  /**
+   * The flows the master's schedule covers: each scheduled flow id's key, and the id that last set
+   * each key's schedule. Guarded by {@code scheduledBy}.
+   */
+  private final Map<Long, FlowKey> keyById = new HashMap<>();
+
+  private final Map<FlowKey, Long> scheduledBy = new HashMap<>();
+
   private MasterClient masterClient;
   private boolean closed;
   private ScheduledFuture<?> reporter;
@@ -204,14 +212,17 @@ public final class CourierAgent implements AutoCloseable {
             new MasterClient.Listener() {
               @Override
               public void onSchedule(ScheduleUpdate update) {
-                applySchedule(
-                    update.getPolicyType() == org.coflow.api.proto.v1.PolicyType.POLICY_TYPE_RATE);
+                applySchedule(update);
               }
 
               @Override
               public void onDisconnected(io.grpc.Status status, long retryInMillis) {
                 // A schedule from a master we cannot reach is stale: back to the local policy.
-                fetcher.clearSchedules();
+                synchronized (scheduledBy) {
+                  keyById.clear();
+                  scheduledBy.clear();
+                  fetcher.clearSchedules();
+                }
               }
             });
     masterClient.start();
@@ -227,29 +238,37 @@ public final class CourierAgent implements AutoCloseable {
 
   /**
    * The master's per-flow decisions (a flow = a coflow's blocks from one host) become the
-   * priorities, and for RATE policies the paces, of those blocks at their serving agents.
+   * priorities, and for RATE policies the paces, of those blocks at their serving agents. Only what
+   * the update carries is applied: the master already sends each agent what changed (a full
+   * schedule replaces everything; otherwise removals, then new and changed entries).
    */
-  private void applySchedule(boolean rates) {
-    Set<FlowKey> scheduled = new HashSet<>();
-    for (Map.Entry<Long, FlowSchedule> e : masterClient.flowSchedules().entrySet()) {
-      FlowKey key = fetcher.flows().keyOf(e.getKey());
-      if (key != null) {
-        fetcher.setSchedule(
-            key,
-            PairSchedule.of(
-                e.getValue().getPriority(), rates ? e.getValue().getRateBytesPerSec() : 0));
-        scheduled.add(key);
+  private void applySchedule(ScheduleUpdate u) {
+    boolean rates = u.getPolicyType() == org.coflow.api.proto.v1.PolicyType.POLICY_TYPE_RATE;
+    synchronized (scheduledBy) {
+      if (u.getFull()) {
+        keyById.clear();
+        scheduledBy.clear();
+      }
+      for (long id : u.getRemovedFlowsList()) {
+        FlowKey key = keyById.remove(id);
+        // A newer flow of the same coflow and host may have taken the key over: its entry stays.
+        if (key != null && scheduledBy.remove(key, id)) {
+          fetcher.unschedule(key);
+        }
+      }
+      for (FlowSchedule f : u.getFlowsList()) {
+        FlowKey key = fetcher.flows().keyOf(f.getFlowId());
+        if (key != null) {
+          fetcher.setSchedule(
+              key, PairSchedule.of(f.getPriority(), rates ? f.getRateBytesPerSec() : 0));
+          keyById.put(f.getFlowId(), key);
+          scheduledBy.put(key, f.getFlowId());
+        }
+      }
+      if (u.getFull()) {
+        fetcher.unpaceAllBut(scheduledBy.keySet());
       }
     }
-    unpaceAllBut(scheduled);
-  }
-
-  /**
-   * Lifts the pace of every flow not in {@code scheduled}, keeping its priority: the master's
-   * schedule calls this with the flows it still covers.
-   */
-  public void unpaceAllBut(Set<FlowKey> scheduled) {
-    fetcher.unpaceAllBut(scheduled);
   }
 
   public String hostId() {
@@ -281,6 +300,15 @@ public final class CourierAgent implements AutoCloseable {
    */
   public void setSchedule(String coflowId, String srcHost, int priority, double rate) {
     fetcher.setSchedule(FlowKey.of(coflowId, srcHost), PairSchedule.of(priority, rate));
+  }
+
+  /**
+   * Ends the schedule of {@code coflowId}'s blocks from {@code srcHost}: they keep their priority
+   * but lose their pace (a rate nobody renews must not hold them back). The master's schedule calls
+   * this when it drops the flow.
+   */
+  public void unschedule(String coflowId, String srcHost) {
+    fetcher.unschedule(FlowKey.of(coflowId, srcHost));
   }
 
   /**

@@ -10,18 +10,14 @@ import org.coflow.core.model.PolicyType;
 import org.coflow.core.policy.Schedule;
 
 /**
- * Turns a round's schedule into per-agent updates holding only what changed for each agent: its
- * flows' rates and priorities, and, for a host's exclusive session, the summed rate and best
- * priority per destination host of the flows its host sends (the unified flows of Courier Alg. 2);
- * shared-host sessions get only their own flows. An agent whose stream is new, or could not take
+ * Turns a round's schedule into per-agent updates holding only what changed for each agent: the
+ * rates and priorities of the flows it reported. An agent whose stream is new, or could not take
  * the previous update, gets its whole schedule instead.
  *
  * <p>Scheduling thread only.
  */
 final class SchedulePusher {
   private final double tolerance;
-
-  private final PairTable pairs = new PairTable();
 
   private final Executor sender;
   private final List<Runnable> outbox = new ArrayList<>();
@@ -53,8 +49,6 @@ final class SchedulePusher {
    * @param model the model {@code schedule} was computed on (its active records and host names)
    * @param removed records whose flows left the model this round
    * @param sessions every live session (several shared-host sessions may name one host)
-   * @param sessionByPort the live exclusive session of each port's host, or null: the one that gets
-   *     the pair schedules of the flows its host sends
    * @param allocatedSend receives the summed rates out of each port (length = ports)
    * @param allocatedReceive receives the summed rates into each port
    */
@@ -63,7 +57,6 @@ final class SchedulePusher {
       ModelSync model,
       List<FlowRecord> removed,
       List<AgentSession> sessions,
-      AgentSession[] sessionByPort,
       double[] allocatedSend,
       double[] allocatedReceive,
       long epoch,
@@ -77,7 +70,6 @@ final class SchedulePusher {
         s.needFull = true;
       }
     }
-    pairs.reset();
     List<FlowRecord> active = model.active();
     for (int i = 0, n = active.size(); i < n; i++) {
       FlowRecord r = active.get(i);
@@ -94,9 +86,6 @@ final class SchedulePusher {
       }
       allocatedSend[r.srcPort] += rate;
       allocatedReceive[r.dstPort] += rate;
-      if (sessionByPort[r.srcPort] != null) {
-        pairs.add(r.srcPort, r.dstPort, rate, priority);
-      }
     }
     for (FlowRecord r : removed) {
       if (r.pushed && !r.session.needFull && !r.session.closed) {
@@ -104,7 +93,6 @@ final class SchedulePusher {
       }
       r.pushed = false;
     }
-    diffPairs(model, sessionByPort);
     for (AgentSession s : sessions) {
       if (s.needFull) {
         if (send(s, s.buffer.take(), true, epoch, policy, type)) {
@@ -136,29 +124,6 @@ final class SchedulePusher {
             });
       }
     }
-  }
-
-  /**
-   * Adds to each sender's buffer its pairs whose sums changed (all of them for a session that gets
-   * a full schedule) and the pairs that lost their last flow.
-   */
-  private void diffPairs(ModelSync model, AgentSession[] sessionByPort) {
-    List<String> hosts = model.hosts();
-    PairTable.RateChange changed = this::rateChanged;
-    for (int k = 0, n = pairs.touched(); k < n; k++) {
-      AgentSession s = sessionByPort[pairs.src(k)];
-      if (s.needFull || pairs.differs(k, changed)) {
-        s.buffer.pair(hosts.get(pairs.dst(k)), pairs.rate(k), pairs.priority(k));
-        pairs.markPushed(k);
-      }
-    }
-    pairs.retainTouched(
-        (src, dst) -> {
-          AgentSession s = sessionByPort[src];
-          if (s != null && !s.needFull && !s.closed) {
-            s.buffer.removedPair(hosts.get(dst));
-          }
-        });
   }
 
   /**
@@ -208,8 +173,7 @@ final class SchedulePusher {
       s.needFull = true;
       return false;
     }
-    int entries =
-        b.getFlowsCount() + b.getRemovedFlowsCount() + b.getPairsCount() + b.getRemovedPairsCount();
+    int entries = b.getFlowsCount() + b.getRemovedFlowsCount();
     ScheduleUpdate update =
         b.setEpoch(epoch).setPolicy(policy).setPolicyType(proto(type)).setFull(full).build();
     outbox.add(

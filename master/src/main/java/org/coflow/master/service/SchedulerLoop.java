@@ -44,7 +44,6 @@ final class SchedulerLoop {
   /** Every live session (several shared-host sessions may name one host). */
   private List<AgentSession> sessions = List.of();
 
-  private AgentSession[] sessionByPort = new AgentSession[0];
   private long startNanos;
   private long dueNanos;
   private double[] sendRate = new double[0];
@@ -228,16 +227,6 @@ final class SchedulerLoop {
     }
     long epoch = round + 1;
     int ports = model.hosts().size();
-    if (sessionByPort.length != ports || changes.sessions != null) {
-      sessionByPort = new AgentSession[ports];
-      for (AgentSession s : sessions) {
-        // Pair schedules go to a host's exclusive session only; shared ones get flow schedules.
-        int port = s.sharedHost ? -1 : model.portOf(s.hostId);
-        if (port >= 0) {
-          sessionByPort[port] = s;
-        }
-      }
-    }
     allocatedSend = new double[ports];
     allocatedReceive = new double[ports];
     pusher.push(
@@ -245,7 +234,6 @@ final class SchedulerLoop {
         model,
         removed,
         sessions,
-        sessionByPort,
         allocatedSend,
         allocatedReceive,
         epoch,

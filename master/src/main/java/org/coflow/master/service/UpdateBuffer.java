@@ -1,7 +1,6 @@
 package org.coflow.master.service;
 
 import org.coflow.api.proto.v1.FlowSchedule;
-import org.coflow.api.proto.v1.PairSchedule;
 import org.coflow.api.proto.v1.ScheduleUpdate;
 
 /** The entries of one agent's next schedule update, gathered during a round. */
@@ -17,20 +16,6 @@ final class UpdateBuffer {
 
   void removedFlow(long flowId) {
     builder.addRemovedFlows(flowId);
-    entries++;
-  }
-
-  void pair(String dstHost, double rate, int priority) {
-    builder.addPairs(
-        PairSchedule.newBuilder()
-            .setDstHost(dstHost)
-            .setRateBytesPerSec(rate)
-            .setPriority(priority));
-    entries++;
-  }
-
-  void removedPair(String dstHost) {
-    builder.addRemovedPairs(dstHost);
     entries++;
   }
 

@@ -13,7 +13,6 @@ import org.coflow.api.client.MasterClient;
 import org.coflow.api.client.MasterClientOptions;
 import org.coflow.api.proto.v1.FlowSchedule;
 import org.coflow.api.proto.v1.FlowSpec;
-import org.coflow.api.proto.v1.PairSchedule;
 import org.coflow.core.config.Config;
 import org.coflow.core.model.ClusterState;
 import org.coflow.core.model.Coflow;
@@ -159,23 +158,6 @@ final class LoopbackCluster implements AutoCloseable {
             + want[0]
             + " priority "
             + (int) want[1];
-      }
-    }
-    Map<String, Double> pairs = new HashMap<>();
-    for (TestFlow f : flows) {
-      pairs.merge(f.src() + "->" + f.dst(), expected.get(f)[0], Double::sum);
-    }
-    for (Map.Entry<String, Double> e : pairs.entrySet()) {
-      String[] sd = e.getKey().split("->");
-      PairSchedule p = clients.get(sd[0]).pairSchedules().get(sd[1]);
-      if (p == null
-          || Math.abs(p.getRateBytesPerSec() - e.getValue()) > 1e-9 * Math.max(1, e.getValue())) {
-        return "pair "
-            + e.getKey()
-            + ": pushed "
-            + (p == null ? "nothing" : p.getRateBytesPerSec())
-            + ", sum of its flows' rates "
-            + e.getValue();
       }
     }
     return null;

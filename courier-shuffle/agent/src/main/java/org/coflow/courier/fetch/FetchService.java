@@ -701,12 +701,20 @@ public final class FetchService implements AutoCloseable {
       }
     }
     for (FlowKey k : stale) {
-      PairSchedule old = schedules.get(k);
-      if (old != null && old.paced()) {
-        setSchedule(k, old.unpaced());
-      }
-      schedules.remove(k);
+      unschedule(k);
     }
+  }
+
+  /**
+   * A flow the master no longer schedules keeps its priority but loses its pace, and is forgotten
+   * (see {@link #unpaceAllBut}).
+   */
+  public void unschedule(FlowKey k) {
+    PairSchedule old = schedules.get(k);
+    if (old != null && old.paced()) {
+      setSchedule(k, old.unpaced());
+    }
+    schedules.remove(k);
   }
 
   /** Forgets every schedule (the master went away): all coflows back to priority 0, unpaced. */

@@ -166,8 +166,7 @@ class PacingTest {
             client.fetch("c", List.of(block(sender, 0)), d -> {}, 1 << 20).get(0);
         Thread.sleep(500);
         assertTrue(!done.isDone(), "the block was not paced to begin with");
-        fetcher.unpaceAllBut(
-            java.util.Set.of(org.coflow.courier.flow.FlowKey.of("other", "exec-1")));
+        fetcher.unschedule("c", "exec-1");
         assertEquals(SIZE, done.get(30, TimeUnit.SECONDS));
         double seconds = (System.nanoTime() - t0) / 1e9;
         assertTrue(
