@@ -1,26 +1,12 @@
 package org.coflow.cli;
 
-import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import org.coflow.core.config.CommandHarness;
 
-/** Runs {@code bin/coflow} commands in-process, capturing what they print. */
-abstract class CliHarness {
-  final ByteArrayOutputStream out = new ByteArrayOutputStream();
-  final ByteArrayOutputStream err = new ByteArrayOutputStream();
-
-  int run(String... args) {
-    return Main.run(
-        args,
-        new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8));
-  }
-
-  String out() {
-    return out.toString(StandardCharsets.UTF_8);
-  }
-
-  String err() {
-    return err.toString(StandardCharsets.UTF_8);
+/** The module's commands as {@code bin/coflow} starts them, run in-process. */
+abstract class CliHarness extends CommandHarness {
+  @Override
+  protected int main(String[] args, PrintStream out, PrintStream err) {
+    return Main.run(args, out, err);
   }
 }
