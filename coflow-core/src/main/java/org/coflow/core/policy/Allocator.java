@@ -176,44 +176,24 @@ public final class Allocator {
     return replays;
   }
 
-  /** How many water-filling steps were redone from their last rise (for tests). */
-  long refills() {
-    return refill.refills();
+  /** The water-filling steps redone from their last rise, and their counts (for tests). */
+  Refill refill() {
+    return refill;
   }
 
-  /** See {@link Refill#reorderedRefills}. */
-  long reorderedRefills() {
-    return refill.reorderedRefills();
+  /** The greedy steps, and how many were redone from the coflow's last one (for tests). */
+  GreedySteps greedySteps() {
+    return greedySteps;
   }
 
-  /** See {@link Refill#refillsOfReordered}. */
-  long refillsOfReordered() {
-    return refill.refillsOfReordered();
+  /** The flows' marks, and how many steps found their flows through them (for tests). */
+  FlowMarks marks() {
+    return marks;
   }
 
-  /** See {@link Refill#refillsAfterFinishes}. */
-  long refillsAfterFinishes() {
-    return refill.refillsAfterFinishes();
-  }
-
-  /** How many greedy steps were redone from the coflow's last one (for tests). */
-  long reratings() {
-    return greedySteps.reratings();
-  }
-
-  /** How many coflow steps found their flows through the receivers' lists (for tests). */
-  long markedSteps() {
-    return marks.markedSteps();
-  }
-
-  /** How many greedy steps marked all their coflow's flows (for tests). */
-  long allMarkedSteps() {
-    return marks.allMarkedSteps();
-  }
-
-  /** How many groups were filled as pairs (for tests). */
-  long pairFills() {
-    return group.pairFills();
+  /** The groups' water-filling, and how many groups it filled as pairs (for tests). */
+  FlowGroup group() {
+    return group;
   }
 
   /**

@@ -51,8 +51,9 @@ public final class Baraat extends AbstractPolicy {
   private final RateHand hand = new RateHand();
   private long decisions;
   private boolean keepCounts = true;
-  private long countedFills;
-  private long keptFills;
+
+  /** How the first class was filled. */
+  private final FillCounts fills = new FillCounts();
 
   /** The entry point by pair ({@link #firstClass}), null until a simulator asks for it. */
   private FirstClass firstClass;
@@ -90,14 +91,9 @@ public final class Baraat extends AbstractPolicy {
     counted.clear();
   }
 
-  /** How many decisions filled the first class from the pair counts afresh (for tests). */
-  long countedFills() {
-    return countedFills;
-  }
-
-  /** How many decisions kept the first class's rates of its last fill (for tests). */
-  long keptFills() {
-    return keptFills;
+  /** How the first class was filled (for tests). */
+  FillCounts fills() {
+    return fills;
   }
 
   /** The current heavy-task threshold H in bytes. */
@@ -259,9 +255,9 @@ public final class Baraat extends AbstractPolicy {
               return true;
             });
     if (counts.keptFill(0, budget)) {
-      keptFills++;
+      fills.kept++;
     } else if (counts.fill(0, budget)) {
-      countedFills++;
+      fills.counted++;
     } else {
       return false; // filled flow by flow, which leaves the pair rates of the last fill alone
     }
@@ -272,7 +268,7 @@ public final class Baraat extends AbstractPolicy {
       }
       firstClass.size = to;
       firstClass.rates = rates;
-      firstClass.fills = countedFills;
+      firstClass.fills = fills.counted;
     } else {
       handOut(coflows, to, rates, schedule, true);
     }

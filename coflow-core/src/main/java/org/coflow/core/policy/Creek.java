@@ -56,17 +56,8 @@ public final class Creek extends AbstractPolicy {
   private double[] rateTo = new double[0];
   private int flatPorts;
 
-  /**
-   * By {@code slot * flatPorts + receiver}, as {@link #sumRatesByGroup} last summed it: the level +
-   * 1 of the (coflow, receiver)'s counted flows (0 if never summed), the counts' clock then, and
-   * the sum of their pair rates; for {@link #sumsOf}, the counts they were read from (null once
-   * those are dropped).
-   */
-  private int[] sumLevel = new int[0];
-
-  private long[] sumClock = new long[0];
-  private double[] groupSum = new double[0];
-  private LevelPairCounts sumsOf;
+  /** Each (coflow, receiver)'s sum of its counted senders' pair rates, kept while it holds. */
+  private final GroupSums sums = new GroupSums();
 
   /** The rate changes {@link #ratesOf} had when its rates per receiver were summed. */
   private long ratesChanges;
@@ -82,27 +73,14 @@ public final class Creek extends AbstractPolicy {
   /** The levels filled from the counts in this decision: a bit per level. */
   private int countedLevels;
 
-  /** How many levels kept the rates of their last fill from the counts. */
-  private long keptFills;
-
   /** False (tests only) to fill every level flow by flow, as a check of the kept counts. */
   private boolean keepCounts = true;
 
   /** The entry point by groups is on ({@link #groups}): no per-flow rates at counted levels. */
-  private Groups groups;
+  private CreekGroups groups;
 
-  private long countedFills;
-  private long flowFills;
-
-  /**
-   * False (tests only) to make every (coflow, receiver)'s sum afresh ({@link #sumRatesByGroup}).
-   */
-  private boolean keepSums = true;
-
-  /** Sums per (coflow, receiver) kept from the last decision, and made afresh (for tests). */
-  private long keptSums;
-
-  private long madeSums;
+  /** How the levels were filled. */
+  private final FillCounts fills = new FillCounts();
 
   /** Whether levels with many flows are filled from the kept pair counts (tests turn it off). */
   void keepCounts(boolean on) {
@@ -115,23 +93,18 @@ public final class Creek extends AbstractPolicy {
 
   /** Whether the sums per (coflow, receiver) that still hold are kept (tests turn it off). */
   void keepSums(boolean on) {
-    keepSums = on;
+    sums.keep(on);
   }
 
-  /** How many sums per (coflow, receiver) were kept from the decision before (for tests). */
-  long keptSums() {
-    return keptSums;
-  }
-
-  /** How many sums per (coflow, receiver) were made afresh (for tests). */
-  long madeSums() {
-    return madeSums;
+  /** The sums per (coflow, receiver) kept and made afresh (for tests). */
+  GroupSums sums() {
+    return sums;
   }
 
   /** Drops the pair counts and forgets, per coflow, where its flows were counted. */
   private void dropCounts() {
     counts = null;
-    sumsOf = null;
+    sums.drop();
     for (SubCoflows s : subs.values()) {
       s.forgetCounts();
     }
@@ -145,21 +118,9 @@ public final class Creek extends AbstractPolicy {
     return LevelPairCounts.maxPorts(levels);
   }
 
-  /** How many levels were filled from the kept pair counts (for tests and benchmarks). */
-  public long countedFills() {
-    return countedFills;
-  }
-
-  /**
-   * How many levels kept the rates of their last fill from the counts (for tests and benchmarks).
-   */
-  public long keptFills() {
-    return keptFills;
-  }
-
-  /** How many levels with flows were filled flow by flow (for tests and benchmarks). */
-  public long flowFills() {
-    return flowFills;
+  /** How the levels with flows were filled (for tests and benchmarks). */
+  public FillCounts fills() {
+    return fills;
   }
 
   public Creek(
@@ -187,10 +148,6 @@ public final class Creek extends AbstractPolicy {
   @Override
   public PolicyType type() {
     return PolicyType.RATE;
-  }
-
-  private int levelFor(double bytes) {
-    return ladder.level(bytes);
   }
 
   @Override
@@ -253,7 +210,7 @@ public final class Creek extends AbstractPolicy {
         if (s.servedLast[r]) {
           s.lastServed[r] = now; // served from the last decision until now
         }
-        int level = levelFor(Math.max(s.snapshot, c.receivedAt(r)));
+        int level = ladder.level(Math.max(s.snapshot, c.receivedAt(r)));
         if (s.boost[r] > 0 && level > s.boostBase[r]) {
           s.boost[r] = 0; // demoted by bytes since the raise: the normal rule resumes
         }
@@ -310,7 +267,7 @@ public final class Creek extends AbstractPolicy {
         continue;
       }
       if (members.size(k) > 0) {
-        flowFills++;
+        fills.byFlow++;
       }
       allocator().clearGroup();
       int[] member = members.members(k);
@@ -335,8 +292,8 @@ public final class Creek extends AbstractPolicy {
       }
     }
     if (groups != null) {
-      groups.perFlow = Backfill.anyFlowWithSpareAtBothEnds(state, budget);
-      if (!groups.perFlow) {
+      groups.perFlow(Backfill.anyFlowWithSpareAtBothEnds(state, budget));
+      if (!groups.perFlow()) {
         sumRatesByGroup(state, schedule);
         return;
       }
@@ -358,64 +315,29 @@ public final class Creek extends AbstractPolicy {
    * for every flow. The mode lasts for the life of this instance: a per-flow loop needs another. A
    * decision on a fabric too large for the counts ({@link #maxCountedPorts}) is refused.
    */
-  public Groups groups() {
+  public CreekGroups groups() {
     if (!keepCounts) {
       throw new IllegalStateException("Creek's entry point by groups needs the kept pair counts");
     }
     if (groups == null) {
-      groups = new Groups();
+      groups = new CreekGroups(this);
     }
     return groups;
   }
 
-  /** What one decision gives a simulator that moves flows by (level, sender, receiver) group. */
-  public final class Groups {
-    private boolean perFlow;
+  /** The level of every active flow of {@code c} into {@code receiver}, at the last decision. */
+  int levelOf(Coflow c, int receiver) {
+    return levelOf[c.slot() * flatPorts + receiver];
+  }
 
-    private Groups() {}
+  /** The rate {@code c}'s active flows into {@code receiver} receive together, at the last one. */
+  double rateTo(Coflow c, int receiver) {
+    return rateTo[c.slot() * flatPorts + receiver];
+  }
 
-    /** The level of every active flow of {@code c} into {@code receiver} (0 is served first). */
-    public int levelOf(Coflow c, int receiver) {
-      return levelOf[c.slot() * flatPorts + receiver];
-    }
-
-    /** The rate of each flow of the group at {@code level} from {@code src} to {@code dst}. */
-    public double rate(int level, int src, int dst) {
-      return counts.rate(level, src, dst);
-    }
-
-    /**
-     * Every group's rate per flow, by {@link #key} ({@link #rate}; read-only, valid until the next
-     * decision): one array, so that a simulator reads the rates of its groups by their keys, not by
-     * three of their numbers each.
-     */
-    public double[] rates() {
-      return counts.rates();
-    }
-
-    /**
-     * The key of the group at {@code level} from {@code src} to {@code dst} in {@link #rates}:
-     * {@code level * ports^2 + src * ports + dst}, for the ports of the fabric of the last
-     * decision; below {@code levels * ports^2} for this Creek's levels.
-     */
-    public int key(int level, int src, int dst) {
-      return counts.base(level) + src * counts.ports() + dst;
-    }
-
-    /** The rate {@code c}'s active flows into {@code receiver} receive together. */
-    public double rateTo(Coflow c, int receiver) {
-      return rateTo[c.slot() * flatPorts + receiver];
-    }
-
-    /**
-     * Whether the last decision left capacity at both ends of some flow, so that the backfill may
-     * give flows of one group different rates: they are then in the schedule, flow by flow, and the
-     * groups do not describe the decision. Each level's water-filling leaves every flow it fills a
-     * saturated end, so Creek's decisions never do.
-     */
-    public boolean perFlow() {
-      return perFlow;
-    }
+  /** The pair counts and rates of the last decision. */
+  LevelPairCounts counts() {
+    return counts;
   }
 
   /**
@@ -447,45 +369,13 @@ public final class Creek extends AbstractPolicy {
    */
   private void sumRatesByGroup(ClusterState state, Schedule schedule) {
     int ports = counts.ports();
-    double[] rates = counts.rates();
-    // A (coflow, receiver)'s sum is made again only if its counted senders, their level or one of
-    // that level's pair rates into the receiver changed since it was last made: else it is the
-    // same additions of the same rates in the same order.
-    if (sumsOf != counts || sumLevel.length < rateTo.length) {
-      int len = Math.max(sumLevel.length, rateTo.length);
-      sumLevel = new int[len];
-      sumClock = new long[len];
-      groupSum = new double[len];
-      sumsOf = counts;
-    }
-    long now = counts.tick();
+    long now = sums.start(counts, rateTo.length);
     for (Coflow c : state.coflows()) {
       SubCoflows s = subs.get(c);
       int base = c.slot() * ports;
       for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
         int r = c.receiver(rs);
-        int key = base + r;
-        double sum = 0;
-        int at = s.countedAt(r);
-        if (at >= 0
-            && keepSums
-            && sumLevel[key] == at + 1
-            && sumClock[key] >= s.countedClock(r)
-            && sumClock[key] >= counts.columnChanged(at, r)) {
-          sum = groupSum[key];
-          keptSums++;
-        } else if (at >= 0) {
-          madeSums++;
-          int into = counts.base(at) + r;
-          int[] from = s.countedFrom(r);
-          for (int i = 0, n = s.countedN(r); i < n; i++) {
-            sum += rates[into + from[i] * ports];
-          }
-          sumLevel[key] = at + 1;
-          sumClock[key] = now;
-          groupSum[key] = sum;
-        }
-        rateTo[key] = sum;
+        rateTo[base + r] = sums.sum(base + r, s, r, counts, now);
       }
     }
     ratesOf = schedule;
@@ -501,9 +391,9 @@ public final class Creek extends AbstractPolicy {
    */
   private boolean fillCounted(int k, ClusterState state, PortBudget budget, Schedule schedule) {
     if (counts.keptFill(k, budget)) {
-      keptFills++;
+      fills.kept++;
     } else if (counts.fill(k, budget)) {
-      countedFills++;
+      fills.counted++;
     } else {
       return false;
     }
@@ -668,7 +558,7 @@ public final class Creek extends AbstractPolicy {
         int r = c.receiver(rs);
         total += rateTo[c.slot() * flatPorts + r];
       }
-      int storeLevel = levelFor(s.snapshot);
+      int storeLevel = ladder.level(s.snapshot);
       if (total > 0 && storeLevel < levels - 1) {
         double cross = now + (ladder.upper(storeLevel) - c.bytesSent()) / total;
         next =
@@ -689,7 +579,7 @@ public final class Creek extends AbstractPolicy {
         if (received >= s.snapshot) {
           next = Math.min(next, ladder.crossing(received, rate, now));
         }
-        int level = levelFor(Math.max(s.snapshot, received));
+        int level = ladder.level(Math.max(s.snapshot, received));
         if (starvation > 0 && rate <= 0 && s.boost[r] < level) {
           next =
               Math.min(next, Math.max(now, Math.max(s.lastServed[r], s.boostedAt[r]) + starvation));

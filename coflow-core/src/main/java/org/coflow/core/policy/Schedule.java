@@ -44,55 +44,11 @@ public final class Schedule {
   /** Every active flow once, most important first, with its class. */
   private final PriorityOrder order;
 
-  /**
-   * Steps whose rates are held, not written yet (see {@link #hold}): step h gives the active flows
-   * of {@code heldCoflow[h]} at positions {@code heldAt[h][0 .. heldCount[h])} the rates {@code
-   * heldRates[h][..]}. {@link #heldFlows} is the sum of the counts.
-   */
-  private Coflow[] heldCoflow = new Coflow[0];
-
-  private int[][] heldAt = new int[0][];
-  private double[][] heldRates = new double[0][];
-  private int[] heldCount = new int[0];
-
-  /** Per held step: how many flows were served when it was held (where writing it lists them). */
-  private int[] heldWhere = new int[0];
-
-  /**
-   * Per held step: the indices into its positions of the flows whose rates differ from those they
-   * move at, {@code heldChanged[h][0 .. heldChanges[h])} (see {@link #hold}).
-   */
-  private int[][] heldChanged = new int[0][];
-
-  private int[] heldChanges = new int[0];
-
-  private int held;
-  private int heldFlows;
+  /** Steps whose rates are held, not written yet (see {@link #hold}). */
+  private final HeldSteps held;
 
   /** Whether a rate was added on top of another (see {@link #raised}). */
   private boolean raised;
-
-  /**
-   * The coflow the rates being added are given to, as its step says ({@link #giving}), or null if
-   * not said.
-   */
-  private Coflow giving;
-
-  /**
-   * Whether rates were added without saying to which coflow: from then on, no step is held (its
-   * flows may have a rate already).
-   */
-  private boolean anonymous;
-
-  /**
-   * By coflow slot: {@link #stamp} once the coflow was given a rate, held or written; in {@code
-   * heldMark}, once a step of it is held.
-   */
-  private int[] given = new int[0];
-
-  private int[] heldMark = new int[0];
-
-  private int stamp = 1;
 
   public Schedule(ClusterState state) {
     this(state, null);
@@ -122,25 +78,8 @@ public final class Schedule {
               ? spare.inOrder
               : spare.orderBuffer;
       this.orderBits = spare.orderBits;
-      this.given = spare.given;
-      this.heldMark = spare.heldMark;
-      this.stamp = spare.stamp + 1;
-      if (stamp == Integer.MAX_VALUE) {
-        Arrays.fill(given, 0);
-        Arrays.fill(heldMark, 0);
-        stamp = 1;
-      }
       // The held steps' arrays are this schedule's own copies: taken over for its steps.
-      this.heldCoflow = spare.heldCoflow;
-      this.heldAt = spare.heldAt;
-      this.heldRates = spare.heldRates;
-      this.heldCount = spare.heldCount;
-      this.heldWhere = spare.heldWhere;
-      this.heldChanged = spare.heldChanged;
-      this.heldChanges = spare.heldChanges;
-      Arrays.fill(heldCoflow, 0, spare.held, null);
-      spare.held = 0;
-      spare.heldFlows = 0;
+      this.held = new HeldSteps(spare.held);
       spare.orderBits = null;
       spare.inOrder = null;
       this.order = new PriorityOrder(state, spare.order);
@@ -151,6 +90,7 @@ public final class Schedule {
       // class single flows (a decision costs what it uses, not three arrays of every active flow).
       this.served = new int[Math.min(flows, 64)];
       this.order = new PriorityOrder(state, null);
+      this.held = new HeldSteps();
     }
   }
 
@@ -173,7 +113,7 @@ public final class Schedule {
   }
 
   public double rate(int flow) {
-    if (held > 0) {
+    if (held.size() > 0) {
       writeHeld();
     }
     return rate[flow];
@@ -181,7 +121,7 @@ public final class Schedule {
 
   /** Sets the rate of a flow that has none yet. */
   public void setRate(int flow, double bytesPerSecond) {
-    if (held > 0) {
+    if (held.size() > 0) {
       writeHeld();
     }
     if (rate[flow] != 0) {
@@ -191,11 +131,11 @@ public final class Schedule {
   }
 
   public void addRate(int flow, double bytesPerSecond) {
-    if (held > 0 && bytesPerSecond > 0 && mayAddToHeld()) {
+    if (held.size() > 0 && bytesPerSecond > 0 && held.mayAddToHeld()) {
       writeHeld();
     }
     if (bytesPerSecond > 0) {
-      given();
+      held.given();
       if (rate[flow] == 0) {
         if (servedSize == served.length) {
           served = Arrays.copyOf(served, Math.min(flows, Math.max(64, 2 * servedSize)));
@@ -220,7 +160,7 @@ public final class Schedule {
    * loop, for a policy that hands out the rates of many flows at once.
    */
   public void addRates(int[] flows, double[] rates, int n) {
-    if (held > 0 && n > 0 && mayAddToHeld()) {
+    if (held.size() > 0 && n > 0 && held.mayAddToHeld()) {
       writeHeld();
     }
     long changes = put(flows, rates, n);
@@ -238,7 +178,7 @@ public final class Schedule {
     if (n == 0) {
       return 0;
     }
-    given();
+    held.given();
     if (served.length - servedSize < n) {
       int wanted = Math.max(64, Math.max(2 * servedSize, servedSize + n));
       served = Arrays.copyOf(served, Math.min(this.flows, wanted));
@@ -289,7 +229,7 @@ public final class Schedule {
    *
    * <p>{@code changedAt[0 .. changes)} (increasing indices into {@code positions}; {@code
    * changedAt} may be null if there are none) are the flows whose rates differ from those they move
-   * at: the caller passing over the step takes these from {@link #heldChanges}.
+   * at: the caller passing over the step takes these from {@link HeldSteps#changes}.
    *
    * <p>A step is held only if {@code c} was given no rate in this schedule yet, and every rate
    * given so far was given to a coflow its step said ({@link #giving}); otherwise, or if a rate is
@@ -298,7 +238,7 @@ public final class Schedule {
    * held or written, until the held steps are written.
    */
   boolean hold(Coflow c, int[] positions, double[] rates, int n, int[] changedAt, int changes) {
-    if (n == 0 || anonymous || given(c)) {
+    if (n == 0 || !held.mayHold(c)) {
       return false; // its flows may have rates already: the caller writes the step
     }
     for (int j = 0; j < n; j++) {
@@ -306,37 +246,7 @@ public final class Schedule {
         return false;
       }
     }
-    mark(c);
-    heldMark[c.slot()] = stamp;
-    if (held == heldCoflow.length) {
-      int len = Math.max(16, 2 * held);
-      heldCoflow = Arrays.copyOf(heldCoflow, len);
-      heldAt = Arrays.copyOf(heldAt, len);
-      heldRates = Arrays.copyOf(heldRates, len);
-      heldCount = Arrays.copyOf(heldCount, len);
-      heldWhere = Arrays.copyOf(heldWhere, len);
-      heldChanged = Arrays.copyOf(heldChanged, len);
-      heldChanges = Arrays.copyOf(heldChanges, len);
-    }
-    if (heldAt[held] == null || heldAt[held].length < n) {
-      int len = Math.max(n, heldAt[held] == null ? 0 : 2 * heldAt[held].length);
-      heldAt[held] = new int[len];
-      heldRates[held] = new double[len];
-    }
-    System.arraycopy(positions, 0, heldAt[held], 0, n);
-    System.arraycopy(rates, 0, heldRates[held], 0, n);
-    if (heldChanged[held] == null || heldChanged[held].length < changes) {
-      heldChanged[held] =
-          new int[Math.max(changes, heldChanged[held] == null ? 16 : 2 * heldChanged[held].length)];
-    }
-    if (changes > 0) {
-      System.arraycopy(changedAt, 0, heldChanged[held], 0, changes);
-    }
-    heldChanges[held] = changes;
-    heldCoflow[held] = c;
-    heldWhere[held] = servedSize;
-    heldCount[held++] = n;
-    heldFlows += n;
+    held.add(c, positions, rates, n, changedAt, changes, servedSize);
     rateChanges += n;
     coflowSums = null;
     return true;
@@ -348,44 +258,7 @@ public final class Schedule {
    * may be: see {@link #hold}.
    */
   void giving(Coflow c) {
-    giving = c;
-  }
-
-  /** Notes that rates are being added, to the coflow said by {@link #giving} or to any. */
-  private void given() {
-    if (giving == null) {
-      anonymous = true;
-    } else {
-      mark(giving);
-    }
-  }
-
-  private void mark(Coflow c) {
-    int slot = c.slot();
-    if (slot >= given.length) {
-      given = Arrays.copyOf(given, Math.max(slot + 1, Math.max(64, 2 * given.length)));
-      heldMark = Arrays.copyOf(heldMark, given.length);
-    }
-    given[slot] = stamp;
-  }
-
-  /**
-   * Whether rates about to be added may go to flows of a held step (the coflow they go to is not
-   * said, or has a held step): the held steps are then written first, so that every flow's rates
-   * are added in the order they were given. Rates said to go to another coflow leave them held.
-   */
-  private boolean mayAddToHeld() {
-    if (giving == null) {
-      return true;
-    }
-    int slot = giving.slot();
-    return slot < heldMark.length && heldMark[slot] == stamp;
-  }
-
-  /** Whether {@code c} was given a rate in this schedule, held or written. */
-  private boolean given(Coflow c) {
-    int slot = c.slot();
-    return slot < given.length && given[slot] == stamp;
+    held.giving(c);
   }
 
   /**
@@ -395,13 +268,11 @@ public final class Schedule {
    * yet: a rate that may reach one has the held steps written first.)
    */
   public void writeHeld() {
-    int h = held;
+    int h = held.size();
     if (h == 0) {
       return;
     }
-    int total = servedSize + heldFlows;
-    held = 0;
-    heldFlows = 0;
+    int total = servedSize + held.flows();
     if (served.length < total) {
       served =
           Arrays.copyOf(served, Math.min(flows, Math.max(64, Math.max(2 * servedSize, total))));
@@ -410,19 +281,19 @@ public final class Schedule {
     int from = servedSize - 1;
     int to = total - 1;
     for (int k = h - 1; k >= 0; k--) {
-      for (int where = heldWhere[k]; from >= where; ) {
+      for (int where = held.where(k); from >= where; ) {
         served[to--] = served[from--];
       }
-      Coflow c = heldCoflow[k];
-      int[] at = heldAt[k];
-      double[] rates = heldRates[k];
-      for (int j = heldCount[k] - 1; j >= 0; j--) {
+      Coflow c = held.coflow(k);
+      int[] at = held.at(k);
+      double[] rates = held.rates(k);
+      for (int j = held.flows(k) - 1; j >= 0; j--) {
         int flow = c.activeIndex(at[j]);
         rate[flow] = rates[j];
         served[to--] = flow;
       }
-      heldCoflow[k] = null;
     }
+    held.clear();
     servedSize = total;
     sortedFrom = 0;
     for (int k = 1; k < total; k++) {
@@ -433,51 +304,9 @@ public final class Schedule {
     inOrder = null;
   }
 
-  /** How many steps are held (see {@link #hold}); 0 once they are written. */
-  public int heldSteps() {
+  /** The steps held rather than written (see {@link #hold}); none once they are written. */
+  public HeldSteps held() {
     return held;
-  }
-
-  /** The coflow of held step {@code h}. */
-  public Coflow heldCoflow(int h) {
-    return heldCoflow[h];
-  }
-
-  /** How many flows held step {@code h} gives a rate. */
-  public int heldFlows(int h) {
-    return heldCount[h];
-  }
-
-  /**
-   * Where held step {@code h}'s flows are listed among the served once written: after the first
-   * {@code heldWhere(h)} flows of {@link #written} (non-decreasing in {@code h}).
-   */
-  public int heldWhere(int h) {
-    return heldWhere[h];
-  }
-
-  /**
-   * How many flows of held step {@code h} are given another rate than they move at (see {@link
-   * #hold}): {@link #heldChangedFlow} and {@link #heldChangedRate} of {@code 0 .. heldChanges(h)},
-   * in the order writing the step would list them.
-   */
-  public int heldChanges(int h) {
-    return heldChanges[h];
-  }
-
-  /** The flow (dense index) of the {@code k}-th change of held step {@code h}. */
-  public int heldChangedFlow(int h, int k) {
-    return heldCoflow[h].activeIndex(heldAt[h][heldChanged[h][k]]);
-  }
-
-  /** The rate held step {@code h} gives the flow of its {@code k}-th change. */
-  public double heldChangedRate(int h, int k) {
-    return heldRates[h][heldChanged[h][k]];
-  }
-
-  /** How many flows the held steps give a rate, in all. */
-  public int heldFlows() {
-    return heldFlows;
   }
 
   /**
@@ -515,14 +344,14 @@ public final class Schedule {
 
   /** Indices of the flows with a positive rate (length {@link #servedSize()}). Do not modify. */
   public int[] served() {
-    if (held > 0) {
+    if (held.size() > 0) {
       writeHeld();
     }
     return served;
   }
 
   public int servedSize() {
-    if (held > 0) {
+    if (held.size() > 0) {
       writeHeld();
     }
     return servedSize;
@@ -534,7 +363,7 @@ public final class Schedule {
    * set in, and walk the state's arrays forwards.
    */
   public int[] servedInOrder() {
-    if (held > 0) {
+    if (held.size() > 0) {
       writeHeld();
     }
     if (inOrder == null && sortedFrom == 0) {
@@ -609,7 +438,7 @@ public final class Schedule {
     if (coflowSums != null) {
       return coflowSums;
     }
-    if (held > 0) {
+    if (held.size() > 0) {
       writeHeld();
     }
     double[] sums = new double[state.coflows().size()];

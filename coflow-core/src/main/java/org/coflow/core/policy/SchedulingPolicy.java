@@ -71,12 +71,11 @@ public interface SchedulingPolicy {
   /**
    * A promise beyond {@link #movesAsDecided}: the caller reads each decision's rates as written
    * ({@link Schedule#written}) and passes over its held steps ({@link Schedule#hold}), whose flows
-   * move at their rates already but for those a step lists as changed ({@link
-   * Schedule#heldChanges}), which it takes from there, and hands each decision back ({@link
-   * #recycle}) before asking for the next. A policy may then hold, rather than write, a step that
-   * redoes the step of the last decision for the same flows of a coflow. A reader of any other kind
-   * gets the held rates written on demand, so this changes no rate, only what a decision costs. The
-   * live master never calls it.
+   * move at their rates already but for those a step lists as changed ({@link HeldSteps#changes}),
+   * which it takes from there, and hands each decision back ({@link #recycle}) before asking for
+   * the next. A policy may then hold, rather than write, a step that redoes the step of the last
+   * decision for the same flows of a coflow. A reader of any other kind gets the held rates written
+   * on demand, so this changes no rate, only what a decision costs. The live master never calls it.
    */
   default void passesOverHeld() {}
 }

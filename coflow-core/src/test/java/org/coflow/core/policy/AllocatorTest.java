@@ -91,7 +91,7 @@ class AllocatorTest {
       }
       double[] pairRate = new double[ports * ports];
       allocator.fillGroupByPair(pairBudget, byPair);
-      pairFills += allocator.pairFills();
+      pairFills += allocator.group().pairFills();
       allocator.fillPairs(src, dst, count, ports * ports, pairsBudget, pairRate);
       flowByFlow(s, group, flowBudget, byFlow);
       for (int i = 0; i < given.length; i++) {
@@ -294,7 +294,7 @@ class AllocatorTest {
         String where = "round " + round + ", step " + step;
         assertSameStep(s, byFresh, freshBudget, byKept, keptBudget, where);
       }
-      redone += kept.refills();
+      redone += kept.refill().refills();
     }
     assertTrue(redone > steps / 4, redone + " groups redone from their last rise in " + steps);
   }
@@ -376,7 +376,7 @@ class AllocatorTest {
     long marked = 0;
     for (int round = 0; round < 300; round++) {
       Allocator steps = stepAgainstList(random, round, true, random.nextBoolean());
-      marked += steps.markedSteps();
+      marked += steps.marks().markedSteps();
     }
     assertTrue(marked > 100 && marked < 300, marked + " of 300 steps through receivers' lists");
   }
@@ -389,7 +389,7 @@ class AllocatorTest {
     java.util.Random random = new java.util.Random(12);
     long allMarked = 0;
     for (int round = 0; round < 300; round++) {
-      allMarked += stepAgainstList(random, round, false, true).allMarkedSteps();
+      allMarked += stepAgainstList(random, round, false, true).marks().allMarkedSteps();
     }
     assertTrue(allMarked > 200, allMarked + " of 300 greedy steps marked all flows");
   }
@@ -440,9 +440,9 @@ class AllocatorTest {
         PortBudget freshBudget = budgetAt(s, start);
         Schedule byKept = Schedule.empty(s);
         Schedule byFresh = Schedule.empty(s);
-        long before = kept.reratings();
+        long before = kept.greedySteps().reratings();
         kept.greedy(c, keptBudget, byKept);
-        redone += kept.reratings() - before;
+        redone += kept.greedySteps().reratings() - before;
         steps++;
         new Allocator(ports).greedy(c, freshBudget, byFresh);
         String where = "round " + round + ", step " + step;
@@ -524,10 +524,10 @@ class AllocatorTest {
         String where = "round " + round + ", step " + step;
         assertSameStep(s, byFresh, freshBudget, byKept, keptBudget, where);
       }
-      redone += kept.refills();
-      reordered += kept.reorderedRefills();
-      ofReordered += kept.refillsOfReordered();
-      afterFinishes += kept.refillsAfterFinishes();
+      redone += kept.refill().refills();
+      reordered += kept.refill().reorderedRefills();
+      ofReordered += kept.refill().refillsOfReordered();
+      afterFinishes += kept.refill().refillsAfterFinishes();
     }
     assertTrue(redone > steps / 8, redone + " of " + steps + " steps redone from the last rise");
     assertTrue(

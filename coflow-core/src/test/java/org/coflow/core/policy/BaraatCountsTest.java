@@ -67,7 +67,7 @@ class BaraatCountsTest {
           FluidScript.replaceFirstFlow(run.state, c, now);
         }
       }
-      long fills = kept.baraat.countedFills() + kept.baraat.keptFills();
+      long fills = kept.baraat.fills().counted() + kept.baraat.fills().kept();
       Schedule a = kept.baraat.schedule(kept.state, now);
       Schedule b = byFlow.baraat.schedule(byFlow.state, now);
       decisions++;
@@ -85,7 +85,7 @@ class BaraatCountsTest {
       }
       if (!halved
           && decisions > 100
-          && kept.baraat.countedFills() + kept.baraat.keptFills() > fills) {
+          && kept.baraat.fills().counted() + kept.baraat.fills().kept() > fills) {
         // The live master: the hosts' capacity changes (the fabric keeps its size) before any flow
         // moves, so the next decision finds the first class's counts as at its last fill, with
         // another budget.
@@ -109,12 +109,12 @@ class BaraatCountsTest {
     }
     assertTrue(kept.state.flows().isEmpty(), "every flow done after " + decisions + " decisions");
     assertTrue(
-        kept.baraat.countedFills() > 20,
-        "first classes filled from the counts: " + kept.baraat.countedFills());
+        kept.baraat.fills().counted() > 20,
+        "first classes filled from the counts: " + kept.baraat.fills().counted());
     assertTrue(
-        kept.baraat.keptFills() > 20,
-        "first classes that kept the rates of their last fill: " + kept.baraat.keptFills());
-    assertEquals(0, byFlow.baraat.countedFills() + byFlow.baraat.keptFills());
+        kept.baraat.fills().kept() > 20,
+        "first classes that kept the rates of their last fill: " + kept.baraat.fills().kept());
+    assertEquals(0, byFlow.baraat.fills().counted() + byFlow.baraat.fills().kept());
     assertTrue(halved, "the capacity changed under a first class filled from the counts");
     assertTrue(
         kept.baraat.threshold() != firstThreshold,
@@ -134,7 +134,7 @@ class BaraatCountsTest {
       byFlow.keepCounts(false);
       FluidScript.ring(state, ports);
       FluidScript.assertSameRates(state, kept.schedule(state, 0), byFlow.schedule(state, 0));
-      assertEquals(ports <= 774 ? 1 : 0, kept.countedFills(), "fills from counts, " + ports);
+      assertEquals(ports <= 774 ? 1 : 0, kept.fills().counted(), "fills from counts, " + ports);
     }
   }
 

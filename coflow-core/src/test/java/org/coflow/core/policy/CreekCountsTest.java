@@ -31,7 +31,7 @@ class CreekCountsTest {
     final List<Coflow> coflows = new ArrayList<>();
 
     /** Creek's entry point by groups for a run {@link #byGroups}, else null. */
-    final Creek.Groups groups;
+    final CreekGroups groups;
 
     Run(boolean keepCounts) {
       this(keepCounts, true, false);
@@ -72,12 +72,12 @@ class CreekCountsTest {
     int decisions = drive(kept, byFlow);
     assertTrue(kept.state.flows().isEmpty(), "every flow done after " + decisions + " decisions");
     assertTrue(
-        kept.creek.countedFills() > 50,
-        "levels filled from the counts: " + kept.creek.countedFills());
-    assertEquals(0, byFlow.creek.countedFills());
+        kept.creek.fills().counted() > 50,
+        "levels filled from the counts: " + kept.creek.fills().counted());
+    assertEquals(0, byFlow.creek.fills().counted());
     assertTrue(
-        kept.creek.keptFills() > 50,
-        "levels that kept the rates of their last fill: " + kept.creek.keptFills());
+        kept.creek.fills().kept() > 50,
+        "levels that kept the rates of their last fill: " + kept.creek.fills().kept());
   }
 
   /**
@@ -92,9 +92,9 @@ class CreekCountsTest {
     Run fresh = Run.byGroups(false);
     int decisions = drive(kept, fresh);
     assertTrue(kept.state.flows().isEmpty(), "every flow done after " + decisions + " decisions");
-    assertTrue(kept.creek.keptSums() > 100, "sums kept: " + kept.creek.keptSums());
-    assertTrue(kept.creek.madeSums() > 100, "sums made: " + kept.creek.madeSums());
-    assertEquals(0, fresh.creek.keptSums(), "sums kept with keeping turned off");
+    assertTrue(kept.creek.sums().kept() > 100, "sums kept: " + kept.creek.sums().kept());
+    assertTrue(kept.creek.sums().made() > 100, "sums made: " + kept.creek.sums().made());
+    assertEquals(0, fresh.creek.sums().kept(), "sums kept with keeping turned off");
   }
 
   /**
@@ -183,7 +183,7 @@ class CreekCountsTest {
     ClusterState state = new ClusterState(Fabric.uniform(3, CAP));
     Creek byFlow = new Creek(2, 1_000, 10, 0, 0);
     Creek grouped = new Creek(2, 1_000, 10, 0, 0);
-    Creek.Groups groups = grouped.groups();
+    CreekGroups groups = grouped.groups();
     Coflow x = new Coflow("x", 0, 0, 1);
     state.addCoflow(x);
     for (int m = 0; m < 3; m++) {
@@ -197,12 +197,12 @@ class CreekCountsTest {
     state.addCoflow(y);
     Flow blocking = state.addFlow(y, 0, 1, 500, 0.1); // level 0: port 0 out and port 1 in are full
     compare(state, byFlow, grouped, groups, 0.1);
-    assertEquals(1, grouped.countedFills(), "level 1 was filled flow by flow under y");
+    assertEquals(1, grouped.fills().counted(), "level 1 was filled flow by flow under y");
     state.addSent(blocking, 500);
     state.finishFlow(blocking, 0.2);
     compare(state, byFlow, grouped, groups, 0.2);
-    assertEquals(2, grouped.countedFills(), "filled from the counts afresh");
-    assertEquals(0, grouped.keptFills(), "a fill flow by flow in between: nothing kept");
+    assertEquals(2, grouped.fills().counted(), "filled from the counts afresh");
+    assertEquals(0, grouped.fills().kept(), "a fill flow by flow in between: nothing kept");
   }
 
   /**
@@ -223,7 +223,7 @@ class CreekCountsTest {
     ClusterState state = new ClusterState(Fabric.uniform(max, CAP));
     Coflow x = FluidScript.ring(state, max);
     sameRates(state, kept, byFlow, 0);
-    assertEquals(1, kept.countedFills(), "filled from the counts on " + max + " ports");
+    assertEquals(1, kept.fills().counted(), "filled from the counts on " + max + " ports");
     state.setFabric(Fabric.uniform(max + 1, CAP));
     state.addFlow(x, max, 0, 1_000_000, 0.1);
     state.addFlow(x, max, 1, 1_000_000, 0.1);
@@ -239,7 +239,7 @@ class CreekCountsTest {
     }
     assertEquals(0, x.activeFlowsTo(receiver));
     sameRates(state, kept, byFlow, 0.2);
-    assertEquals(1, kept.countedFills(), "no fill from the counts on " + (max + 1) + " ports");
+    assertEquals(1, kept.fills().counted(), "no fill from the counts on " + (max + 1) + " ports");
 
     Creek grouped = new Creek(8, 1_000, 10, 0, 0);
     grouped.groups();
@@ -254,7 +254,7 @@ class CreekCountsTest {
   }
 
   private static void compare(
-      ClusterState state, Creek byFlow, Creek grouped, Creek.Groups groups, double now) {
+      ClusterState state, Creek byFlow, Creek grouped, CreekGroups groups, double now) {
     Schedule a = byFlow.schedule(state, now);
     grouped.schedule(state, now);
     int ports = state.fabric().size();

@@ -71,8 +71,8 @@ class HeldStepsTest {
     sch.giving(a);
     holdOrWrite(sch, a, RATES, 4);
     sch.giving(null);
-    assertEquals(1, sch.heldSteps());
-    assertEquals(4, sch.heldFlows());
+    assertEquals(1, sch.held().size());
+    assertEquals(4, sch.held().flows());
     assertEquals(changes + 4, sch.rateChanges(), "held rates count as set");
     assertEquals(0, sch.writtenSize());
     assertEquals(0, sch.writtenRate(flowsOf(s, 0)[3]));
@@ -81,11 +81,11 @@ class HeldStepsTest {
     sch.giving(b);
     sch.addRates(flowsOf(s, 1), RATES, 4);
     sch.giving(null);
-    assertEquals(1, sch.heldSteps());
+    assertEquals(1, sch.held().size());
     assertEquals(4, sch.writtenSize());
     // Reading a rate writes it, in the order held.
     assertEquals(7, sch.rate(flowsOf(s, 0)[3]));
-    assertEquals(0, sch.heldSteps());
+    assertEquals(0, sch.held().size());
     assertEquals(8, sch.servedSize());
     assertFalse(sch.raised());
     assertEquals(changes + 8, sch.rateChanges());
@@ -162,7 +162,7 @@ class HeldStepsTest {
     given.giving(a);
     given.addRates(flowsOf(s, 0), RATES, 4);
     holdOrWrite(given, a, RATES, 4);
-    assertEquals(0, given.heldSteps());
+    assertEquals(0, given.held().size());
     assertTrue(given.raised());
     assertEquals(0.30000000000000004 + 0.30000000000000004, given.rate(flowsOf(s, 0)[2]));
     // Rates were given without saying to whom: written at once.
@@ -170,23 +170,23 @@ class HeldStepsTest {
     anonymous.addRate(flowsOf(s, 2)[0], 1);
     anonymous.giving(a);
     holdOrWrite(anonymous, a, RATES, 4);
-    assertEquals(0, anonymous.heldSteps());
+    assertEquals(0, anonymous.held().size());
     assertEquals(5, anonymous.writtenSize());
     // Rates added to a held coflow's flows write the held step first.
     Schedule after = Schedule.empty(s);
     after.giving(a);
     holdOrWrite(after, a, RATES, 4);
     after.addRates(flowsOf(s, 0), new double[] {1, 1, 1, 1}, 4);
-    assertEquals(0, after.heldSteps());
+    assertEquals(0, after.held().size());
     assertTrue(after.raised());
     assertEquals(0.1 + 1, after.rate(flowsOf(s, 0)[0]));
     // A schedule recycled drops the held steps of the one it reuses.
     Schedule spare = Schedule.empty(s);
     spare.giving(a);
     holdOrWrite(spare, a, RATES, 4);
-    assertEquals(1, spare.heldSteps());
+    assertEquals(1, spare.held().size());
     Schedule next = Schedule.recycle(s, spare);
-    assertEquals(0, next.heldSteps());
+    assertEquals(0, next.held().size());
     assertEquals(0, next.servedSize());
     assertEquals(0, next.rate(flowsOf(s, 0)[0]));
   }
@@ -216,11 +216,11 @@ class HeldStepsTest {
     aalo.recycle(blocked);
     s.finishFlow(taking, 0.002);
     Schedule again = aalo.schedule(s, 0.002);
-    assertEquals(0, again.heldSteps(), "a step of two decisions ago is not held");
+    assertEquals(0, again.held().size(), "a step of two decisions ago is not held");
     assertEquals(1000, again.rate(newer.activeIndex(0)));
     aalo.recycle(again);
     Schedule same = aalo.schedule(s, 0.003);
-    assertEquals(2, same.heldSteps(), "both steps of the last decision are held");
+    assertEquals(2, same.held().size(), "both steps of the last decision are held");
   }
 
   /**
@@ -260,12 +260,12 @@ class HeldStepsTest {
       Schedule w = writing.schedule(s, now);
       List<Coflow> heldCoflows = new ArrayList<>();
       Map<Integer, Double> changedTo = new HashMap<>();
-      for (int k = 0; k < h.heldSteps(); k++) {
-        heldCoflows.add(h.heldCoflow(k));
-        for (int j = 0; j < h.heldChanges(k); j++) {
-          changedTo.put(h.heldChangedFlow(k, j), h.heldChangedRate(k, j));
+      for (int k = 0; k < h.held().size(); k++) {
+        heldCoflows.add(h.held().coflow(k));
+        for (int j = 0; j < h.held().changes(k); j++) {
+          changedTo.put(h.held().changedFlow(k, j), h.held().changedRate(k, j));
         }
-        partly += h.heldChanges(k) > 0 ? 1 : 0;
+        partly += h.held().changes(k) > 0 ? 1 : 0;
       }
       for (int i = 0; i < s.flows().size(); i++) {
         assertEquals(w.rate(i), h.rate(i), "round " + round + " flow " + i);

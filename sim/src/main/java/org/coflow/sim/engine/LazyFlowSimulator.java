@@ -2,7 +2,6 @@ package org.coflow.sim.engine;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import org.coflow.core.model.ClusterState;
 import org.coflow.core.model.Coflow;
@@ -46,10 +45,11 @@ import org.coflow.sim.trace.TraceCoflow;
  *
  * <p>A step the policy holds in the schedule ({@link Schedule#hold}, under {@link
  * SchedulingPolicy#passesOverHeld}) gives its coflow's flows the rates of the last decision, which
- * they move at, but for the flows it lists as changed ({@link Schedule#heldChanges}): an event
- * counts them as moving, compares the written rates and re-anchors the listed flows at the step's
- * place among the written ones. Most of Aalo's and Graviton's served flows come in such steps. If a
- * held coflow has other flows moving, the held steps are written and compared like the rest.
+ * they move at, but for the flows it lists as changed ({@link
+ * org.coflow.core.policy.HeldSteps#changes}): an event counts them as moving, compares the written
+ * rates and re-anchors the listed flows at the step's place among the written ones. Most of Aalo's
+ * and Graviton's served flows come in such steps. If a held coflow has other flows moving, the held
+ * steps are written and compared like the rest.
  *
  * <p>Only for policies that read no per-flow progress ({@link
  * SchedulingPolicy#readsCoflowTotalsOnly}: Aalo, Baraat, Graviton, SCF): {@link
@@ -62,48 +62,17 @@ final class LazyFlowSimulator {
   private final Model model;
   private final int ports;
 
-  // Per active flow, by dense index (moved as the state moves its flows): the rate it moves at,
-  // its anchor (time and bytes left then; when it finishes follows, see done) and its place in
-  // the heap (whose keys say when it counts as finished: a nanosecond of service or a billionth
-  // of its size earlier).
+  // Per active flow, by dense index (moved as the state moves its flows): the rate it moves at
+  // and its anchor (time and bytes left then; when it finishes follows, see FinishHeap.until).
   private double[] rate = new double[1024];
   private double[] since = new double[1024];
   private double[] left = new double[1024];
-  private int[] at = new int[1024];
 
-  /**
-   * The moving flows (dense indices), a min-heap of {@link #ARITY} children per node on the time
-   * each counts as finished, kept beside it in {@link #heapKey} so that sifting reads one array.
-   */
-  private int[] heap = new int[1024];
+  /** The moving flows by when they count as finished. */
+  private final FinishHeap heap = new FinishHeap();
 
-  private double[] heapKey = new double[1024];
-
-  /**
-   * Children per heap node: four (a node's children share a cache line or two of keys, and the heap
-   * is half as deep as a binary one) made Aalo's whole trace faster than two.
-   */
-  static final int ARITY = 4;
-
-  private int moving;
-
-  // Receiver accounts, one per (coflow, receiver) with moving flows, dense: the coflow, the
-  // receiver, how many of its flows move, and the sum of their rates.
-  private Coflow[] accountCoflow = new Coflow[64];
-  private int[] accountDst = new int[64];
-  private int[] accountFlows = new int[64];
-  private double[] accountRate = new double[64];
-  private int[] accountUpdates = new int[64];
-  private int accounts;
-
-  /** An account's sum is made afresh from its flows after this many updates (rounding drift). */
-  static final int RESUM = 64;
-
-  /** Account + 1 of each (coflow slot, receiver), 0 for none. */
-  private int[] accountOf = new int[0];
-
-  /** Scratch of the heap walks. */
-  private int[] stack = new int[64];
+  /** Bytes counted per (coflow, receiver) at the sum of its moving flows' rates. */
+  private final ReceiverAccounts accounts;
 
   /**
    * Scratch of {@link #follow}: the flows found to change, in order; grown only by {@link #room}.
@@ -132,15 +101,8 @@ final class LazyFlowSimulator {
    */
   private int writtenStill;
 
-  // Per coflow slot, its flows as the last loop over the first class left them, in the coflow's
-  // active order: each one's pair key and the rate it moves at (0 for none). Valid for a coflow
-  // that was in the class at the last loop (sectionLoop) and has the same flows (sectionCount):
-  // the next loop then reads them in sequence, not each flow's rate at its scattered index.
-  private Coflow[] sectionCoflow = new Coflow[0];
-  private int[] sectionCount = new int[0];
-  private long[] sectionLoop = new long[0];
-  private int[][] sectionKey = new int[0][];
-  private double[][] sectionRate = new double[0][];
+  /** Baraat's first class's coflows, each one's flows as the last loop over it left them. */
+  private final ClassSections sections;
 
   /**
    * Whether the policy may hold steps whose flows move at their rates already, but for those they
@@ -170,10 +132,13 @@ final class LazyFlowSimulator {
 
   long rebuilt;
 
-  /** Moving flows the schedule stopped serving, and accounts summed afresh (for tests). */
+  /** Moving flows the schedule stopped serving (for tests). */
   long stopped;
 
-  long resums;
+  /** Accounts summed afresh (for tests). */
+  long resums() {
+    return accounts.resums;
+  }
 
   /**
    * Whether Baraat's first class is taken by pair ({@link Baraat#firstClass}; tests turn it off).
@@ -189,7 +154,9 @@ final class LazyFlowSimulator {
   long classKept;
 
   /** Coflows of the first class whose flows a loop read from their kept section (for tests). */
-  long sectionsKept;
+  long sectionsKept() {
+    return sections.kept;
+  }
 
   LazyFlowSimulator(
       List<TraceCoflow> coflows, int ports, double bandwidth, double coalesce, Model model) {
@@ -198,11 +165,8 @@ final class LazyFlowSimulator {
     this.bandwidth = bandwidth;
     this.coalesce = coalesce;
     this.model = model;
-  }
-
-  /** Whether {@code policy} reads no flow's progress, only its coflows' totals. */
-  static boolean suits(SchedulingPolicy policy) {
-    return policy.readsCoflowTotalsOnly();
+    this.accounts = new ReceiverAccounts(ports);
+    this.sections = new ClassSections(ports);
   }
 
   SimResult run(
@@ -241,7 +205,7 @@ final class LazyFlowSimulator {
       Schedule schedule = policy.schedule(state, now);
       events++;
       follow(state, schedule, first, now);
-      schedule.knowCoflowRates(coflowRates(state));
+      schedule.knowCoflowRates(accounts.coflowRates(state));
       long changes = schedule.rateChanges();
       double decision = policy.nextDecisionTime(state, schedule, now);
       if (schedule.rateChanges() != changes) {
@@ -255,18 +219,16 @@ final class LazyFlowSimulator {
       if (decision < now + dt) {
         dt = Math.max(decision - now, FluidStep.SECONDS);
       }
-      dt = until(now, dt);
+      dt = heap.until(now, dt, coalesce, since, left, rate);
       if (dt == Double.POSITIVE_INFINITY) {
         throw Simulator.stalled(policy.name(), now, state.flows().size());
       }
       // Credited over the rounded clock's step, the time the anchors' differences see.
       double end = now + dt;
       double step = end - now;
-      for (int a = 0; a < accounts; a++) {
-        state.addReceived(accountCoflow[a], accountDst[a], accountRate[a] * step);
-      }
+      accounts.credit(state, step);
       now = end;
-      collectFinished(state, now, finishing);
+      heap.finished(state.flows(), now, finishing);
       for (Flow f : finishing) {
         if (finish(state, f, now)) {
           int c = (int) f.coflow().seq();
@@ -292,8 +254,8 @@ final class LazyFlowSimulator {
       rate = Arrays.copyOf(rate, len);
       since = Arrays.copyOf(since, len);
       left = Arrays.copyOf(left, len);
-      at = Arrays.copyOf(at, len);
     }
+    heap.admitted(from, size);
     for (int i = from; i < size; i++) {
       double bytes = state.sizeAt(i);
       if (!(bytes > 0)) {
@@ -303,17 +265,13 @@ final class LazyFlowSimulator {
       }
       rate[i] = 0;
       left[i] = bytes;
-      at[i] = -1;
     }
     if (coflowMoving.length < state.slots()) {
       int len = Math.max(state.slots(), 2 * coflowMoving.length);
       coflowMoving = Arrays.copyOf(coflowMoving, len);
       heldMark = Arrays.copyOf(heldMark, len);
     }
-    int need = state.slots() * ports;
-    if (accountOf.length < need) {
-      accountOf = Arrays.copyOf(accountOf, Math.max(need, 2 * accountOf.length));
-    }
+    accounts.admitted(state.slots());
   }
 
   /**
@@ -327,7 +285,7 @@ final class LazyFlowSimulator {
    * change: a rebuild at an eighth made Aalo's whole trace 4% slower).
    */
   private void follow(ClusterState state, Schedule schedule, Baraat.FirstClass first, double now) {
-    int wasMoving = moving;
+    int wasMoving = heap.size();
     int stillMoving = 0;
     int changed = 0;
     int size = first == null ? 0 : first.coflows();
@@ -347,8 +305,8 @@ final class LazyFlowSimulator {
       for (int j = 0; j < size; j++) {
         Coflow c = active.get(j);
         int n = c.activeCount();
-        int s = section(c, n, previous);
-        changed = compare(c, sectionKey[s], sectionRate[s], n, pairRate, changed);
+        int s = sections.take(c, n, previous, rate);
+        changed = compare(c, sections.keys(s), sections.rates(s), n, pairRate, changed);
       }
       stillMoving = classStill;
     } else {
@@ -358,28 +316,28 @@ final class LazyFlowSimulator {
     // The steps the schedule holds give their flows the rates they move at, but for the changes
     // they list; passed over if they are all of their coflows' moving flows (no other of them to
     // stop), else written.
-    int held = schedule.heldSteps();
+    int held = schedule.held().size();
     if (held > 0) {
       heldStamp++;
       for (int h = 0; h < held; h++) {
-        Coflow c = schedule.heldCoflow(h);
-        if (coflowMoving[c.slot()] != schedule.heldFlows(h)) {
+        Coflow c = schedule.held().coflow(h);
+        if (coflowMoving[c.slot()] != schedule.held().flows(h)) {
           schedule.writeHeld();
           held = 0;
           break;
         }
         heldMark[c.slot()] = heldStamp;
       }
-      stillMoving += schedule.heldFlows();
-      passed += schedule.heldFlows();
+      stillMoving += schedule.held().flows();
+      passed += schedule.held().flows();
     }
     // The written flows and the held steps' changes, in the order of the served list once written.
     changed = compareWritten(schedule, held, changed);
     stillMoving += writtenStill;
     int started = changed;
     if (stillMoving != wasMoving) {
-      for (int h = 0; h < moving; h++) {
-        int i = heap[h];
+      for (int h = 0, moving = heap.size(); h < moving; h++) {
+        int i = heap.flowAt(h);
         if (schedule.writtenRate(i) == 0
             && !(held > 0 && heldMark[state.slotAt(i)] == heldStamp)
             && !(state.coflowAt(i).index() < size
@@ -391,7 +349,7 @@ final class LazyFlowSimulator {
       }
     }
     stopped += changed - started;
-    boolean rebuild = changed > moving / 2;
+    boolean rebuild = changed > heap.size() / 2;
     if (rebuild) {
       rebuilt += changed;
     } else {
@@ -399,11 +357,7 @@ final class LazyFlowSimulator {
     }
     change(state, changed, now, rebuild);
     if (rebuild) {
-      // From the last node's parent (none with fewer than two flows: floorDiv, not a division
-      // that rounds -1 / ARITY up to node 0).
-      for (int h = Math.floorDiv(moving - 2, ARITY); h >= 0; h--) {
-        siftDown(h);
-      }
+      heap.rebuild();
     }
   }
 
@@ -458,10 +412,10 @@ final class LazyFlowSimulator {
     double[] rate = this.rate;
     int still = 0;
     int next = 0;
-    int nextWhere = held > 0 ? schedule.heldWhere(0) : Integer.MAX_VALUE;
+    int nextWhere = held > 0 ? schedule.held().where(0) : Integer.MAX_VALUE;
     for (int k = 0; k <= m; k++) {
       while (nextWhere <= k) {
-        int n = schedule.heldChanges(next);
+        int n = schedule.held().changes(next);
         // Room for the step's changes and the written flows still to come.
         if (ids.length < changed + n + m - k) {
           room(changed + n + m - k);
@@ -469,8 +423,8 @@ final class LazyFlowSimulator {
           to = foundRate;
         }
         for (int j = 0; j < n; j++) {
-          int i = schedule.heldChangedFlow(next, j);
-          double r = schedule.heldChangedRate(next, j);
+          int i = schedule.held().changedFlow(next, j);
+          double r = schedule.held().changedRate(next, j);
           if (r != rate[i]) {
             ids[changed] = i;
             to[changed++] = r;
@@ -478,7 +432,7 @@ final class LazyFlowSimulator {
           }
         }
         passed -= n;
-        nextWhere = ++next < held ? schedule.heldWhere(next) : Integer.MAX_VALUE;
+        nextWhere = ++next < held ? schedule.held().where(next) : Integer.MAX_VALUE;
       }
       if (k == m) {
         break;
@@ -505,40 +459,6 @@ final class LazyFlowSimulator {
       found = Arrays.copyOf(found, len);
       foundRate = Arrays.copyOf(foundRate, len);
     }
-  }
-
-  /**
-   * The slot of coflow {@code c}'s section, which has {@code n} flows, made afresh from the state
-   * unless it was taken in loop {@code previous} with the same flows.
-   */
-  private int section(Coflow c, int n, long previous) {
-    int s = c.slot();
-    if (s >= sectionCoflow.length) {
-      int len = Math.max(s + 1, Math.max(64, 2 * sectionCoflow.length));
-      sectionCoflow = Arrays.copyOf(sectionCoflow, len);
-      sectionCount = Arrays.copyOf(sectionCount, len);
-      sectionLoop = Arrays.copyOf(sectionLoop, len);
-      sectionKey = Arrays.copyOf(sectionKey, len);
-      sectionRate = Arrays.copyOf(sectionRate, len);
-    }
-    if (sectionCoflow[s] != c || sectionCount[s] != n || sectionLoop[s] != previous) {
-      if (sectionKey[s] == null || sectionKey[s].length < n || sectionCoflow[s] != c) {
-        sectionKey[s] = new int[n];
-        sectionRate[s] = new double[n];
-      }
-      int[] keys = sectionKey[s];
-      double[] rates = sectionRate[s];
-      for (int k = 0; k < n; k++) {
-        keys[k] = c.activeSrc(k) * ports + c.activeDst(k);
-        rates[k] = rate[c.activeIndex(k)];
-      }
-      sectionCoflow[s] = c;
-      sectionCount[s] = n;
-    } else {
-      sectionsKept++;
-    }
-    sectionLoop[s] = previous + 1;
-    return s;
   }
 
   /**
@@ -581,7 +501,6 @@ final class LazyFlowSimulator {
     double[] rate = this.rate;
     double[] since = this.since;
     double[] left = this.left;
-    int[] at = this.at;
     int[] perCoflow = coflowMoving;
     for (int k = 0; k < changed; k++) {
       int i = ids[k];
@@ -590,211 +509,21 @@ final class LazyFlowSimulator {
       if ((old > 0) != (r > 0)) {
         perCoflow[state.slotAt(i)] += r > 0 ? 1 : -1;
       }
-      int a = account(state, i, r > 0);
-      boolean open = true;
+      int a = accounts.of(state, i, r > 0);
       if (old > 0) {
         left[i] -= old * (now - since[i]);
-        if (r > 0) {
-          accountRate[a] += r - old;
-        } else if (--accountFlows[a] == 0) {
-          release(a);
-          open = false;
-        } else {
-          accountRate[a] -= old;
-        }
-      } else {
-        accountRate[a] += r;
-        accountFlows[a]++;
       }
       since[i] = now;
       rate[i] = r;
-      if (open && ++accountUpdates[a] >= RESUM) {
-        resum(a);
-      }
+      accounts.change(a, old, r, rate);
       if (r > 0) {
         double slack = Math.max(r * FluidStep.SECONDS, 1e-9 * state.sizeAt(i));
-        double key = now + (left[i] - slack) / r;
-        int h = at[i];
-        if (h < 0) {
-          h = enter(i);
-        }
-        heapKey[h] = key;
-        if (!unordered) {
-          heapUpdate(h);
-        }
+        heap.set(i, now + (left[i] - slack) / r, !unordered);
       } else {
-        heapRemove(i, !unordered);
+        heap.remove(i, !unordered);
       }
     }
   }
-
-  /** Puts flow {@code i} at the heap's end (its key for the caller to set); returns its node. */
-  private int enter(int i) {
-    if (moving == heap.length) {
-      heap = Arrays.copyOf(heap, 2 * moving);
-      heapKey = Arrays.copyOf(heapKey, 2 * moving);
-    }
-    int h = moving++;
-    heap[h] = i;
-    at[i] = h;
-    return h;
-  }
-
-  /** The account of flow {@code i}'s (coflow, receiver), opened if {@code open} and missing. */
-  private int account(ClusterState state, int i, boolean open) {
-    int key = state.slotAt(i) * ports + state.dstAt(i);
-    int a = accountOf[key] - 1;
-    if (a < 0) {
-      if (!open) {
-        throw new IllegalStateException("no account for " + state.flows().get(i));
-      }
-      a = accounts++;
-      if (a == accountRate.length) {
-        int len = 2 * a;
-        accountCoflow = Arrays.copyOf(accountCoflow, len);
-        accountDst = Arrays.copyOf(accountDst, len);
-        accountFlows = Arrays.copyOf(accountFlows, len);
-        accountRate = Arrays.copyOf(accountRate, len);
-        accountUpdates = Arrays.copyOf(accountUpdates, len);
-      }
-      accountCoflow[a] = state.coflowAt(i);
-      accountDst[a] = state.dstAt(i);
-      accountFlows[a] = 0;
-      accountRate[a] = 0;
-      accountUpdates[a] = 0;
-      accountOf[key] = a + 1;
-    }
-    return a;
-  }
-
-  /** Makes account {@code a}'s sum afresh from the rates of its flows. */
-  private void resum(int a) {
-    Coflow c = accountCoflow[a];
-    int dst = accountDst[a];
-    int[] positions = c.activePositionsTo(dst);
-    double sum = 0;
-    for (int p = 0, m = c.activeFlowsTo(dst); p < m; p++) {
-      sum += rate[c.activeIndex(positions[p])];
-    }
-    accountRate[a] = sum;
-    accountUpdates[a] = 0;
-    resums++;
-  }
-
-  /** Closes account {@code a} (no flow of it moves any more); the last account takes its place. */
-  private void release(int a) {
-    accountOf[accountCoflow[a].slot() * ports + accountDst[a]] = 0;
-    int last = --accounts;
-    if (last != a) {
-      accountCoflow[a] = accountCoflow[last];
-      accountDst[a] = accountDst[last];
-      accountFlows[a] = accountFlows[last];
-      accountRate[a] = accountRate[last];
-      accountUpdates[a] = accountUpdates[last];
-      accountOf[accountCoflow[a].slot() * ports + accountDst[a]] = a + 1;
-    }
-    accountCoflow[last] = null;
-  }
-
-  /** Per active coflow (by index), the sum of its flows' rates, from the accounts. */
-  private double[] coflowRates(ClusterState state) {
-    double[] sums = new double[state.coflows().size()];
-    for (int a = 0; a < accounts; a++) {
-      sums[accountCoflow[a].index()] += accountRate[a];
-    }
-    return sums;
-  }
-
-  /**
-   * The event's length: {@code dt} (the next arrival or decision), or the next completion if
-   * sooner, extended to the last completion within {@code (1 + coalesce)} of it but never past
-   * {@code dt}.
-   */
-  private double until(double now, double dt) {
-    if (moving == 0) {
-      return dt;
-    }
-    // The earliest completion: a flow counts as finished no later than it finishes, so no flow
-    // below a node that counts as finished after the best completion so far can beat it.
-    double first = Double.POSITIVE_INFINITY;
-    int top = 0;
-    stack[top++] = 0;
-    while (top > 0) {
-      int h = stack[--top];
-      if (heapKey[h] > first) {
-        continue;
-      }
-      first = Math.min(first, done(heap[h]));
-      top = push(h, top);
-    }
-    double firstDone = first - now;
-    if (!(firstDone <= dt)) {
-      return dt;
-    }
-    double limit = Math.min(dt, firstDone * (1 + coalesce));
-    double end = now + limit;
-    double last = firstDone;
-    top = 0;
-    stack[top++] = 0;
-    while (top > 0) {
-      int h = stack[--top];
-      if (heapKey[h] > end) {
-        continue;
-      }
-      double t = done(heap[h]) - now;
-      if (t > last && t <= limit) {
-        last = t;
-      }
-      top = push(h, top);
-    }
-    return last;
-  }
-
-  /**
-   * When moving flow {@code i} finishes: worked out when the walks for the next completion reach
-   * it, rather than at every change of its rate, from the same operands (it was re-anchored at
-   * {@code since[i]}), so bit for bit what it was when noted there.
-   */
-  private double done(int i) {
-    return since[i] + left[i] / rate[i];
-  }
-
-  /** Pushes heap node {@code h}'s children on the walk's stack; returns the new top. */
-  private int push(int h, int top) {
-    int c = ARITY * h + 1;
-    int end = Math.min(c + ARITY, moving);
-    if (c < end) {
-      if (top + ARITY > stack.length) {
-        stack = Arrays.copyOf(stack, 2 * stack.length);
-      }
-      for (; c < end; c++) {
-        stack[top++] = c;
-      }
-    }
-    return top;
-  }
-
-  /** The moving flows that count as finished at {@code now}, in id order. */
-  private void collectFinished(ClusterState state, double now, List<Flow> out) {
-    out.clear();
-    if (moving == 0) {
-      return;
-    }
-    List<Flow> flows = state.flows();
-    int top = 0;
-    stack[top++] = 0;
-    while (top > 0) {
-      int h = stack[--top];
-      if (heapKey[h] > now) {
-        continue;
-      }
-      out.add(flows.get(heap[h]));
-      top = push(h, top);
-    }
-    out.sort(BY_ID);
-  }
-
-  private static final Comparator<Flow> BY_ID = Comparator.comparingLong(Flow::id);
 
   /**
    * Finishes flow {@code f} at {@code now}: its coflow is credited what it had left beyond the
@@ -815,104 +544,21 @@ final class LazyFlowSimulator {
     }
     state.addReceived(f.coflow(), f.dst(), rest);
     state.settleSent(i, state.sizeAt(i) - state.sentAt(i));
-    int a = account(state, i, false);
+    int a = accounts.of(state, i, false);
     if (r > 0) {
       coflowMoving[state.slotAt(i)]--;
     }
     rate[i] = 0;
-    if (--accountFlows[a] == 0) {
-      release(a);
-    } else {
-      accountRate[a] -= r;
-      if (++accountUpdates[a] >= RESUM) {
-        resum(a);
-      }
-    }
-    heapRemove(i, true);
+    accounts.change(a, r, 0, rate);
+    heap.remove(i, true);
     int last = state.flows().size() - 1;
     boolean coflowDone = state.finishFlow(f, now);
     if (last != i) {
       rate[i] = rate[last];
       since[i] = since[last];
       left[i] = left[last];
-      at[i] = at[last];
-      if (at[i] >= 0) {
-        heap[at[i]] = i;
-      }
+      heap.moved(last, i);
     }
-    at[last] = -1;
     return coflowDone;
-  }
-
-  /** Restores the heap's order around node {@code h}, whose key changed. */
-  private void heapUpdate(int h) {
-    if (h > 0 && heapKey[(h - 1) / ARITY] > heapKey[h]) {
-      siftUp(h);
-    } else {
-      siftDown(h);
-    }
-  }
-
-  /**
-   * Takes flow {@code i} out of the heap: the last entry takes its place, and is sifted there if
-   * {@code mend} (else the heap is a bag its caller rebuilds).
-   */
-  private void heapRemove(int i, boolean mend) {
-    int h = at[i];
-    at[i] = -1;
-    int last = --moving;
-    if (h != last) {
-      heap[h] = heap[last];
-      heapKey[h] = heapKey[last];
-      at[heap[h]] = h;
-      if (mend) {
-        heapUpdate(h);
-      }
-    }
-  }
-
-  private void siftUp(int h) {
-    int i = heap[h];
-    double key = heapKey[h];
-    while (h > 0) {
-      int p = (h - 1) / ARITY;
-      if (heapKey[p] <= key) {
-        break;
-      }
-      heap[h] = heap[p];
-      heapKey[h] = heapKey[p];
-      at[heap[h]] = h;
-      h = p;
-    }
-    heap[h] = i;
-    heapKey[h] = key;
-    at[i] = h;
-  }
-
-  private void siftDown(int h) {
-    int i = heap[h];
-    double key = heapKey[h];
-    while (true) {
-      int first = ARITY * h + 1;
-      if (first >= moving) {
-        break;
-      }
-      int c = first;
-      for (int k = first + 1, end = Math.min(first + ARITY, moving); k < end; k++) {
-        if (heapKey[k] < heapKey[c]) {
-          c = k;
-        }
-      }
-      if (heapKey[c] >= key) {
-        break;
-      }
-      heap[h] = heap[c];
-      heapKey[h] = heapKey[c];
-      at[heap[h]] = h;
-      h = c;
-    }
-    heap[h] = i;
-    heapKey[h] = key;
-    at[i] = h;
   }
 }

@@ -7,6 +7,7 @@ import org.coflow.core.model.Coflow;
 import org.coflow.core.model.Fabric;
 import org.coflow.core.model.Flow;
 import org.coflow.core.policy.Creek;
+import org.coflow.core.policy.CreekGroups;
 import org.coflow.core.policy.Schedule;
 import org.coflow.sim.trace.TraceCoflow;
 
@@ -40,7 +41,7 @@ final class LevelPairSimulator {
   private final int ports;
 
   /**
-   * The active groups, by Creek's key of (level, sender, receiver) ({@link Creek.Groups#key}), and
+   * The active groups, by Creek's key of (level, sender, receiver) ({@link CreekGroups#key}), and
    * their flows.
    */
   private final ServiceGroups groups;
@@ -72,7 +73,7 @@ final class LevelPairSimulator {
     int n = coflows.size();
     Fabric fabric = Fabric.uniform(ports, bandwidth);
     ClusterState state = new ClusterState(fabric);
-    Creek.Groups view = policy.groups();
+    CreekGroups view = policy.groups();
     policy.movesAsDecided();
     ServiceGroups g = groups;
     Finishing finishing = new Finishing();
@@ -188,7 +189,7 @@ final class LevelPairSimulator {
    * Puts the flows of every (coflow, receiver) whose level changed, or that has none yet, into the
    * groups of their new level, with the bytes they have left.
    */
-  private void place(ClusterState state, Creek.Groups view) {
+  private void place(ClusterState state, CreekGroups view) {
     List<Flow> active = state.flows();
     for (Coflow c : state.coflows()) {
       int base = (int) c.seq() * ports;

@@ -92,7 +92,7 @@ public final class Simulator {
       return new LevelPairSimulator(coflows, trace.ports(), bandwidth, coalesce, model)
           .run(creek, meta, checker, progress, wallStart);
     }
-    if (LazyFlowSimulator.suits(policy) && !courier && !model.has(Model.Choice.EVENTS)) {
+    if (policy.readsCoflowTotalsOnly() && !courier && !model.has(Model.Choice.EVENTS)) {
       return new LazyFlowSimulator(coflows, trace.ports(), bandwidth, coalesce, model)
           .run(policy, meta, checker, progress, wallStart);
     }

@@ -9,6 +9,7 @@ import org.coflow.core.config.Config;
 import org.coflow.core.model.ClusterState;
 import org.coflow.core.model.Coflow;
 import org.coflow.core.policy.Creek;
+import org.coflow.core.policy.CreekGroups;
 import org.coflow.core.policy.ForwardingPolicy;
 import org.coflow.core.policy.Policies;
 import org.coflow.core.policy.Schedule;
@@ -36,9 +37,10 @@ class CreekGroupsTest {
     assertTrue(twins.decisions > 1000, "decisions: " + twins.decisions);
     assertTrue(twins.flowsCompared > 1_000_000, "flows compared: " + twins.flowsCompared);
     Creek twin = twins.twin;
-    assertTrue(twin.countedFills() > 100, "levels filled from the counts: " + twin.countedFills());
-    assertTrue(twin.keptFills() > 100, "levels that kept their fill: " + twin.keptFills());
-    assertTrue(twin.flowFills() > 100, "levels filled flow by flow: " + twin.flowFills());
+    assertTrue(
+        twin.fills().counted() > 100, "levels filled from the counts: " + twin.fills().counted());
+    assertTrue(twin.fills().kept() > 100, "levels that kept their fill: " + twin.fills().kept());
+    assertTrue(twin.fills().byFlow() > 100, "levels filled flow by flow: " + twin.fills().byFlow());
   }
 
   /**
@@ -55,7 +57,7 @@ class CreekGroupsTest {
     Creek grouped = creek();
     SimResult groups = simulator.run(grouped, false, null, ProgressListener.NONE);
     SimResult flows = simulator.run(new PerFlow(), false, null, ProgressListener.NONE);
-    assertTrue(grouped.countedFills() > 0, "the run went through the group engine");
+    assertTrue(grouped.fills().counted() > 0, "the run went through the group engine");
     assertEquals(flows.events(), groups.events(), 3, "events");
     for (int i = 0; i < flows.cct().length; i++) {
       double rel = Math.abs(groups.cct()[i] - flows.cct()[i]) / flows.cct()[i];
@@ -85,8 +87,9 @@ class CreekGroupsTest {
     Simulator simulator = new Simulator(wide, SimulatorDifferentialTest.GBPS, 0);
     SimResult direct = simulator.run(creek, false, null, ProgressListener.NONE);
     SimResult perFlow = simulator.run(new PerFlow(), false, null, ProgressListener.NONE);
-    assertEquals(0, creek.countedFills(), "levels filled from the counts");
-    assertTrue(creek.flowFills() > 100, "levels filled flow by flow: " + creek.flowFills());
+    assertEquals(0, creek.fills().counted(), "levels filled from the counts");
+    assertTrue(
+        creek.fills().byFlow() > 100, "levels filled flow by flow: " + creek.fills().byFlow());
     assertEquals(perFlow.events(), direct.events(), "events");
     for (int i = 0; i < perFlow.cct().length; i++) {
       assertEquals(perFlow.cct()[i], direct.cct()[i], "coflow " + i);
@@ -107,7 +110,7 @@ class CreekGroupsTest {
   /** Creek deciding flow by flow, checked at every decision against a twin deciding by groups. */
   private static final class Twins extends ForwardingPolicy {
     final Creek twin = creek();
-    private final Creek.Groups groups = twin.groups();
+    private final CreekGroups groups = twin.groups();
     private Schedule twinSchedule;
     long decisions;
     long flowsCompared;
