@@ -31,6 +31,7 @@ class ArchitectureTest {
     "coda-agent/agent",
     "cli",
     "sim",
+    "stress",
     "bench",
     "mapreduce-it"
   };
@@ -229,6 +230,7 @@ class ArchitectureTest {
             "org.apache.hadoop.mapreduce.task.reduce..",
             "org.coflow.cli..",
             "org.coflow.sim..",
+            "org.coflow.stress..",
             "org.coflow.bench..",
             "org.coflow.mr..",
             "org.coflow.it..")
@@ -280,11 +282,14 @@ class ArchitectureTest {
   void theDaemonsDoNotNeedTheBench() {
     noClasses()
         .that()
-        .resideInAPackage("org.coflow.cli..")
+        .resideInAnyPackage("org.coflow.cli..", "org.coflow.stress..")
         .should()
         .dependOnClassesThat()
-        .resideInAnyPackage("org.coflow.bench..", "org.apache.spark.sql..", "io.trino.tpcds..")
-        .because("bin/coflow master and agent run without Spark's SQL jars or TPC-DS")
+        .resideInAnyPackage(
+            "org.coflow.bench..", "org.apache.spark..", "org.apache.hadoop..", "io.trino.tpcds..")
+        .because(
+            "bin/coflow master and agent, and the daemons' stress tests, run without Spark,"
+                + " Hadoop or TPC-DS")
         .check(classes);
   }
 
@@ -298,6 +303,7 @@ class ArchitectureTest {
           "org.coflow.courier.(*)..",
           "org.coflow.coda.(*)..",
           "org.coflow.sim.(*)..",
+          "org.coflow.stress.(*)..",
           "org.coflow.bench.(*)..",
           "org.coflow.mr.(*).."
         }) {

@@ -7,22 +7,20 @@ import java.util.Arrays;
 import org.coflow.core.config.UsageException;
 import org.coflow.sim.cli.IdentifyBenchCommand;
 import org.coflow.sim.cli.SimBenchCommand;
+import org.coflow.stress.cli.AgentLoadCommand;
+import org.coflow.stress.cli.FuzzBenchCommand;
+import org.coflow.stress.cli.LoadCommand;
 
 /** {@code bin/coflow bench ...}: benchmarks that take minutes, never part of the default tests. */
 final class BenchCommand {
   static final String HELP =
       """
-      Usage: coflow bench master [--flows N] [--agents LIST] [--policy NAME] [--interval MS]
-                                 [--seconds S] [--bandwidth RATE] [--http-port N] [--json]
+      Usage: coflow bench BENCHMARK [options]   (coflow bench BENCHMARK --help: its options)
 
-      bench master: starts a real master and plays simulated agents against it over gRPC on
-      loopback, each reporting its flows every interval and advancing them at the pushed rates.
-      Prints, per run, the policy's decision time per round (p50/p99), whole rounds (merge +
-      policy + push), and whether the master kept up (p99 round below the interval and no
-      growing delay). --agents takes a comma-separated list to find the largest sustainable
-      count; without --flows each agent has 100 flows, without --agents there is one agent per
-      1000 flows. Defaults: aalo, 100 ms, 10 s per run, 10 Gbit/s hosts. --http-port serves the
-      master's dashboard during the run.
+             coflow bench master [--flows N] [--agents LIST] [--policy NAME] [--json] ...
+
+      bench master: a real master against simulated agents over gRPC on loopback: decision and
+      round times, and whether it kept up. See 'coflow bench master --help'.
 
              coflow bench agent [--size BYTES] [--blocks N] [--clients N] [--runs N]
                                 [--max-num N] [--json]
@@ -78,39 +76,13 @@ final class BenchCommand {
 
              coflow bench fuzz [--inputs N] [--seed S] [--check-every K] [--json]
 
-      bench fuzz: a seeded fuzz of a real agent's handshake and frame decoder on loopback (a
-      cluster secret, small bounds, a registered Spark map output): each input goes to a fresh
-      connection (mutated preambles and HELLOs, wrong and oversized lengths, unknown types,
-      protobuf garbage, AUTH before or instead of the challenge's answer, replayed and mis-bound
-      proofs, frames of admitted peers sent early, NUL bytes in strings). Prints inputs by
-      outcome (refused with an ERROR frame by code, closed, still open), inputs/s and the peak
-      bytes of incomplete frames; every K inputs (default 10000) and at the end, checks that the
-      agent forgot every fuzz connection and its bytes and that a client with the secret is
-      served the right bytes. Exits 1 on any failure, an admitted fuzz connection above all (an
-      authentication bypass). Default: 1000000 inputs, seed 1.
+      bench fuzz: a seeded fuzz of a real agent's handshake and frame decoder on loopback. See
+      'coflow bench fuzz --help'.
 
-             coflow bench load [--streams N] [--idle N] [--direct-memory BYTES] [--clients N]
-                               [--block-size BYTES] [--streams-per-connection N]
-                               [--partial BYTES] [--dribble N] [--attacker-hosts N] [--keep]
-                               [--json]
+             coflow bench load [--streams N] [--idle N] [--direct-memory BYTES] [--json] ...
 
-      bench load: one agent in a JVM of its own with a cluster secret, its direct memory capped
-      (-XX:MaxDirectMemorySize of twice --direct-memory; coflow.courier.maxBufferedBytes of
-      --direct-memory), under --idle hostile connections (silent ones; a first frame announcing
-      16 MiB; a HELLO of 16 KiB never finished; peers with the secret that send --partial bytes of
-      a 16 MiB request and stop) from --attacker-hosts loopback addresses (127.0.0.2 on), while
-      --streams block streams of clients with the secret (from 127.0.0.1) run at once over
-      --clients connections (the agent allows --streams-per-connection each), each block
-      compared byte for byte; a stream refused with BUSY is retried. --dribble adds peers without
-      the secret that send a HELLO one byte per segment. Before the streams, 40 newcomers (a
-      client that connects afresh, proves the secret and fetches one block) arrive one after
-      another, first without the attackers (after 40 more to warm up) and then among them: their p99 times side by side,
-      goal <= 2x. Prints streams completed, refusals by bound, connections refused, peak direct
-      and heap memory of the agent's JVM and whether an OutOfMemoryError occurred there; exits 1
-      if one did, a stream failed or a newcomer did not get its block. Defaults: 1000
-      streams, 500 idle, 64m, 8 clients, 256k blocks, 64 streams per connection, 1m partial
-      requests, no dribblers, 4 attacker addresses.
-      --keep leaves the run's directory (with the agent's log, agent.log) in place.
+      bench load: one agent with a capped direct memory under hostile idle connections while
+      clients with the secret stream blocks. See 'coflow bench load --help'.
 
              coflow bench coda-agent [--connections N] [--seconds S] [--rounds R] [--warmup W]
                                      [--json]

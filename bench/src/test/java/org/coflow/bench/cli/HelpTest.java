@@ -27,5 +27,10 @@ class HelpTest extends CliHarness {
   void anUnknownBenchmarkIsNamedWithTheList() {
     assertEquals(2, run("bench", "frobnicate"));
     assertTrue(err().contains("unknown benchmark 'frobnicate'") && err().contains("sim,"), err());
+    assertTrue(err().contains("fuzz, load"), err());
+    assertEquals(0, run("bench", "--help"));
+    for (String b : new String[] {"sim", "master", "fuzz", "load", "tpcds", "spark-testbed"}) {
+      assertTrue(out().contains("coflow bench " + b + " ["), b + " in " + out());
+    }
   }
 }
