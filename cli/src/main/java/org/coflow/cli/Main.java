@@ -1,10 +1,8 @@
 package org.coflow.cli;
 
-import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.Path;
 import java.util.Arrays;
-import org.coflow.core.config.UsageException;
+import org.coflow.core.config.Commands;
 
 /**
  * Entry point of {@code bin/coflow} for the daemons, the documentation and secrets: {@code master},
@@ -65,32 +63,27 @@ public final class Main {
       out.print(HELP);
       return argv.length == 0 ? 2 : 0;
     }
-    String envHome = System.getenv("COFLOW_HOME");
-    Path home = Path.of(envHome == null ? "." : envHome);
     String[] rest = Arrays.copyOfRange(argv, 1, argv.length);
-    try {
-      switch (argv[0]) {
-        case "master":
-          return MasterCommand.run(rest, out, err);
-        case "agent":
-          return AgentCommand.run(rest, out, err);
-        case "docs":
-          return DocsCommand.run(rest, home, out, err);
-        case "secret":
-          return SecretCommand.run(rest, out);
-        default:
-          err.println(
-              "coflow: unknown command '"
-                  + argv[0]
-                  + "'; commands: sim, master, agent, demo, bench, docs, secret");
-          return 2;
-      }
-    } catch (UsageException e) {
-      err.println(e.getMessage());
-      return 2;
-    } catch (IOException e) {
-      err.println("coflow " + argv[0] + ": " + e);
-      return 1;
-    }
+    return Commands.run(
+        argv[0],
+        err,
+        home -> {
+          switch (argv[0]) {
+            case "master":
+              return MasterCommand.run(rest, out, err);
+            case "agent":
+              return AgentCommand.run(rest, out, err);
+            case "docs":
+              return DocsCommand.run(rest, home, out, err);
+            case "secret":
+              return SecretCommand.run(rest, out);
+            default:
+              err.println(
+                  "coflow: unknown command '"
+                      + argv[0]
+                      + "'; commands: sim, master, agent, demo, bench, docs, secret");
+              return 2;
+          }
+        });
   }
 }

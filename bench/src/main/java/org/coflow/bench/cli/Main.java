@@ -1,10 +1,8 @@
 package org.coflow.bench.cli;
 
-import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.Path;
 import java.util.Arrays;
-import org.coflow.core.config.UsageException;
+import org.coflow.core.config.Commands;
 import org.coflow.sim.cli.SimCommand;
 
 /**
@@ -24,24 +22,19 @@ public final class Main {
     if (argv.length == 0 || !java.util.Set.of("sim", "bench", "demo").contains(argv[0])) {
       return org.coflow.cli.Main.run(argv, out, err); // the help, the daemons, unknown commands
     }
-    String envHome = System.getenv("COFLOW_HOME");
-    Path home = Path.of(envHome == null ? "." : envHome);
     String[] rest = Arrays.copyOfRange(argv, 1, argv.length);
-    try {
-      switch (argv[0]) {
-        case "sim":
-          return SimCommand.run(rest, home, out, err);
-        case "bench":
-          return BenchCommand.run(rest, home, out, err);
-        default:
-          return DemoCommand.run(rest, home, out, err);
-      }
-    } catch (UsageException e) {
-      err.println(e.getMessage());
-      return 2;
-    } catch (IOException e) {
-      err.println("coflow " + argv[0] + ": " + e);
-      return 1;
-    }
+    return Commands.run(
+        argv[0],
+        err,
+        home -> {
+          switch (argv[0]) {
+            case "sim":
+              return SimCommand.run(rest, home, out, err);
+            case "bench":
+              return BenchCommand.run(rest, home, out, err);
+            default:
+              return DemoCommand.run(rest, home, out, err);
+          }
+        });
   }
 }

@@ -1,9 +1,8 @@
 package org.coflow.sim.cli;
 
-import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.Path;
 import java.util.Arrays;
+import org.coflow.core.config.Commands;
 import org.coflow.core.config.UsageException;
 
 /**
@@ -19,33 +18,28 @@ public final class Main {
   }
 
   static int run(String[] argv, PrintStream out, PrintStream err) {
-    String envHome = System.getenv("COFLOW_HOME");
-    Path home = Path.of(envHome == null ? "." : envHome);
-    try {
-      if (argv.length > 0 && argv[0].equals("sim")) {
-        return SimCommand.run(Arrays.copyOfRange(argv, 1, argv.length), home, out, err);
-      }
-      if (argv.length > 1 && argv[0].equals("bench")) {
-        String[] rest = Arrays.copyOfRange(argv, 2, argv.length);
-        switch (argv[1]) {
-          case "sim":
-            return SimBenchCommand.run(rest, home, out, err);
-          case "identify":
-            return IdentifyBenchCommand.run(rest, home, out, err);
-          default:
-            break;
-        }
-      }
-      throw new UsageException(
-          "coflow: the simulator runs 'sim', 'bench sim' and 'bench identify', not '"
-              + String.join(" ", argv)
-              + "'; see 'coflow --help'");
-    } catch (UsageException e) {
-      err.println(e.getMessage());
-      return 2;
-    } catch (IOException e) {
-      err.println("coflow " + String.join(" ", argv) + ": " + e);
-      return 1;
-    }
+    return Commands.run(
+        String.join(" ", argv),
+        err,
+        home -> {
+          if (argv.length > 0 && argv[0].equals("sim")) {
+            return SimCommand.run(Arrays.copyOfRange(argv, 1, argv.length), home, out, err);
+          }
+          if (argv.length > 1 && argv[0].equals("bench")) {
+            String[] rest = Arrays.copyOfRange(argv, 2, argv.length);
+            switch (argv[1]) {
+              case "sim":
+                return SimBenchCommand.run(rest, home, out, err);
+              case "identify":
+                return IdentifyBenchCommand.run(rest, home, out, err);
+              default:
+                break;
+            }
+          }
+          throw new UsageException(
+              "coflow: the simulator runs 'sim', 'bench sim' and 'bench identify', not '"
+                  + String.join(" ", argv)
+                  + "'; see 'coflow --help'");
+        });
   }
 }

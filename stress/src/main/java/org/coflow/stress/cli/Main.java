@@ -1,8 +1,8 @@
 package org.coflow.stress.cli;
 
-import java.io.IOException;
 import java.io.PrintStream;
 import java.util.Arrays;
+import org.coflow.core.config.Commands;
 import org.coflow.core.config.UsageException;
 
 /**
@@ -17,30 +17,27 @@ public final class Main {
   }
 
   static int run(String[] argv, PrintStream out, PrintStream err) {
-    try {
-      if (argv.length > 1 && argv[0].equals("bench")) {
-        String[] rest = Arrays.copyOfRange(argv, 2, argv.length);
-        switch (argv[1]) {
-          case "fuzz":
-            return FuzzBenchCommand.run(rest, out, err);
-          case "load":
-            return AgentLoadCommand.run(rest, out, err);
-          case "master":
-            return LoadCommand.run(rest, out, err);
-          default:
-            break;
-        }
-      }
-      throw new UsageException(
-          "coflow: the stress tests are 'bench fuzz', 'bench load' and 'bench master', not '"
-              + String.join(" ", argv)
-              + "'; see 'coflow bench --help'");
-    } catch (UsageException e) {
-      err.println(e.getMessage());
-      return 2;
-    } catch (IOException e) {
-      err.println("coflow " + String.join(" ", argv) + ": " + e);
-      return 1;
-    }
+    return Commands.run(
+        String.join(" ", argv),
+        err,
+        home -> {
+          if (argv.length > 1 && argv[0].equals("bench")) {
+            String[] rest = Arrays.copyOfRange(argv, 2, argv.length);
+            switch (argv[1]) {
+              case "fuzz":
+                return FuzzBenchCommand.run(rest, out, err);
+              case "load":
+                return AgentLoadCommand.run(rest, out, err);
+              case "master":
+                return LoadCommand.run(rest, out, err);
+              default:
+                break;
+            }
+          }
+          throw new UsageException(
+              "coflow: the stress tests are 'bench fuzz', 'bench load' and 'bench master', not '"
+                  + String.join(" ", argv)
+                  + "'; see 'coflow bench --help'");
+        });
   }
 }
