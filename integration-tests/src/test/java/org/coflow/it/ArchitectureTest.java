@@ -32,6 +32,7 @@ class ArchitectureTest {
     "cli",
     "sim",
     "stress",
+    "testbed",
     "bench",
     "mapreduce-it"
   };
@@ -231,6 +232,7 @@ class ArchitectureTest {
             "org.coflow.cli..",
             "org.coflow.sim..",
             "org.coflow.stress..",
+            "org.coflow.testbed..",
             "org.coflow.bench..",
             "org.coflow.mr..",
             "org.coflow.it..")
@@ -282,14 +284,14 @@ class ArchitectureTest {
   void theDaemonsDoNotNeedTheBench() {
     noClasses()
         .that()
-        .resideInAnyPackage("org.coflow.cli..", "org.coflow.stress..")
+        .resideInAnyPackage("org.coflow.cli..", "org.coflow.stress..", "org.coflow.testbed..")
         .should()
         .dependOnClassesThat()
         .resideInAnyPackage(
             "org.coflow.bench..", "org.apache.spark..", "org.apache.hadoop..", "io.trino.tpcds..")
         .because(
-            "bin/coflow master and agent, and the daemons' stress tests, run without Spark,"
-                + " Hadoop or TPC-DS")
+            "bin/coflow master and agent, the daemons' stress tests and the namespace testbed run"
+                + " without Spark, Hadoop or TPC-DS")
         .check(classes);
   }
 
@@ -304,6 +306,7 @@ class ArchitectureTest {
           "org.coflow.coda.(*)..",
           "org.coflow.sim.(*)..",
           "org.coflow.stress.(*)..",
+          "org.coflow.testbed.(*)..",
           "org.coflow.bench.(*)..",
           "org.coflow.mr.(*).."
         }) {

@@ -10,6 +10,7 @@ import org.coflow.sim.cli.SimBenchCommand;
 import org.coflow.stress.cli.AgentLoadCommand;
 import org.coflow.stress.cli.FuzzBenchCommand;
 import org.coflow.stress.cli.LoadCommand;
+import org.coflow.testbed.cli.TestbedBenchCommand;
 
 /** {@code bin/coflow bench ...}: benchmarks that take minutes, never part of the default tests. */
 final class BenchCommand {

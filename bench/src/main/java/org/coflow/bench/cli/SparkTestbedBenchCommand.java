@@ -15,8 +15,6 @@ import org.coflow.bench.sparktestbed.Submitter;
 import org.coflow.bench.sparktestbed.Tenants;
 import org.coflow.bench.sparktestbed.TpcdsTenants;
 import org.coflow.bench.sparktestbed.TraceTenants;
-import org.coflow.bench.testbed.Network;
-import org.coflow.bench.testbed.Workload;
 import org.coflow.bench.tpcds.TpcdsGenerator;
 import org.coflow.core.config.Args;
 import org.coflow.core.config.Units;
@@ -25,6 +23,9 @@ import org.coflow.core.policy.Policies;
 import org.coflow.sim.cli.SimCommand;
 import org.coflow.sim.trace.Trace;
 import org.coflow.sim.trace.TraceParser;
+import org.coflow.testbed.Network;
+import org.coflow.testbed.Workload;
+import org.coflow.testbed.cli.Options;
 
 /** {@code bin/coflow bench spark-testbed}: real Spark with and without the plugin across hosts. */
 public final class SparkTestbedBenchCommand {

@@ -9,7 +9,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.coflow.bench.testbed.Network;
+import org.coflow.testbed.Network;
 
 /**
  * Once a second, what the kernel of each testbed host says ({@code /proc/net} inside its namespace:

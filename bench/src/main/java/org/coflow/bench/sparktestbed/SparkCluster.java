@@ -8,7 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.coflow.bench.testbed.Network;
+import org.coflow.testbed.Network;
 
 /**
  * A Spark standalone cluster across a testbed's hosts: the Master in the root namespace (on the

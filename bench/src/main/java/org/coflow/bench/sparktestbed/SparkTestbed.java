@@ -17,9 +17,9 @@ import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import java.util.jar.JarOutputStream;
 import java.util.stream.Stream;
-import org.coflow.bench.testbed.Network;
-import org.coflow.bench.testbed.TestbedRun;
 import org.coflow.bench.tpcds.EventLogFetchWait;
+import org.coflow.testbed.Network;
+import org.coflow.testbed.TestbedRun;
 
 /**
  * Real Spark applications on a testbed's hosts, once per setup: a standalone cluster across the

@@ -6,7 +6,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import org.coflow.bench.testbed.Workload;
+import org.coflow.testbed.Workload;
 
 /**
  * A trace slice as Spark jobs ({@link TraceJobsApp}): coflow {@code i} of the slice goes to

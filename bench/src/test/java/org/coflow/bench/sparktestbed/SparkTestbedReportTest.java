@@ -10,8 +10,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import org.coflow.bench.testbed.Network;
-import org.coflow.bench.testbed.Workload;
+import org.coflow.testbed.Network;
+import org.coflow.testbed.Workload;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

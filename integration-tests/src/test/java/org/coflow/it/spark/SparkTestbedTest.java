@@ -12,8 +12,8 @@ import org.coflow.bench.cli.SparkSubmit;
 import org.coflow.bench.sparktestbed.SparkTestbed;
 import org.coflow.bench.sparktestbed.SparkTestbedReport;
 import org.coflow.bench.sparktestbed.TraceTenants;
-import org.coflow.bench.testbed.Network;
-import org.coflow.bench.testbed.Workload;
+import org.coflow.testbed.Network;
+import org.coflow.testbed.Workload;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

@@ -1,20 +1,20 @@
-package org.coflow.bench.cli;
+package org.coflow.testbed.cli;
 
-import org.coflow.bench.testbed.Network;
 import org.coflow.core.config.Args;
 import org.coflow.core.config.Units;
 import org.coflow.core.config.UsageException;
+import org.coflow.testbed.Network;
 
 /** Typed option values of a command, each failure naming the command, the option and the value. */
-final class Options {
+public final class Options {
   private Options() {}
 
   /** Turns an option's text into a value, throwing on a bad one. */
-  interface Parser<T> {
+  public interface Parser<T> {
     T parse(String s);
   }
 
-  static <T> T parse(String command, Args a, String name, String fallback, Parser<T> p)
+  public static <T> T parse(String command, Args a, String name, String fallback, Parser<T> p)
       throws UsageException {
     String text = a.get(name, fallback);
     try {
@@ -28,7 +28,7 @@ final class Options {
    * A testbed link from {@code --rate} (default {@code rate}), {@code --buffer}, {@code --tcp},
    * {@code --rto-min} and {@code --notsent-lowat}, as the testbed commands share them.
    */
-  static Network.Link link(String command, Args a, String rate) throws UsageException {
+  public static Network.Link link(String command, Args a, String rate) throws UsageException {
     double bits = parse(command, a, "rate", rate, Units::parseBitRate) * 8;
     long buffer = parse(command, a, "buffer", "128k", Units::parseBytes);
     int rtoMin = (int) (long) parse(command, a, "rto-min", "0", Units::parseMillis);
@@ -40,7 +40,8 @@ final class Options {
     }
   }
 
-  static int positive(String command, Args a, String name, String fallback) throws UsageException {
+  public static int positive(String command, Args a, String name, String fallback)
+      throws UsageException {
     int v = nonNegative(command, a, name, fallback);
     if (v == 0) {
       throw new UsageException(command + ": --" + name + " must be at least 1, got 0");
@@ -48,7 +49,7 @@ final class Options {
     return v;
   }
 
-  static int nonNegative(String command, Args a, String name, String fallback)
+  public static int nonNegative(String command, Args a, String name, String fallback)
       throws UsageException {
     String text = a.get(name, fallback);
     try {

@@ -1,4 +1,4 @@
-package org.coflow.bench.cli;
+package org.coflow.testbed.cli;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -8,18 +8,18 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import org.coflow.bench.testbed.Network;
-import org.coflow.bench.testbed.Setup;
-import org.coflow.bench.testbed.TestbedBench;
-import org.coflow.bench.testbed.TestbedReport;
-import org.coflow.bench.testbed.TestbedRun;
-import org.coflow.bench.testbed.Workload;
 import org.coflow.core.config.Args;
 import org.coflow.core.config.UsageException;
 import org.coflow.core.policy.Policies;
 import org.coflow.sim.cli.SimCommand;
 import org.coflow.sim.trace.Trace;
 import org.coflow.sim.trace.TraceParser;
+import org.coflow.testbed.Network;
+import org.coflow.testbed.Setup;
+import org.coflow.testbed.TestbedBench;
+import org.coflow.testbed.TestbedReport;
+import org.coflow.testbed.TestbedRun;
+import org.coflow.testbed.Workload;
 
 /** {@code bin/coflow bench testbed}: Courier on a multi-host network-namespace testbed. */
 public final class TestbedBenchCommand {

@@ -1,4 +1,4 @@
-package org.coflow.bench.testbed;
+package org.coflow.testbed;
 
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package org.coflow.bench.testbed;
+package org.coflow.testbed;
 
 import io.netty.buffer.ByteBuf;
 import java.io.BufferedReader;

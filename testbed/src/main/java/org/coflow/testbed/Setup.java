@@ -1,4 +1,4 @@
-package org.coflow.bench.testbed;
+package org.coflow.testbed;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,4 +1,4 @@
-package org.coflow.bench.testbed;
+package org.coflow.testbed;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

@@ -1,4 +1,4 @@
-package org.coflow.bench.cli;
+package org.coflow.testbed.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
