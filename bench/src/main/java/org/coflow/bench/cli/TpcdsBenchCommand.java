@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.stream.Stream;
 import org.coflow.bench.tpcds.EventLogFetchWait;
 import org.coflow.bench.tpcds.EventLogFetchWait.Reads;
 import org.coflow.bench.tpcds.TpcdsBenchApp;
@@ -22,7 +21,6 @@ import org.coflow.core.config.Units;
 import org.coflow.core.config.UsageException;
 import org.coflow.master.MasterServer;
 import org.coflow.master.service.MasterConfig;
-import org.coflow.sim.report.Json;
 
 /**
  * {@code bin/coflow bench tpcds}: queries derived from TPC-DS on a real {@code spark-submit} {@code
@@ -43,12 +41,16 @@ final class TpcdsBenchCommand {
       into --data; query text read at run time from Spark's spark-sql tests jar) on a real
       spark-submit --master 'local-cluster[2,2,2048]' with our jar, broadcast joins off (every
       join shuffles), AQE on.
-        single:  one stream; each query runs with Spark's own fetch and through the Courier
-                 agents in the same application, alternating which goes first. Prints the time
-                 ratio ours/stock over the whole set (goal <= 1.00), each reader's shuffle fetch
-                 wait (summed over the tasks, from Spark's event log) and checks both gave the
-                 same rows. A query that fails is reported in its row and left out of the
-                 totals, and the others still run; the exit status is then 1.
+        single:  one stream; after an untimed run with each reader, each query runs twice
+                 with Spark's own fetch and twice through the Courier agents in the same
+                 application, in the order A B B A (A: stock and ours in turn from query to
+                 query), so that a drift over the runs weighs on both readers alike. Prints each reader's
+                 mean time per query and every run in order, the time ratio ours/stock over
+                 the set (goal <= 1.00), what the order alone did (first run / the same
+                 reader's last), each reader's shuffle fetch wait per run (summed over the
+                 tasks, from Spark's event log) and checks every run gave the same rows. A
+                 query that fails is reported in its row and left out of the totals, and the
+                 others still run; the exit status is then 1.
         streams: N streams run the set at once, each from a different query and submitting
                  one every --gap seconds, through agents capped at --link-rate, once under
                  fair sharing and once under --policy. Prints the average query time of each
@@ -87,30 +89,9 @@ final class TpcdsBenchCommand {
       to target/bench-tpcds/single-events/.
       """;
   static final String DEFAULT_QUERIES = "q17,q25,q29,q47,q57,q74,q95";
-  private static final String CLUSTER = "local-cluster[2,2,2048]";
+  static final String CLUSTER = "local-cluster[2,2,2048]";
 
   private TpcdsBenchCommand() {}
-
-  /**
-   * One run of one query: its time, row count and rows' digest, or why it failed; and its shuffle
-   * reads, when the event log was read.
-   */
-  record Run(
-      String query,
-      String way,
-      double seconds,
-      int rows,
-      String digest,
-      String failure,
-      Reads reads) {
-    boolean failed() {
-      return failure != null;
-    }
-
-    Run with(Reads sum) {
-      return new Run(query, way, seconds, rows, digest, failure, sum);
-    }
-  }
 
   static int run(String[] argv, Path home, PrintStream out, PrintStream err)
       throws UsageException, IOException {
@@ -223,7 +204,7 @@ final class TpcdsBenchCommand {
             .with(MasterConfig.PORT, 0)
             .with(MasterConfig.HTTP_PORT, httpPort)
             .with(MasterConfig.POLICY, "fair");
-    Map<String, List<Run>> results = new LinkedHashMap<>();
+    Map<String, List<TpcdsReport.Run>> results = new LinkedHashMap<>();
     try (MasterServer master = MasterServer.start(config, null)) {
       if (master.httpPort() >= 0) {
         err.println(
@@ -236,7 +217,8 @@ final class TpcdsBenchCommand {
         progress(err, "single stream, stock and Courier fetch side by side");
         Path events = work.resolve("single-events");
         List<String> conf = concat(sparkConf, EventLogFetchWait.sparkConf(events));
-        List<Run> r = submit(submit, appJar, work, "single", common, 1, 0, queries, conf, err);
+        List<TpcdsReport.Run> r =
+            submit(submit, appJar, work, "single", common, 1, 0, queries, conf, err);
         if (r == null) {
           return 1;
         }
@@ -250,7 +232,7 @@ final class TpcdsBenchCommand {
             throw new UsageException("coflow bench tpcds: --policy: " + e.getMessage());
           }
           progress(err, streams + " streams under " + p + " at " + Units.formatBitRate(linkRate));
-          List<Run> r =
+          List<TpcdsReport.Run> r =
               submit(
                   submit,
                   appJar,
@@ -277,8 +259,8 @@ final class TpcdsBenchCommand {
       Thread.currentThread().interrupt();
       return 1;
     }
-    Report rep =
-        new Report(scale, streams, gap, linkRate, policy, queries, results, submit.version());
+    TpcdsReport rep =
+        new TpcdsReport(scale, streams, gap, linkRate, policy, queries, results, submit.version());
     out.print(json ? rep.json() + "\n" : rep.table());
     if (json && !rep.failures().isEmpty()) {
       err.println("coflow bench tpcds: failed: " + String.join(", ", rep.failures().keySet()));
@@ -287,7 +269,8 @@ final class TpcdsBenchCommand {
   }
 
   /** The single run's results with each run's shuffle reads from the application's event log. */
-  private static List<Run> withReads(List<Run> runs, Path events, PrintStream err) {
+  private static List<TpcdsReport.Run> withReads(
+      List<TpcdsReport.Run> runs, Path events, PrintStream err) {
     Map<String, Reads> reads;
     try {
       reads = EventLogFetchWait.readDir(events);
@@ -312,7 +295,7 @@ final class TpcdsBenchCommand {
     err.flush();
   }
 
-  private static List<Run> submit(
+  private static List<TpcdsReport.Run> submit(
       SparkSubmit submit,
       Path appJar,
       Path work,
@@ -352,32 +335,7 @@ final class TpcdsBenchCommand {
         cmd, work.resolve(name + ".log"), 120, "coflow bench tpcds: the " + name + " run", err)) {
       return null;
     }
-    return parse(Files.readAllLines(out));
-  }
-
-  /**
-   * The result lines of {@link TpcdsBenchApp}; {@code way} is stock/courier/warmup, or the stream
-   * number.
-   */
-  static List<Run> parse(List<String> lines) {
-    List<Run> runs = new ArrayList<>();
-    for (String line : lines) {
-      String[] f = line.split("\t", 6);
-      if (!(f[0].equals("single") || f[0].equals("stream")) || f.length < 5) {
-        continue;
-      }
-      String query = f[0].equals("single") ? f[1] : f[2];
-      String way = f[0].equals("single") ? f[2] : "stream" + f[1];
-      if (f[3].equals("FAILED")) {
-        String why = String.join(" ", List.of(f).subList(4, f.length));
-        runs.add(new Run(query, way, Double.NaN, 0, null, why, null));
-      } else if (f.length == 6) {
-        runs.add(
-            new Run(
-                query, way, Double.parseDouble(f[3]), Integer.parseInt(f[4]), f[5], null, null));
-      }
-    }
-    return runs;
+    return TpcdsReport.parse(Files.readAllLines(out));
   }
 
   private static Path appJar() throws IOException {
@@ -393,269 +351,6 @@ final class TpcdsBenchCommand {
       return p;
     } catch (URISyntaxException e) {
       throw new IOException(e);
-    }
-  }
-
-  /** The figures of one invocation. */
-  record Report(
-      double scale,
-      int streams,
-      double gap,
-      double linkRate,
-      String policy,
-      List<String> queries,
-      Map<String, List<Run>> results,
-      String spark) {
-
-    /** A part's runs of the queries none of whose runs failed. */
-    private Stream<Run> ok(String part) {
-      Map<String, String> failed = failures();
-      return results.get(part).stream().filter(r -> !failed.containsKey(r.query()));
-    }
-
-    private double total(String part, String way) {
-      return ok(part)
-          .filter(r -> way == null || r.way().equals(way))
-          .mapToDouble(Run::seconds)
-          .sum();
-    }
-
-    private double mean(String part) {
-      return ok(part).mapToDouble(Run::seconds).average().orElse(Double.NaN);
-    }
-
-    /** The queries with a failed single-stream run, each with its first failure's way and why. */
-    Map<String, String> failures() {
-      Map<String, String> f = new LinkedHashMap<>();
-      for (Run r : results.getOrDefault("single", List.of())) {
-        if (r.failed()) {
-          f.putIfAbsent(r.query(), r.way() + ": " + r.failure());
-        }
-      }
-      return f;
-    }
-
-    /** Every run of a query that did not fail, in every part, gave the same rows. */
-    boolean digestsAgree() {
-      Map<String, String> seen = new LinkedHashMap<>();
-      for (List<Run> runs : results.values()) {
-        for (Run r : runs) {
-          String d = r.failed() ? null : seen.putIfAbsent(r.query(), r.digest());
-          if (d != null && !d.equals(r.digest())) {
-            return false;
-          }
-        }
-      }
-      return true;
-    }
-
-    Double singleRatio() {
-      return results.containsKey("single")
-          ? total("single", "courier") / total("single", "stock")
-          : null;
-    }
-
-    Double streamsRatio() {
-      return results.containsKey("fair") ? mean("policy") / mean("fair") : null;
-    }
-
-    /** The single run's summed shuffle fetch wait ours/stock; null without its event log. */
-    Double fetchWaitRatio() {
-      return hasReads()
-          ? (double) reads(null, "courier").fetchWaitMs() / reads(null, "stock").fetchWaitMs()
-          : null;
-    }
-
-    /** Whether the single run's shuffle reads came from its event log. */
-    private boolean hasReads() {
-      return results.containsKey("single")
-          && results.get("single").stream().anyMatch(r -> r.reads() != null);
-    }
-
-    /** A way's shuffle reads in the single run: of {@code query}, or of all that did not fail. */
-    private Reads reads(String query, String way) {
-      return ok("single")
-          .filter(r -> r.way().equals(way) && (query == null || r.query().equals(query)))
-          .map(Run::reads)
-          .reduce(Reads.NONE, Reads::plus);
-    }
-
-    String json() {
-      Json j =
-          new Json()
-              .put("spark", spark)
-              .put("scale", scale)
-              .put("cluster", CLUSTER)
-              .put("queries", String.join(",", queries))
-              .put("rows_equal", digestsAgree());
-      if (results.containsKey("single")) {
-        Json per = new Json();
-        for (String q : queries) {
-          Json one = new Json();
-          if (failures().containsKey(q)) {
-            one.put("failed", failures().get(q));
-          } else {
-            one.put("stock_s", seconds("single", q, "stock"))
-                .put("courier_s", seconds("single", q, "courier"));
-            if (hasReads()) {
-              Reads s = reads(q, "stock");
-              Reads c = reads(q, "courier");
-              one.put("fetch_wait_ms_stock", s.fetchWaitMs())
-                  .put("fetch_wait_ms_courier", c.fetchWaitMs())
-                  .put("remote_blocks_stock", s.remoteBlocks())
-                  .put("remote_blocks_courier", c.remoteBlocks())
-                  .put("remote_bytes_stock", s.remoteBytes())
-                  .put("remote_bytes_courier", c.remoteBytes());
-            }
-          }
-          per.put(q, one);
-        }
-        j.put("single_stock_s", total("single", "stock"))
-            .put("single_courier_s", total("single", "courier"))
-            .put("single_time_ratio", singleRatio());
-        if (hasReads()) {
-          j.put("single_fetch_wait_ms_stock", reads(null, "stock").fetchWaitMs())
-              .put("single_fetch_wait_ms_courier", reads(null, "courier").fetchWaitMs())
-              .put("single_fetch_wait_ratio", fetchWaitRatio());
-        }
-        j.put("single_failed", List.copyOf(failures().keySet())).put("single_per_query", per);
-      }
-      if (results.containsKey("fair")) {
-        j.put("streams", streams)
-            .put("arrival_gap_s", gap)
-            .put("link_rate_bps", linkRate * 8)
-            .put("policy", policy)
-            .put("streams_fair_mean_query_s", mean("fair"))
-            .put("streams_policy_mean_query_s", mean("policy"))
-            .put("streams_mean_query_ratio", streamsRatio());
-      }
-      return j.toString();
-    }
-
-    private double seconds(String part, String query, String way) {
-      return results.get(part).stream()
-          .filter(r -> r.query().equals(query) && r.way().equals(way))
-          .mapToDouble(Run::seconds)
-          .sum();
-    }
-
-    /** A single-stream table row: times, fetch waits (if known) and the ratios ours/stock. */
-    private String row(String name, double stock, double courier, String query) {
-      String waits = "";
-      if (hasReads()) {
-        long ws = reads(query, "stock").fetchWaitMs();
-        long wc = reads(query, "courier").fetchWaitMs();
-        String ratio = ws > 0 ? String.format(Locale.ROOT, "%.2f", (double) wc / ws) : "-";
-        waits = String.format(Locale.ROOT, " %14d %16d %11s", ws, wc, ratio);
-      }
-      return String.format(
-          Locale.ROOT,
-          "%-8s %10.2f %10.2f %8.2f%s%n",
-          name,
-          stock,
-          courier,
-          courier / stock,
-          waits);
-    }
-
-    String table() {
-      StringBuilder sb = new StringBuilder();
-      sb.append(
-          String.format(
-              Locale.ROOT,
-              "%nTPC-DS-derived queries, Spark %s, scale %s, %s, broadcast joins off%n",
-              spark,
-              scale,
-              CLUSTER));
-      Map<String, String> failed = failures();
-      if (results.containsKey("single")) {
-        sb.append(
-            String.format(
-                Locale.ROOT,
-                "%nsingle stream%n%-8s %10s %10s %8s%s%n",
-                "query",
-                "stock s",
-                "courier s",
-                "ratio",
-                hasReads()
-                    ? String.format(
-                        Locale.ROOT,
-                        " %14s %16s %11s",
-                        "stock wait ms",
-                        "courier wait ms",
-                        "wait ratio")
-                    : ""));
-        for (String q : queries) {
-          sb.append(
-              failed.containsKey(q)
-                  ? String.format(Locale.ROOT, "%-8s FAILED: %s%n", q, failed.get(q))
-                  : row(q, seconds("single", q, "stock"), seconds("single", q, "courier"), q));
-        }
-        sb.append(row("total", total("single", "stock"), total("single", "courier"), null));
-        if (!failed.isEmpty()) {
-          sb.append("the total leaves out the failed queries: ")
-              .append(String.join(", ", failed.keySet()))
-              .append('\n');
-        }
-        sb.append(
-            String.format(
-                Locale.ROOT, "time ratio ours/stock = %.3f (goal <= 1.00)%n", singleRatio()));
-        Double wait = fetchWaitRatio();
-        if (wait != null && Double.isFinite(wait)) {
-          sb.append(
-              String.format(
-                  Locale.ROOT,
-                  "shuffle fetch wait ours/stock = %.3f (tasks' time blocked on fetches, summed)%n",
-                  wait));
-        }
-      }
-      if (results.containsKey("fair")) {
-        sb.append(
-            String.format(
-                Locale.ROOT,
-                "%n%d concurrent streams%s, agents capped at %s%n%-24s %10s %10s%n",
-                streams,
-                gap > 0
-                    ? String.format(Locale.ROOT, " (a query every %.0f s each, open loop)", gap)
-                    : " (back to back)",
-                Units.formatBitRate(linkRate),
-                "",
-                "fair",
-                policy));
-        sb.append(
-            String.format(
-                Locale.ROOT,
-                "%-24s %10.2f %10.2f%n",
-                "mean query time (s)",
-                mean("fair"),
-                mean("policy")));
-        sb.append(
-            String.format(
-                Locale.ROOT,
-                "%-24s %10.2f %10.2f%n",
-                "sum of query times (s)",
-                total("fair", null),
-                total("policy", null)));
-        sb.append(
-            String.format(
-                Locale.ROOT,
-                "mean query time %s/fair = %.3f (lower is better)%n",
-                policy,
-                streamsRatio()));
-      }
-      sb.append(
-          digestsAgree()
-              ? "every run of a query returned the same rows\n"
-              : "ROWS DIFFER between runs of a query: see target/bench-tpcds/*.tsv\n");
-      if (!failed.isEmpty()) {
-        sb.append(
-            String.format(
-                Locale.ROOT,
-                "%d of %d queries FAILED: see target/bench-tpcds/single.log%n",
-                failed.size(),
-                queries.size()));
-      }
-      return sb.toString();
     }
   }
 }

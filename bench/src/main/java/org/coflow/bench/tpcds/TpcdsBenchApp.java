@@ -29,17 +29,20 @@ import org.slf4j.LoggerFactory;
  *     single|streams DATA_DIR QUERY_DIR OUT STREAMS Q1,Q2,... [GAP_SECONDS]
  * </pre>
  *
- * <p>{@code single}: one stream; every query runs with Spark's own fetch and through the Courier
- * agents (job-local {@code spark.shuffle.courier.enabled}), alternating which goes first, after an
- * untimed run of the same query. {@code streams}: STREAMS threads, each in its own fair scheduler
- * pool, run the query list (each from a different starting point) at once, all through the agents;
- * with GAP_SECONDS above 0 they run open loop instead: each stream submits its next query every
- * GAP_SECONDS whether or not its last one ended (the streams' submissions interleaved evenly), each
- * query in a fair scheduler pool of its own, and a query's time counts from its submission. Writes
- * one tab-separated line per query run to OUT: {@code single q way seconds rows digest} or {@code
- * stream s q seconds rows digest}, then {@code wall seconds}. In {@code single}, each run is the
- * job group {@link #jobGroup}, and a run that fails is the line {@code single q way FAILED message}
- * (its stack trace in the driver's log); the stream goes on with the next run.
+ * <p>{@code single}: one stream; after an untimed run with each reader, every query runs twice with
+ * Spark's own fetch and twice through the Courier agents (job-local {@code
+ * spark.shuffle.courier.enabled}) in the order A B B A ({@link #order}), A alternating between
+ * queries, so a drift of the JVMs over the runs weighs on both readers alike. {@code streams}:
+ * STREAMS threads, each in its own fair scheduler pool, run the query list (each from a different
+ * starting point) at once, all through the agents; with GAP_SECONDS above 0 they run open loop
+ * instead: each stream submits its next query every GAP_SECONDS whether or not its last one ended
+ * (the streams' submissions interleaved evenly), each query in a fair scheduler pool of its own,
+ * and a query's time counts from its submission. Writes one tab-separated line per query run to
+ * OUT: {@code single q way seconds rows digest} or {@code stream s q seconds rows digest}, then
+ * {@code wall seconds}; a single run's way is the reader and its round ({@code stock.1}) or an
+ * untimed run ({@code warmup.1}). In {@code single}, each run is the job group {@link #jobGroup},
+ * and a run that fails is the line {@code single q way FAILED message} (its stack trace in the
+ * driver's log); the stream goes on with the next run.
  */
 public final class TpcdsBenchApp {
   private static final Logger LOG = LoggerFactory.getLogger(TpcdsBenchApp.class);
@@ -86,21 +89,39 @@ public final class TpcdsBenchApp {
   private static void single(
       SparkSession spark, List<String> names, List<String> sql, List<String> lines) {
     for (int i = 0; i < names.size(); i++) {
-      // One untimed run first, so neither timed run pays for the query's planning and code
-      // generation (Spark caches the compiled code) or the JIT's first look at its operators.
-      String warm = singleRun(spark, names.get(i), "warmup", i % 2 == 1, sql.get(i));
-      List<String> ways = i % 2 == 0 ? List.of("stock", "courier") : List.of("courier", "stock");
-      for (String way : ways) {
-        lines.add(singleRun(spark, names.get(i), way, way.equals("courier"), sql.get(i)));
+      // Untimed runs first, one with each reader, so no timed run pays for the query's planning
+      // and code generation (Spark caches the compiled code) or the JIT's first look at its
+      // operators and at each reader's path.
+      List<String> order = order(i);
+      List<String> warm = new ArrayList<>();
+      for (int w = 0; w < 2; w++) {
+        boolean courier = order.get(w).startsWith("courier");
+        warm.add(singleRun(spark, names.get(i), "warmup." + (w + 1), courier, sql.get(i)));
       }
-      lines.add(warm);
+      for (String way : order) {
+        lines.add(singleRun(spark, names.get(i), way, way.startsWith("courier"), sql.get(i)));
+      }
+      lines.addAll(warm);
     }
     spark.sparkContext().setLocalProperty(COURIER, null);
   }
 
   /**
-   * The job group of one run of the single stream ({@code way}: stock, courier or warmup), which
-   * the launcher looks up in the event log.
+   * The timed runs of the {@code i}th query, in order: A B B A, the readers' roles swapped from one
+   * query to the next. After a single untimed run, a query's first timed run was the slowest in
+   * most pairs whatever its reader (1.11-1.25x the same reader's last run), so a plain A B order
+   * favours whichever reader goes second; under A B B A a drift linear in time weighs on both
+   * readers' sums alike.
+   */
+  public static List<String> order(int i) {
+    return i % 2 == 0
+        ? List.of("stock.1", "courier.1", "courier.2", "stock.2")
+        : List.of("courier.1", "stock.1", "stock.2", "courier.2");
+  }
+
+  /**
+   * The job group of one run of the single stream ({@code way}: warmup, or a reader and its round
+   * as {@link #order} names it), which the launcher looks up in the event log.
    */
   public static String jobGroup(String query, String way) {
     return query + "-" + way;
@@ -124,7 +145,7 @@ public final class TpcdsBenchApp {
           "single",
           name,
           way,
-          way.equals("warmup") ? "0" : seconds(t0),
+          way.startsWith("warmup") ? "0" : seconds(t0),
           Integer.toString(r.rows),
           r.digest);
     } catch (Exception e) {
