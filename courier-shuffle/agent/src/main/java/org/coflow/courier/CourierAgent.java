@@ -3,16 +3,13 @@ package org.coflow.courier;
 import io.netty.channel.nio.NioEventLoopGroup;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.coflow.api.client.MasterClient;
 import org.coflow.api.client.MasterClientOptions;
 import org.coflow.api.proto.courier.v1.RemoteBlock;
-import org.coflow.api.proto.v1.FlowSchedule;
 import org.coflow.api.proto.v1.ScheduleUpdate;
 import org.coflow.courier.adapt.AdaptiveMaxNum;
 import org.coflow.courier.adapt.MaxNumController;
@@ -23,6 +20,7 @@ import org.coflow.courier.fetch.BlockConsumer;
 import org.coflow.courier.fetch.FetchService;
 import org.coflow.courier.fetch.LocalFetches;
 import org.coflow.courier.flow.FlowKey;
+import org.coflow.courier.flow.MasterSchedule;
 import org.coflow.courier.flow.PairSchedule;
 import org.coflow.courier.protocol.HostPort;
 import org.coflow.courier.protocol.ProtocolException;
@@ -57,13 +55,8 @@ public final class CourierAgent implements AutoCloseable {
   private final KeyRing keys;
   private final Credentials credentials;
 
-  /**
-   * The flows the master's schedule covers: each scheduled flow id's key, and the id that last set
-   * each key's schedule. Guarded by {@code scheduledBy}.
-   */
-  private final Map<Long, FlowKey> keyById = new HashMap<>();
-
-  private final Map<FlowKey, Long> scheduledBy = new HashMap<>();
+  /** The master's schedule, applied to the fetching side. */
+  private final MasterSchedule schedule;
 
   private MasterClient masterClient;
   private boolean closed;
@@ -88,6 +81,7 @@ public final class CourierAgent implements AutoCloseable {
     this.group = group;
     this.registry = registry;
     this.fetcher = fetcher;
+    this.schedule = new MasterSchedule(fetcher.schedules(), fetcher.flows()::keyOf);
     this.fetches = fetches;
     this.server = server;
   }
@@ -212,17 +206,13 @@ public final class CourierAgent implements AutoCloseable {
             new MasterClient.Listener() {
               @Override
               public void onSchedule(ScheduleUpdate update) {
-                applySchedule(update);
+                schedule.apply(update);
               }
 
               @Override
               public void onDisconnected(io.grpc.Status status, long retryInMillis) {
                 // A schedule from a master we cannot reach is stale: back to the local policy.
-                synchronized (scheduledBy) {
-                  keyById.clear();
-                  scheduledBy.clear();
-                  fetcher.clearSchedules();
-                }
+                schedule.clear();
               }
             });
     masterClient.start();
@@ -234,41 +224,6 @@ public final class CourierAgent implements AutoCloseable {
                 REPORT_MILLIS,
                 REPORT_MILLIS,
                 TimeUnit.MILLISECONDS);
-  }
-
-  /**
-   * The master's per-flow decisions (a flow = a coflow's blocks from one host) become the
-   * priorities, and for RATE policies the paces, of those blocks at their serving agents. Only what
-   * the update carries is applied: the master already sends each agent what changed (a full
-   * schedule replaces everything; otherwise removals, then new and changed entries).
-   */
-  private void applySchedule(ScheduleUpdate u) {
-    boolean rates = u.getPolicyType() == org.coflow.api.proto.v1.PolicyType.POLICY_TYPE_RATE;
-    synchronized (scheduledBy) {
-      if (u.getFull()) {
-        keyById.clear();
-        scheduledBy.clear();
-      }
-      for (long id : u.getRemovedFlowsList()) {
-        FlowKey key = keyById.remove(id);
-        // A newer flow of the same coflow and host may have taken the key over: its entry stays.
-        if (key != null && scheduledBy.remove(key, id)) {
-          fetcher.unschedule(key);
-        }
-      }
-      for (FlowSchedule f : u.getFlowsList()) {
-        FlowKey key = fetcher.flows().keyOf(f.getFlowId());
-        if (key != null) {
-          fetcher.setSchedule(
-              key, PairSchedule.of(f.getPriority(), rates ? f.getRateBytesPerSec() : 0));
-          keyById.put(f.getFlowId(), key);
-          scheduledBy.put(key, f.getFlowId());
-        }
-      }
-      if (u.getFull()) {
-        fetcher.unpaceAllBut(scheduledBy.keySet());
-      }
-    }
   }
 
   public String hostId() {
@@ -290,7 +245,7 @@ public final class CourierAgent implements AutoCloseable {
    * this; without one every coflow has priority 0.
    */
   public void setPriority(String coflowId, int priority) {
-    fetcher.setPriority(coflowId, priority);
+    fetcher.schedules().setPriority(coflowId, priority);
   }
 
   /**
@@ -299,7 +254,7 @@ public final class CourierAgent implements AutoCloseable {
    * schedule calls this.
    */
   public void setSchedule(String coflowId, String srcHost, int priority, double rate) {
-    fetcher.setSchedule(FlowKey.of(coflowId, srcHost), PairSchedule.of(priority, rate));
+    fetcher.schedules().setSchedule(FlowKey.of(coflowId, srcHost), PairSchedule.of(priority, rate));
   }
 
   /**
@@ -308,7 +263,7 @@ public final class CourierAgent implements AutoCloseable {
    * this when it drops the flow.
    */
   public void unschedule(String coflowId, String srcHost) {
-    fetcher.unschedule(FlowKey.of(coflowId, srcHost));
+    fetcher.schedules().unschedule(FlowKey.of(coflowId, srcHost));
   }
 
   /**

@@ -6,8 +6,12 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
+import org.coflow.api.proto.courier.v1.ErrorCode;
 import org.coflow.api.proto.courier.v1.RemoteBlock;
+import org.coflow.courier.flow.FlowKey;
+import org.coflow.courier.protocol.ProtocolException;
 
 /**
  * What {@link FetchService} holds per unit that shares connections (a remote host when merging, a
@@ -54,6 +58,38 @@ final class FetchPeer {
   /** Blocks waiting or running, per coflow. */
   final Map<String, Integer> coflows = new HashMap<>();
 
+  /** A peer's key: the unit sharing connections and the address its blocks named. */
+  static final class Key {
+    final FlowKey unit;
+    final InetSocketAddress address;
+
+    Key(FlowKey unit, InetSocketAddress address) {
+      this.unit = unit;
+      this.address = address;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Key && ((Key) o).unit.equals(unit) && ((Key) o).address.equals(address);
+    }
+
+    @Override
+    public int hashCode() {
+      return unit.hashCode() * 31 + address.hashCode();
+    }
+  }
+
+  /** Why a connection to {@code host}'s agent at {@code at} could not be opened. */
+  static ProtocolException unreachable(String host, InetSocketAddress at, Throwable error) {
+    Throwable cause = error instanceof CompletionException ? error.getCause() : error;
+    return cause instanceof ProtocolException
+        ? (ProtocolException) cause
+        : new ProtocolException(
+            ErrorCode.ERROR_CODE_UNREACHABLE,
+            "cannot reach the agent of host " + host + " at " + at + ": " + cause,
+            cause);
+  }
+
   FetchPeer(String host, InetSocketAddress address, int index) {
     this.host = host;
     this.address = address;
@@ -69,6 +105,20 @@ final class FetchPeer {
       }
     }
     return n;
+  }
+
+  /**
+   * Whether it has nothing open, opening, waiting or running (an address that could not be reached,
+   * or whose connections all closed).
+   */
+  boolean idle() {
+    return conns.isEmpty()
+        && opening == 0
+        && waiting.isEmpty()
+        && laneWaiting.isEmpty()
+        && lane == null
+        && !laneOpening
+        && coflows.isEmpty();
   }
 
   /** Blocks running on its connections. */

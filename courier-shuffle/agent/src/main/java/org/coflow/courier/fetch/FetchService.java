@@ -6,7 +6,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import org.coflow.api.proto.courier.v1.ErrorCode;
@@ -59,46 +58,34 @@ public final class FetchService implements AutoCloseable {
    */
   private final boolean merge;
 
-  private final Map<String, Integer> priorities = new ConcurrentHashMap<>();
+  private final FetchSchedules schedules =
+      new FetchSchedules(
+          new FetchSchedules.Connections() {
+            @Override
+            public List<PeerConnection> replanned() {
+              synchronized (FetchService.this) {
+                plan();
+                return connectionsOf(null);
+              }
+            }
 
-  /** The master's decision per flow (coflow, source host). */
-  private final Map<FlowKey, PairSchedule> schedules = new ConcurrentHashMap<>();
+            @Override
+            public List<PeerConnection> carrying(FlowKey key) {
+              synchronized (FetchService.this) {
+                return connectionsOf(unit(key.coflow(), key.peer()));
+              }
+            }
+          });
 
   private final FlowTracker flows;
 
   /**
-   * Who shares connections: a host (merging), or a coflow's blocks from a host (without). Guarded
-   * by this.
+   * By unit (who shares connections: a host when merging, a coflow's blocks from a host without)
+   * and address: a unit's blocks at another address (a client naming the host somewhere else, right
+   * or wrong) go to a peer of their own, so that a claim about where a host is never changes what
+   * the clients that named its true address are served. Guarded by this.
    */
-  /**
-   * By unit and address: a unit's blocks at another address (a client naming the host somewhere
-   * else, right or wrong) go to a peer of their own, so that a claim about where a host is never
-   * changes what the clients that named its true address are served.
-   */
-  private final Map<PeerKey, FetchPeer> peers = new LinkedHashMap<>();
-
-  /** A peer's key: the unit sharing connections and the address its blocks named. */
-  private static final class PeerKey {
-    final FlowKey unit;
-    final InetSocketAddress address;
-
-    PeerKey(FlowKey unit, InetSocketAddress address) {
-      this.unit = unit;
-      this.address = address;
-    }
-
-    @Override
-    public boolean equals(Object o) {
-      return o instanceof PeerKey
-          && ((PeerKey) o).unit.equals(unit)
-          && ((PeerKey) o).address.equals(address);
-    }
-
-    @Override
-    public int hashCode() {
-      return unit.hashCode() * 31 + address.hashCode();
-    }
-  }
+  private final Map<FetchPeer.Key, FetchPeer> peers = new LinkedHashMap<>();
 
   private int open;
   private int highWater;
@@ -114,35 +101,54 @@ public final class FetchService implements AutoCloseable {
 
   private PriorityPacer receive = PriorityPacer.UNLIMITED;
 
-  /** Each flow's first bytes that go on its peer's latency lane; 0: no lane. Guarded by this. */
-  private long lane;
+  private final LatencyLanes lanes =
+      new LatencyLanes(
+          this,
+          new LatencyLanes.Service() {
+            @Override
+            public java.util.concurrent.CompletableFuture<PeerConnection> open(FetchPeer p) {
+              PriorityPacer cap = receive;
+              return PeerConnection.open(transport, hostId, p.host, p.address, 0, window, true)
+                  .thenApply(
+                      conn -> {
+                        conn.receiveCap(cap);
+                        return conn;
+                      });
+            }
 
-  /**
-   * Bytes each flow (coflow, source host) put on the lane since it was last idle. Guarded by this.
-   */
-  private final Map<FlowKey, Long> laneBytes = new java.util.HashMap<>();
+            @Override
+            public void start(FetchPeer p, FetchPeer.Block b, FetchPeer.Conn c) {
+              FetchService.this.start(p, b, c);
+            }
 
-  /** Lane connections open or opening. Guarded by this. */
-  private int lanes;
+            @Override
+            public void replan() {
+              FetchService.this.replan();
+            }
+
+            @Override
+            public void replanLater() {
+              FetchService.this.replanLater();
+            }
+
+            @Override
+            public boolean closed() {
+              return closed;
+            }
+          },
+          metrics);
 
   /** The service closed: connections that open now are closed at once. Guarded by this. */
   private boolean closed;
 
-  /** A lane that could not be opened is not tried again for this long (its blocks go bulk). */
-  private static final long LANE_RETRY_NANOS = 1_000_000_000L;
-
   /**
    * Sends each flow's first {@code bytes} (a flow: a coflow's blocks from one host, counted from
-   * when it was last idle) on a latency lane: one connection per peer outside the MaxNum budget, so
-   * that small coflows and new flows wait neither for a connection nor behind the bytes the bulk
-   * connections already queued; blocks larger than {@code bytes} always go bulk. 0: no lane. Only
-   * when merging (without it every flow has connections of its own).
+   * when it was last idle) on a latency lane ({@link LatencyLanes}): one connection per peer
+   * outside the MaxNum budget. 0: no lane. Only when merging (without it every flow has connections
+   * of its own).
    */
   public synchronized void lane(long bytes) {
-    if (bytes < 0) {
-      throw new IllegalArgumentException("the lane's bytes must be zero or more, got " + bytes);
-    }
-    this.lane = bytes;
+    lanes.bytes(bytes);
   }
 
   /** Caps what this host receives (all its connections together). */
@@ -154,13 +160,6 @@ public final class FetchService implements AutoCloseable {
    * @param window bytes a stream may have in flight between agents before it waits for credit
    * @param maxNum the most data connections this host's agent holds (Courier's MaxNum)
    * @param minSize unified flows of at most this many bytes are never split (Courier's MinSize)
-   */
-  public FetchService(
-      TransportContext transport, String hostId, long window, int maxNum, double minSize) {
-    this(transport, hostId, window, maxNum, minSize, true);
-  }
-
-  /**
    * @param merge false: every flow (coflow, source host) gets connections of its own instead of
    *     sharing its host pair's (Courier off, scheduling on)
    */
@@ -247,11 +246,11 @@ public final class FetchService implements AutoCloseable {
     synchronized (this) {
       FetchPeer p =
           peers.computeIfAbsent(
-              new PeerKey(unit(coflowId, block.getHostId()), address),
+              new FetchPeer.Key(unit(coflowId, block.getHostId()), address),
               k -> new FetchPeer(block.getHostId(), address, nextPeerIndex++));
       FetchPeer.Block b = new FetchPeer.Block(coflowId, block, w, autoCredit, started);
       b.sink = new TrackedSink(sink, block, key, flows, received, metrics, () -> ended(b, p));
-      b.sink.lane = onLane(key, p, block.getSize());
+      b.sink.lane = merge && lanes.admits(key, p, block.getSize());
       (b.sink.lane ? p.laneWaiting : p.waiting).add(b);
       p.outstanding += b.bytes();
       p.coflows.merge(coflowId, 1, Integer::sum);
@@ -260,30 +259,13 @@ public final class FetchService implements AutoCloseable {
   }
 
   /**
-   * Whether a block of {@code size} bytes of flow {@code key} goes on {@code p}'s lane: its size is
-   * known, the lane is on and usable, and the flow's bytes on the lane stay within it.
-   */
-  private boolean onLane(FlowKey key, FetchPeer p, long size) {
-    if (!merge || lane == 0 || size < 0 || size > lane) {
-      return false;
-    }
-    if (p.lane == null && !p.laneOpening && System.nanoTime() < p.laneRetryAt) {
-      return false;
-    }
-    long used = laneBytes.getOrDefault(key, 0L);
-    if (used + size > lane) {
-      return false;
-    }
-    laneBytes.put(key, used + size);
-    return true;
-  }
-
-  /**
    * Courier Alg. 3 over the current unified flows ({@link ConnectionPlan}), then drains, opens and
    * dispatches.
    */
   private void plan() {
-    peers.values().removeIf(FetchService::idle);
+    // Peers are keyed by the address clients name: keeping idle ones would let the map grow
+    // with every address ever named.
+    peers.values().removeIf(FetchPeer::idle);
     List<ConnectionPlan.Peer<FetchPeer>> state = new ArrayList<>();
     for (FetchPeer p : peers.values()) {
       boolean busy = !p.waiting.isEmpty() || p.running() > 0;
@@ -318,75 +300,7 @@ public final class FetchService implements AutoCloseable {
         openConnection(p);
       }
       dispatch(p);
-      dispatchLane(p);
-    }
-  }
-
-  /** Hands the lane's waiting blocks to the peer's lane, opening it first if needed. */
-  private void dispatchLane(FetchPeer p) {
-    if (p.laneWaiting.isEmpty()) {
-      return;
-    }
-    FetchPeer.Conn c = p.lane;
-    if (c == null) {
-      if (!p.laneOpening) {
-        openLane(p);
-      }
-      return;
-    }
-    while (!p.laneWaiting.isEmpty()
-        && c.connection.isOpen()
-        && c.running < c.connection.maxStreams()) {
-      metrics.laneStreams.increment();
-      start(p, p.laneWaiting.poll(), c);
-    }
-  }
-
-  /**
-   * Opens {@code p}'s lane. One that cannot be opened is no failure: its blocks go bulk (where a
-   * peer that cannot be reached fails them), and the lane is not tried again for a while.
-   */
-  private void openLane(FetchPeer p) {
-    p.laneOpening = true;
-    lanes++;
-    PeerConnection.open(transport, hostId, p.host, p.address, 0, window, true)
-        .whenComplete(
-            (conn, error) -> {
-              synchronized (this) {
-                p.laneOpening = false;
-                if (error != null || closed) {
-                  lanes--;
-                  if (conn != null) {
-                    conn.close();
-                  }
-                  LOG.debug("no lane to remote={}: {}", p.host, String.valueOf(error));
-                  p.laneRetryAt = System.nanoTime() + LANE_RETRY_NANOS;
-                  for (FetchPeer.Block b; (b = p.laneWaiting.poll()) != null; ) {
-                    b.sink.lane = false;
-                    p.waiting.add(b);
-                  }
-                  if (!closed) {
-                    plan();
-                  }
-                  return;
-                }
-                FetchPeer.Conn c = new FetchPeer.Conn();
-                c.connection = conn;
-                conn.receiveCap(receive);
-                p.lane = c;
-                conn.onClose(() -> laneClosed(p, c));
-                plan();
-              }
-            });
-  }
-
-  private synchronized void laneClosed(FetchPeer p, FetchPeer.Conn c) {
-    lanes--;
-    if (p.lane == c) {
-      p.lane = null; // reopened when a flow's first bytes need it
-    }
-    if (!p.laneWaiting.isEmpty() && !closed) {
-      replanLater();
+      lanes.dispatch(p);
     }
   }
 
@@ -450,7 +364,7 @@ public final class FetchService implements AutoCloseable {
   private int order(FetchPeer p) {
     int best = Integer.MAX_VALUE;
     for (String coflow : p.coflows.keySet()) {
-      best = Math.min(best, priorities.getOrDefault(coflow, 0));
+      best = Math.min(best, schedules.priority(coflow));
     }
     return best == Integer.MAX_VALUE ? 0 : Math.max(0, best);
   }
@@ -469,22 +383,7 @@ public final class FetchService implements AutoCloseable {
                 p.opening--;
                 if (error != null) {
                   open--;
-                  Throwable cause =
-                      error instanceof java.util.concurrent.CompletionException
-                          ? error.getCause()
-                          : error;
-                  ProtocolException failure =
-                      cause instanceof ProtocolException
-                          ? (ProtocolException) cause
-                          : new ProtocolException(
-                              ErrorCode.ERROR_CODE_UNREACHABLE,
-                              "cannot reach the agent of host "
-                                  + p.host
-                                  + " at "
-                                  + at
-                                  + ": "
-                                  + cause,
-                              cause);
+                  ProtocolException failure = FetchPeer.unreachable(p.host, at, error);
                   if (failure.code() == ErrorCode.ERROR_CODE_BUSY
                       && p.busyRetries < BUSY_RETRIES
                       && !p.waiting.isEmpty()) {
@@ -527,22 +426,6 @@ public final class FetchService implements AutoCloseable {
     replanLater();
   }
 
-  /**
-   * Whether a peer has nothing open, opening, waiting or running (an address that could not be
-   * reached, or whose connections all closed). Peers are keyed by the address clients name, so
-   * {@link #plan} forgets idle ones: keeping them would let the map grow with every address ever
-   * named.
-   */
-  private static boolean idle(FetchPeer p) {
-    return p.conns.isEmpty()
-        && p.opening == 0
-        && p.waiting.isEmpty()
-        && p.laneWaiting.isEmpty()
-        && p.lane == null
-        && !p.laneOpening
-        && p.coflows.isEmpty();
-  }
-
   /** Hands waiting blocks to the peer's usable connections, least busy first. */
   private void dispatch(FetchPeer p) {
     while (!p.waiting.isEmpty()) {
@@ -572,10 +455,8 @@ public final class FetchService implements AutoCloseable {
     metrics.streams.increment();
     b.conn = c;
     c.running++;
-    PairSchedule s = schedules.get(FlowKey.of(b.coflow, p.host));
-    int priority = s != null ? s.priority() : priorities.getOrDefault(b.coflow, 0);
     // The whole pair's rate: the serving agent paces it across all our connections together.
-    double rate = s != null ? s.rate() : 0;
+    PairSchedule s = schedules.forRequest(FlowKey.of(b.coflow, p.host));
     b.started.accept(
         new Handle(
             c.connection,
@@ -585,8 +466,8 @@ public final class FetchService implements AutoCloseable {
                 b.sink,
                 b.window,
                 b.autoCredit,
-                priority,
-                rate,
+                s.priority(),
+                s.rate(),
                 b.block.getReader())));
   }
 
@@ -616,7 +497,7 @@ public final class FetchService implements AutoCloseable {
       p.laneWaiting.remove(b);
     }
     if (!p.coflows.containsKey(b.coflow)) {
-      laneBytes.remove(FlowKey.of(b.coflow, p.host)); // the flow is idle: its next bytes are new
+      lanes.idle(FlowKey.of(b.coflow, p.host));
     }
     if (!merge && p.waiting.isEmpty() && p.coflows.isEmpty() && p.opening == 0) {
       // Without merging a connection belongs to one flow: it ends with the flow's last block.
@@ -631,98 +512,22 @@ public final class FetchService implements AutoCloseable {
     plan();
   }
 
-  /** A coflow's priority (lower first) for its new requests and, from now on, its open streams. */
-  public void setPriority(String coflowId, int priority) {
-    Integer old = priorities.put(coflowId, priority);
-    if (old != null && old == priority) {
-      return;
-    }
+  /** The data connections of the peers of {@code unit} (null: of every peer). */
+  private List<PeerConnection> connectionsOf(FlowKey unit) {
     List<PeerConnection> conns = new ArrayList<>();
-    synchronized (this) {
-      for (FetchPeer p : peers.values()) {
-        for (FetchPeer.Conn c : p.conns) {
+    for (Map.Entry<FetchPeer.Key, FetchPeer> e : peers.entrySet()) {
+      if (unit == null || e.getKey().unit.equals(unit)) {
+        for (FetchPeer.Conn c : e.getValue().conns) {
           conns.add(c.connection);
         }
       }
-      plan();
     }
-    for (PeerConnection c : conns) {
-      c.prioritize(coflowId, priority, 0);
-    }
+    return conns;
   }
 
-  /**
-   * The master's decision for the blocks of flow {@code key} (a coflow, from a source host): a
-   * priority and, for RATE policies, a pace, which the serving agent enforces over all the
-   * connections from this host together.
-   */
-  public void setSchedule(FlowKey key, PairSchedule next) {
-    PairSchedule old = schedules.put(key, next);
-    if (next.equals(old)) {
-      return;
-    }
-    LOG.debug(
-        "schedule coflow={} remote={} priority={} rate={}",
-        key.coflow(),
-        key.peer(),
-        next.priority(),
-        next.rate());
-    List<PeerConnection> conns = new ArrayList<>();
-    synchronized (this) {
-      FlowKey unit = unit(key.coflow(), key.peer());
-      for (Map.Entry<PeerKey, FetchPeer> e : peers.entrySet()) {
-        if (e.getKey().unit.equals(unit)) {
-          for (FetchPeer.Conn c : e.getValue().conns) {
-            conns.add(c.connection);
-          }
-        }
-      }
-    }
-    for (PeerConnection c : conns) {
-      c.prioritize(
-          key.coflow(),
-          next.priority(),
-          next.rate()); // the serving agent shares one pace among them
-    }
-  }
-
-  /**
-   * Flows the master no longer schedules (ended, or their reported bytes ran out while a last block
-   * was still coming) keep their priority but lose their pace, and are forgotten: a rate nobody
-   * renews must not hold a flow back on a link it may now have to itself.
-   *
-   * @param scheduled the flows the master's schedule covers
-   */
-  public void unpaceAllBut(Set<FlowKey> scheduled) {
-    List<FlowKey> stale = new ArrayList<>();
-    for (FlowKey k : schedules.keySet()) {
-      if (!scheduled.contains(k)) {
-        stale.add(k);
-      }
-    }
-    for (FlowKey k : stale) {
-      unschedule(k);
-    }
-  }
-
-  /**
-   * A flow the master no longer schedules keeps its priority but loses its pace, and is forgotten
-   * (see {@link #unpaceAllBut}).
-   */
-  public void unschedule(FlowKey k) {
-    PairSchedule old = schedules.get(k);
-    if (old != null && old.paced()) {
-      setSchedule(k, old.unpaced());
-    }
-    schedules.remove(k);
-  }
-
-  /** Forgets every schedule (the master went away): all coflows back to priority 0, unpaced. */
-  public void clearSchedules() {
-    for (FlowKey k : new ArrayList<>(schedules.keySet())) {
-      setSchedule(k, PairSchedule.NONE);
-    }
-    schedules.clear();
+  /** The priorities and paces of what this service fetches. */
+  public FetchSchedules schedules() {
+    return schedules;
   }
 
   /** The most data connections this service holds at once (MaxNum). */
@@ -785,7 +590,7 @@ public final class FetchService implements AutoCloseable {
 
   /** Latency lanes open or opening now (one per peer at most, outside the budget). */
   public synchronized int lanes() {
-    return lanes;
+    return lanes.count();
   }
 
   @Override
