@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import org.coflow.courier.flow.FlowKey;
 import org.coflow.courier.flow.MasterSchedule;
 import org.coflow.courier.flow.PairSchedule;
@@ -20,24 +22,21 @@ public final class FetchSchedules implements MasterSchedule.Target {
   private static final org.slf4j.Logger LOG =
       org.slf4j.LoggerFactory.getLogger(FetchSchedules.class);
 
-  /** The data connections a change must reach, as the fetching side holds them. */
-  interface Connections {
-    /** Every data connection, after planning again (a unified flow's order may have changed). */
-    List<PeerConnection> replanned();
-
-    /** The data connections that carry {@code key}'s blocks. */
-    List<PeerConnection> carrying(FlowKey key);
-  }
-
   private final Map<String, Integer> priorities = new ConcurrentHashMap<>();
 
   /** The master's decision per flow (coflow, source host). */
   private final Map<FlowKey, PairSchedule> schedules = new ConcurrentHashMap<>();
 
-  private final Connections connections;
+  /** Every data connection, after planning again (a unified flow's order may have changed). */
+  private final Supplier<List<PeerConnection>> replanned;
 
-  FetchSchedules(Connections connections) {
-    this.connections = connections;
+  /** The data connections that carry a flow's blocks. */
+  private final Function<FlowKey, List<PeerConnection>> carrying;
+
+  FetchSchedules(
+      Supplier<List<PeerConnection>> replanned, Function<FlowKey, List<PeerConnection>> carrying) {
+    this.replanned = replanned;
+    this.carrying = carrying;
   }
 
   /** A coflow's priority: 0 unless set. */
@@ -57,7 +56,7 @@ public final class FetchSchedules implements MasterSchedule.Target {
     if (old != null && old == priority) {
       return;
     }
-    for (PeerConnection c : connections.replanned()) {
+    for (PeerConnection c : replanned.get()) {
       c.prioritize(coflowId, priority, 0);
     }
   }
@@ -79,7 +78,7 @@ public final class FetchSchedules implements MasterSchedule.Target {
         key.peer(),
         next.priority(),
         next.rate());
-    for (PeerConnection c : connections.carrying(key)) {
+    for (PeerConnection c : carrying.apply(key)) {
       c.prioritize(key.coflow(), next.priority(), next.rate());
     }
   }

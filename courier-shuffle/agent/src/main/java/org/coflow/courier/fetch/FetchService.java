@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import org.coflow.api.proto.courier.v1.ErrorCode;
@@ -59,23 +60,7 @@ public final class FetchService implements AutoCloseable {
   private final boolean merge;
 
   private final FetchSchedules schedules =
-      new FetchSchedules(
-          new FetchSchedules.Connections() {
-            @Override
-            public List<PeerConnection> replanned() {
-              synchronized (FetchService.this) {
-                plan();
-                return connectionsOf(null);
-              }
-            }
-
-            @Override
-            public List<PeerConnection> carrying(FlowKey key) {
-              synchronized (FetchService.this) {
-                return connectionsOf(unit(key.coflow(), key.peer()));
-              }
-            }
-          });
+      new FetchSchedules(this::replannedConnections, this::connectionsCarrying);
 
   private final FlowTracker flows;
 
@@ -101,42 +86,7 @@ public final class FetchService implements AutoCloseable {
 
   private PriorityPacer receive = PriorityPacer.UNLIMITED;
 
-  private final LatencyLanes lanes =
-      new LatencyLanes(
-          this,
-          new LatencyLanes.Service() {
-            @Override
-            public java.util.concurrent.CompletableFuture<PeerConnection> open(FetchPeer p) {
-              PriorityPacer cap = receive;
-              return PeerConnection.open(transport, hostId, p.host, p.address, 0, window, true)
-                  .thenApply(
-                      conn -> {
-                        conn.receiveCap(cap);
-                        return conn;
-                      });
-            }
-
-            @Override
-            public void start(FetchPeer p, FetchPeer.Block b, FetchPeer.Conn c) {
-              FetchService.this.start(p, b, c);
-            }
-
-            @Override
-            public void replan() {
-              FetchService.this.replan();
-            }
-
-            @Override
-            public void replanLater() {
-              FetchService.this.replanLater();
-            }
-
-            @Override
-            public boolean closed() {
-              return closed;
-            }
-          },
-          metrics);
+  private final LatencyLanes lanes = new LatencyLanes(this, metrics);
 
   /** The service closed: connections that open now are closed at once. Guarded by this. */
   private boolean closed;
@@ -304,14 +254,31 @@ public final class FetchService implements AutoCloseable {
     }
   }
 
-  private synchronized void replan() {
+  /** Opens a latency lane to {@code p}, capped as everything this host receives is. */
+  CompletableFuture<PeerConnection> openLane(FetchPeer p) {
+    PriorityPacer cap = receive;
+    return PeerConnection.open(transport, hostId, p.host, p.address, 0, window, true)
+        .thenApply(
+            conn -> {
+              conn.receiveCap(cap);
+              return conn;
+            });
+  }
+
+  /** Whether the service closed (guarded by this). */
+  boolean isClosed() {
+    return closed;
+  }
+
+  /** Plans again now, unless the service closed. */
+  synchronized void replan() {
     if (!closed) {
       plan();
     }
   }
 
   /** Plans again on the event loop: a close the plan itself started may be on this call stack. */
-  private void replanLater() {
+  void replanLater() {
     try {
       transport.group().execute(this::replan);
     } catch (java.util.concurrent.RejectedExecutionException shutDown) {
@@ -446,7 +413,7 @@ public final class FetchService implements AutoCloseable {
   }
 
   /** Requests block {@code b} on connection {@code c}. */
-  private void start(FetchPeer p, FetchPeer.Block b, FetchPeer.Conn c) {
+  void start(FetchPeer p, FetchPeer.Block b, FetchPeer.Conn c) {
     long waited = System.nanoTime() - b.requested;
     metrics.dispatchWait.recordNanos(waited);
     if (b.sink.lane) {
@@ -510,6 +477,15 @@ public final class FetchService implements AutoCloseable {
       }
     }
     plan();
+  }
+
+  private synchronized List<PeerConnection> replannedConnections() {
+    plan();
+    return connectionsOf(null);
+  }
+
+  private synchronized List<PeerConnection> connectionsCarrying(FlowKey key) {
+    return connectionsOf(unit(key.coflow(), key.peer()));
   }
 
   /** The data connections of the peers of {@code unit} (null: of every peer). */

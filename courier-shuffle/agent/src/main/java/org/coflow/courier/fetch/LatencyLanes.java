@@ -2,7 +2,6 @@ package org.coflow.courier.fetch;
 
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import org.coflow.courier.flow.FlowKey;
 import org.coflow.courier.metrics.DataPlaneMetrics;
 
@@ -20,25 +19,9 @@ final class LatencyLanes {
   /** A lane that could not be opened is not tried again for this long. */
   private static final long RETRY_NANOS = 1_000_000_000L;
 
-  /** What the lanes need of the service holding them; called under its lock. */
-  interface Service {
-    /** Opens a lane to {@code p}, capped as everything this host receives is. */
-    CompletableFuture<PeerConnection> open(FetchPeer p);
+  /** The service holding the lanes; its lock guards them. */
+  private final FetchService service;
 
-    /** Requests block {@code b} on connection {@code c}. */
-    void start(FetchPeer p, FetchPeer.Block b, FetchPeer.Conn c);
-
-    /** Plans again now, unless the service closed. */
-    void replan();
-
-    /** Plans again on the event loop. */
-    void replanLater();
-
-    boolean closed();
-  }
-
-  private final Object lock;
-  private final Service service;
   private final DataPlaneMetrics metrics;
 
   /** Each flow's first bytes that go on its peer's lane; 0: no lane. */
@@ -50,8 +33,7 @@ final class LatencyLanes {
   /** Lanes open or opening. */
   private int open;
 
-  LatencyLanes(Object lock, Service service, DataPlaneMetrics metrics) {
-    this.lock = lock;
+  LatencyLanes(FetchService service, DataPlaneMetrics metrics) {
     this.service = service;
     this.metrics = metrics;
   }
@@ -113,12 +95,12 @@ final class LatencyLanes {
     p.laneOpening = true;
     open++;
     service
-        .open(p)
+        .openLane(p)
         .whenComplete(
             (conn, error) -> {
-              synchronized (lock) {
+              synchronized (service) {
                 p.laneOpening = false;
-                if (error != null || service.closed()) {
+                if (error != null || service.isClosed()) {
                   open--;
                   if (conn != null) {
                     conn.close();
@@ -142,12 +124,12 @@ final class LatencyLanes {
   }
 
   private void closed(FetchPeer p, FetchPeer.Conn c) {
-    synchronized (lock) {
+    synchronized (service) {
       open--;
       if (p.lane == c) {
         p.lane = null; // reopened when a flow's first bytes need it
       }
-      if (!p.laneWaiting.isEmpty() && !service.closed()) {
+      if (!p.laneWaiting.isEmpty() && !service.isClosed()) {
         service.replanLater();
       }
     }
