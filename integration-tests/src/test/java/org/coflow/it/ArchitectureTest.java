@@ -6,10 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -20,6 +22,10 @@ import org.junit.jupiter.api.Test;
  */
 class ArchitectureTest {
   private static final Path ROOT = Path.of(System.getProperty("user.dir")).getParent();
+
+  /** STYLE.md's bound on a class's length. */
+  private static final int MAX_FILE_LINES = 600;
+
   private static final String[] MODULES = {
     "coflow-core",
     "coflow-api",
@@ -293,6 +299,27 @@ class ArchitectureTest {
             "bin/coflow master and agent, the daemons' stress tests and the namespace testbed run"
                 + " without Spark, Hadoop or TPC-DS")
         .check(classes);
+  }
+
+  /** No main source file is longer than {@link #MAX_FILE_LINES}, comments included. */
+  @Test
+  void noSourceFileIsOverSixHundredLines() throws IOException {
+    List<String> over = new ArrayList<>();
+    for (String m : MODULES) {
+      try (Stream<Path> files = Files.walk(ROOT.resolve(m).resolve("src/main/java"))) {
+        for (Path f :
+            (Iterable<Path>) files.filter(p -> p.toString().endsWith(".java"))::iterator) {
+          long lines;
+          try (Stream<String> text = Files.lines(f)) {
+            lines = text.count();
+          }
+          if (lines > MAX_FILE_LINES) {
+            over.add(ROOT.relativize(f) + " (" + lines + " lines)");
+          }
+        }
+      }
+    }
+    assertEquals(List.of(), over, "split these into classes of one responsibility each");
   }
 
   @Test
