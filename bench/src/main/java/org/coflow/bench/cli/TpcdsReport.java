@@ -161,8 +161,7 @@ record TpcdsReport(
     double logs = 0;
     int n = 0;
     for (String q : queries) {
-      List<Run> timed =
-          ok("single").filter(r -> r.query().equals(q) && !r.reader().equals("warmup")).toList();
+      List<Run> timed = timed(q);
       if (timed.size() < 2) {
         continue;
       }
@@ -211,10 +210,16 @@ record TpcdsReport(
     return Math.round((double) reads(query, reader).fetchWaitMs() / runs);
   }
 
-  /** A query's timed runs in order, as {@code s 7.36 c 8.70 ...}. */
-  private List<String> timedRuns(String query) {
+  /** A query's timed runs in the single stream, in the order they ran. */
+  private List<Run> timed(String query) {
     return ok("single")
         .filter(r -> r.query().equals(query) && !r.reader().equals("warmup"))
+        .toList();
+  }
+
+  /** A query's timed runs in order, as {@code s 7.36 c 8.70 ...}. */
+  private List<String> timedRuns(String query) {
+    return timed(query).stream()
         .map(r -> String.format(Locale.ROOT, "%s %.2f", r.reader().substring(0, 1), r.seconds()))
         .toList();
   }
