@@ -191,11 +191,7 @@ final class DarkDemo {
     List<String> cmd = submit.stockShuffleCommand("local-cluster[2,4,1024]");
     cmd.addAll(
         List.of(
-            "--conf",
-            "spark.executor.extraJavaOptions=-javaagent:" + agentJar + "=" + agentArgs,
-            // Executors of one machine would otherwise read each other's files from disk.
-            "--conf",
-            "spark.shuffle.readHostLocalDisk=false"));
+            "--conf", "spark.executor.extraJavaOptions=-javaagent:" + agentJar + "=" + agentArgs));
     if (SparkSubmit.isSpark4(submit.version())) {
       // Spark 4.1+ picks Netty's native epoll on Linux, whose bytes no bytecode advice sees.
       cmd.addAll(List.of("--conf", "spark.shuffle.io.mode=NIO", "--conf", "spark.rpc.io.mode=NIO"));

@@ -139,8 +139,17 @@ public final class SparkSubmit {
               "spark.executor.extraClassPath=" + jar));
     }
     cmd.addAll(List.of("--conf", "spark.ui.enabled=false"));
+    if (master.startsWith("local-cluster")) {
+      // Its executors stand for hosts: each reader fetches the other's blocks over the network
+      // (ours through the agents), not from the other's files as on one host. A later --conf
+      // spark.shuffle.readHostLocalDisk=true puts that back for both readers.
+      cmd.addAll(List.of("--conf", HOST_DISK_OFF));
+    }
     return cmd;
   }
+
+  /** What a local cluster's executors get: no reading of each other's files. */
+  static final String HOST_DISK_OFF = "spark.shuffle.readHostLocalDisk=false";
 
   /**
    * Runs {@code cmd} with its output in {@code log}; true if it exited 0 within {@code minutes},

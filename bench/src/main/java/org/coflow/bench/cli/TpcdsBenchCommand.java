@@ -78,10 +78,11 @@ final class TpcdsBenchCommand {
         --spark VERSION  the Spark to run on, with our jar for its line: 3.5 (pyspark 3.5.9,
                          the default), 4 (4.3.0), 4.0-4.3 or an exact pyspark version
         --spark-conf spark.KEY=VALUE
-                         a Spark setting for every run, both readers (repeatable), e.g.
-                         spark.shuffle.readHostLocalDisk=false: on one machine Spark's own
-                         reader otherwise reads the other executor's files from disk, where
-                         across hosts it would fetch them over the network as ours does
+                         a Spark setting for every run, both readers (repeatable). The two
+                         executors stand for two hosts, so both readers fetch each other's
+                         blocks over the network (spark.shuffle.readHostLocalDisk=false);
+                         spark.shuffle.readHostLocalDisk=true makes both read them from disk,
+                         as on one real host, and then none go through the agents
         --http-port N    serve the master's dashboard and /api/state on this port while the
                          runs go (default: off; 0 picks a free one)
         --json           print one JSON object instead of the tables

@@ -13,7 +13,8 @@ import scala.Tuple2;
 /**
  * A real {@code local-cluster[2,1,1024]}: two executor JVMs launched by a standalone worker, each
  * loading the shaded jar from this JVM's class path (spark.testing hands it over), so every
- * cross-executor fetch crosses agent-to-agent TCP on loopback.
+ * cross-executor fetch crosses agent-to-agent TCP on loopback (unless a test lets the executors
+ * read each other's files, {@code spark.shuffle.readHostLocalDisk}).
  */
 final class LocalCluster {
   static final String MANAGER = "org.apache.spark.shuffle.courier.CourierShuffleManager";
@@ -31,7 +32,10 @@ final class LocalCluster {
             .set("spark.driver.host", "127.0.0.1")
             .set("spark.driver.bindAddress", "127.0.0.1")
             .set("spark.executor.extraJavaOptions", "-Dio.netty.leakDetection.level=advanced")
-            .set("spark.sql.shuffle.partitions", "8");
+            .set("spark.sql.shuffle.partitions", "8")
+            // The two executors stand for two hosts: their blocks go through the agents, not
+            // from each other's files as on one host.
+            .set("spark.shuffle.readHostLocalDisk", "false");
     extra.forEach(conf::set);
     JavaSparkContext sc = new JavaSparkContext(conf);
     waitForExecutors(sc, 2);
@@ -60,6 +64,7 @@ final class LocalCluster {
           "readsThroughAgents",
           "fallbacks",
           "batchedReads",
+          "hostDiskBlocks",
           "bytesFetchedFromPeers",
           "connectionBudget",
           "maxDataConnections",

@@ -95,6 +95,30 @@ class SparkFallbackTest {
   }
 
   @Test
+  void blocksOfAnotherExecutorOnThisHostAreReadFromItsFilesAsSparkDoes() throws Exception {
+    // Spark's default: an executor reads the files of another executor on its host from disk.
+    JavaSparkContext sc =
+        LocalCluster.start("host-disk", Map.of("spark.shuffle.readHostLocalDisk", "true"));
+    try {
+      assertEquals(expected(), wordCount(sc));
+      Map<String, Map<String, Long>> m = LocalCluster.metrics(sc);
+      long fromDisk = sum(LocalCluster.pick(m, "hostDiskBlocks"));
+      long throughAgents = sum(LocalCluster.pick(m, "readsThroughAgents"));
+      assertTrue(fromDisk > 0, "blocks read from the other executor's files: " + fromDisk);
+      assertTrue(throughAgents > 0, "reduce tasks read by the plugin: " + throughAgents);
+      assertEquals(
+          0, sum(LocalCluster.pick(m, "bytesFetchedFromPeers")), "bytes sent between agents");
+      assertEquals(0, sum(LocalCluster.pick(m, "fallbacks")), "reads that fell back");
+    } finally {
+      sc.stop();
+    }
+  }
+
+  private static long sum(Map<String, Long> perExecutor) {
+    return perExecutor.values().stream().mapToLong(x -> x).sum();
+  }
+
+  @Test
   void agentKilledBetweenMapAndReduceMeansAStageRetryAndEqualResults() throws Exception {
     JavaSparkContext sc =
         LocalCluster.start("killed-agent", Map.of("spark.shuffle.courier.fetchTimeout", "20s"));

@@ -38,21 +38,36 @@ import org.coflow.courier.protocol.BlockSetId;
  * fetch.
  */
 final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched> {
-  /** A block to read: from another executor's agent, or (no agent) from this executor's files. */
+  /**
+   * A block to read: from another executor's agent, or (no agent) from this executor's files or
+   * from those of another executor on this host ({@code dirs}, its local directories).
+   */
   static final class Remote {
     final BlockManagerId location;
     final ShuffleBlockId block;
     final long size;
     final int mapIndex;
     final RemoteAgent agent;
+    final String[] dirs;
 
     Remote(
         BlockManagerId location, ShuffleBlockId block, long size, int mapIndex, RemoteAgent agent) {
+      this(location, block, size, mapIndex, agent, null);
+    }
+
+    Remote(
+        BlockManagerId location,
+        ShuffleBlockId block,
+        long size,
+        int mapIndex,
+        RemoteAgent agent,
+        String[] dirs) {
       this.location = location;
       this.block = block;
       this.size = size;
       this.mapIndex = mapIndex;
       this.agent = agent;
+      this.dirs = dirs;
     }
   }
 
@@ -428,14 +443,20 @@ final class CourierBlockFetcher implements Iterator<CourierBlockFetcher.Fetched>
             shuffleId, id.mapId(), id.reduceId(), parts.get(parts.size() - 1).block.reduceId() + 1);
   }
 
-  /** A local block, or consecutive ones as one segment of the map output's file. */
+  /**
+   * A block of this executor or of another one on this host, or consecutive ones as one segment of
+   * the map output's file; counted as local, as Spark's reader counts both.
+   */
   private Fetched nextLocal(List<Remote> parts) {
     Remote first = parts.get(0);
     ShuffleBlockId id = first.block;
     BlockId read = blockToRead(shuffleId, parts);
     delivered++;
     try {
-      org.apache.spark.network.buffer.ManagedBuffer buf = blockManager.getLocalBlockData(read);
+      org.apache.spark.network.buffer.ManagedBuffer buf =
+          first.dirs == null
+              ? blockManager.getLocalBlockData(read)
+              : blockManager.getHostLocalShuffleData(read, first.dirs);
       metrics.incLocalBlocksFetched(1);
       metrics.incLocalBytesRead(buf.size());
       return new Fetched(id, buf.createInputStream());

@@ -37,8 +37,10 @@ import scala.Tuple3;
  * serves its shuffle files through an agent (embedded by default) and reports it to the driver; a
  * reduce task asks its agent for the remote blocks with their map-status sizes, tagged with the
  * shuffle's coflow id ({@code <application id>/<shuffle id>}), and reads them like Spark's reader
- * does. If this executor's agent or a remote executor's agent cannot be had, the task reads with
- * Spark's own fetch instead (logged once per executor, counted in {@link #metrics()}).
+ * does. Blocks of another executor on the same host are read from its files, as Spark's reader
+ * reads them ({@code spark.shuffle.readHostLocalDisk}): they cross no network. If this executor's
+ * agent or a remote executor's agent cannot be had, the task reads with Spark's own fetch instead
+ * (logged once per executor, counted in {@link #metrics()}).
  */
 public class CourierShuffleManager extends SortShuffleManager {
   private static final Logger LOG = LoggerFactory.getLogger(CourierShuffleManager.class);
@@ -230,8 +232,14 @@ public class CourierShuffleManager extends SortShuffleManager {
           byHost.next();
       BlockManagerId location = entry._1();
       boolean isLocal = location.executorId().equals(self);
+      // Another executor on this host: read its files from disk, as Spark's reader does.
+      String[] dirs =
+          isLocal
+              ? null
+              : HostLocalDirs.of(
+                  env.blockManager(), location, cfg.get(CourierSparkConfig.FETCH_TIMEOUT));
       org.coflow.courier.client.RemoteAgent info = null;
-      if (!isLocal) {
+      if (!isLocal && dirs == null) {
         try {
           info = a.agentOf(location.executorId());
         } catch (Exception e) {
@@ -253,8 +261,11 @@ public class CourierShuffleManager extends SortShuffleManager {
         }
         CourierBlockFetcher.Remote r =
             new CourierBlockFetcher.Remote(
-                location, (ShuffleBlockId) b._1(), (Long) b._2(), (Integer) b._3(), info);
-        (isLocal ? local : remote).add(r);
+                location, (ShuffleBlockId) b._1(), (Long) b._2(), (Integer) b._3(), info, dirs);
+        (isLocal || dirs != null ? local : remote).add(r);
+        if (dirs != null) {
+          counters.readFromHostDisk();
+        }
       }
     }
     // AQE marks the tasks whose consecutive partitions may be read as one stream per map output.

@@ -11,15 +11,17 @@ import org.coflow.courier.client.LocalAgent;
 /**
  * What one JVM's {@link CourierShuffleManager} did, for operators and tests alike: reduce tasks
  * that read through the agents and that fell back to Spark's own fetch, runs of partitions read as
- * one stream (batch fetch), the bytes this executor's agent fetched from other agents, and its
- * connection budget and use. Registered with Spark's metrics system as the source {@code
- * CourierShuffle}, so every configured sink (JMX, CSV, Prometheus servlet) reports it per executor;
- * tests read it through {@link CourierShuffleManager#metrics()} in the executor. Thread-safe.
+ * one stream (batch fetch), blocks of other executors on the host read from their files, the bytes
+ * this executor's agent fetched from other agents, and its connection budget and use. Registered
+ * with Spark's metrics system as the source {@code CourierShuffle}, so every configured sink (JMX,
+ * CSV, Prometheus servlet) reports it per executor; tests read it through {@link
+ * CourierShuffleManager#metrics()} in the executor. Thread-safe.
  */
 public final class CourierShuffleMetrics implements Source {
   private final LongAdder readsThroughAgents = new LongAdder();
   private final LongAdder fallbacks = new LongAdder();
   private final LongAdder batchedReads = new LongAdder();
+  private final LongAdder hostDiskBlocks = new LongAdder();
   private final MetricRegistry registry = new MetricRegistry();
   private volatile Supplier<LocalAgent> agent = () -> null;
 
@@ -33,6 +35,7 @@ public final class CourierShuffleMetrics implements Source {
     registry.register("readsThroughAgents", (Gauge<Long>) readsThroughAgents::sum);
     registry.register("fallbacks", (Gauge<Long>) fallbacks::sum);
     registry.register("batchedReads", (Gauge<Long>) batchedReads::sum);
+    registry.register("hostDiskBlocks", (Gauge<Long>) hostDiskBlocks::sum);
     registry.register("bytesFetchedFromPeers", (Gauge<Long>) this::bytesFetchedFromPeers);
     registry.register("connectionBudget", (Gauge<Integer>) this::connectionBudget);
     registry.register("maxDataConnections", (Gauge<Integer>) this::maxDataConnections);
@@ -71,6 +74,14 @@ public final class CourierShuffleMetrics implements Source {
   /** Runs of consecutive partitions of one map output read as one stream. */
   public long batchedReads() {
     return batchedReads.sum();
+  }
+
+  /**
+   * Blocks of other executors on this host that reduce tasks read from those executors' files
+   * rather than through the agents ({@code spark.shuffle.readHostLocalDisk}).
+   */
+  public long hostDiskBlocks() {
+    return hostDiskBlocks.sum();
   }
 
   /** Bytes this JVM's embedded agent fetched from other executors' agents (0 without one). */
@@ -118,6 +129,10 @@ public final class CourierShuffleMetrics implements Source {
 
   void fellBack() {
     fallbacks.increment();
+  }
+
+  void readFromHostDisk() {
+    hostDiskBlocks.increment();
   }
 
   void batched(long runs) {
