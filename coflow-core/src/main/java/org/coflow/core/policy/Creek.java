@@ -29,7 +29,7 @@ import org.coflow.core.model.PolicyType;
  *   <li>D11: known sizes are ignored.
  * </ul>
  */
-public final class Creek extends AbstractPolicy {
+public final class Creek extends AbstractPolicy implements SharesByLevelPair {
   /** The most priority levels Creek takes (switch queues). */
   public static final int MAX_LEVELS = 8;
 
@@ -114,6 +114,7 @@ public final class Creek extends AbstractPolicy {
    * The largest fabric this Creek's levels keep pair counts on ({@link LevelPairCounts#MAX_BYTES}):
    * beyond, every level is filled flow by flow, and the entry point by groups is refused.
    */
+  @Override
   public int maxCountedPorts() {
     return LevelPairCounts.maxPorts(levels);
   }
@@ -305,16 +306,17 @@ public final class Creek extends AbstractPolicy {
 
   /**
    * The entry point by groups, for a simulator that moves the flows of one (level, sender,
-   * receiver) as a group ({@code LevelPairSimulator}): from now on {@link #schedule} leaves the
-   * flows of the levels filled from the pair counts without a rate in the schedule it returns, and
-   * the returned view gives every group's rate instead. Every flow of a group has the same rate,
-   * whichever way its level is filled: the rate its pair gets in the level's water-filling. The
-   * rates per (coflow, receiver) that the levels and starvation clocks read are then summed from
-   * the groups (the same rates, added in another order than by the schedule's flows, so the next
-   * decision time may differ in its last bits). A test holds the two entry points to the same rate
-   * for every flow. The mode lasts for the life of this instance: a per-flow loop needs another. A
-   * decision on a fabric too large for the counts ({@link #maxCountedPorts}) is refused.
+   * receiver) as a group: from now on {@link #schedule} leaves the flows of the levels filled from
+   * the pair counts without a rate in the schedule it returns, and the returned view gives every
+   * group's rate instead. Every flow of a group has the same rate, whichever way its level is
+   * filled: the rate its pair gets in the level's water-filling. The rates per (coflow, receiver)
+   * that the levels and starvation clocks read are then summed from the groups (the same rates,
+   * added in another order than by the schedule's flows, so the next decision time may differ in
+   * its last bits). A test holds the two entry points to the same rate for every flow. The mode
+   * lasts for the life of this instance: a per-flow loop needs another. A decision on a fabric too
+   * large for the counts ({@link #maxCountedPorts}) is refused.
    */
+  @Override
   public CreekGroups groups() {
     if (!keepCounts) {
       throw new IllegalStateException("Creek's entry point by groups needs the kept pair counts");

@@ -14,7 +14,7 @@ import org.coflow.core.model.PolicyType;
  * end goes to the other flows. It is therefore a stronger baseline, and the normalised gains of
  * coflow policies against it are smaller than against coflowsim's.
  */
-public final class FairSharing extends AbstractPolicy {
+public final class FairSharing extends AbstractPolicy implements SharesByPair {
   @Override
   public String name() {
     return "fair";
@@ -85,6 +85,7 @@ public final class FairSharing extends AbstractPolicy {
    * water-filling, and nothing is left for the backfill). A simulator of pairs uses this instead of
    * building flows.
    */
+  @Override
   public PairShares pairShares(Fabric fabric) {
     return new PairShares(fabric);
   }

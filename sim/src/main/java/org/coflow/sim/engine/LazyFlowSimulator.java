@@ -13,9 +13,9 @@ import org.coflow.core.policy.SchedulingPolicy;
 import org.coflow.sim.trace.TraceCoflow;
 
 /**
- * {@link Simulator}'s per-flow event loop for policies that read no flow's progress, only their
- * coflows' totals ({@link Coflow#bytesSent()}, and the coflows' summed rates): a flow is moved only
- * when its rate changes or it finishes, not at every event.
+ * The event loop's engine for policies that read no flow's progress, only their coflows' totals
+ * ({@link Coflow#bytesSent()}, and the coflows' summed rates): a flow is moved only when its rate
+ * changes or it finishes, not at every event.
  *
  * <p>Between two changes of its rate, a flow's bytes left are a line in time: it keeps its rate,
  * the time of its last change and what it had left then (its anchor). An event compares each served
@@ -55,12 +55,14 @@ import org.coflow.sim.trace.TraceCoflow;
  * SchedulingPolicy#readsCoflowTotalsOnly}: Aalo, Baraat, Graviton, SCF): {@link
  * ClusterState#sentAt} and {@link Coflow#remainingFrom} lag behind here.
  */
-final class LazyFlowSimulator {
-  private final List<TraceCoflow> coflows;
-  private final double bandwidth;
-  private final double coalesce;
-  private final Model model;
-  private final int ports;
+final class LazyFlowSimulator extends EventLoop {
+  private SchedulingPolicy policy;
+  private InvariantChecker checker;
+  private ClusterState state;
+  private Schedule schedule;
+  private Baraat.FirstClass first;
+  private final List<Flow> finishing = new ArrayList<>();
+  private long events;
 
   // Per active flow, by dense index (moved as the state moves its flows): the rate it moves at
   // and its anchor (time and bytes left then; when it finishes follows, see FinishHeap.until).
@@ -160,88 +162,77 @@ final class LazyFlowSimulator {
 
   LazyFlowSimulator(
       List<TraceCoflow> coflows, int ports, double bandwidth, double coalesce, Model model) {
-    this.coflows = coflows;
-    this.ports = ports;
-    this.bandwidth = bandwidth;
-    this.coalesce = coalesce;
-    this.model = model;
+    super(coflows, ports, bandwidth, coalesce, model);
     this.accounts = new ReceiverAccounts(ports);
     this.sections = new ClassSections(ports);
   }
 
-  SimResult run(
-      SchedulingPolicy policy,
-      Simulator.Coflows meta,
-      InvariantChecker checker,
-      ProgressListener progress,
-      long wallStart) {
-    int n = coflows.size();
-    ClusterState state = new ClusterState(Fabric.uniform(ports, bandwidth));
-    double[] arrival = meta.arrival();
-    double[] cct = new double[n];
-    double[] delivered = new double[n];
-    double lastArrival = n == 0 ? 0 : arrival[n - 1];
-    double now = 0;
-    int next = 0;
-    int finished = 0;
-    long events = 0;
-    List<Flow> finishing = new ArrayList<>();
+  @Override
+  void start(SchedulingPolicy policy, InvariantChecker checker) {
+    this.policy = policy;
+    this.checker = checker;
+    this.state = new ClusterState(Fabric.uniform(ports, bandwidth));
     policy.movesAsDecided();
     if (passOverHeld) {
       policy.passesOverHeld();
     }
-    Baraat.FirstClass first =
-        firstClassByPair && policy instanceof Baraat b ? b.firstClass() : null;
-    while (next < n || !state.flows().isEmpty()) {
-      if (state.flows().isEmpty() && arrival[next] > now) {
-        now = arrival[next];
-      }
-      while (next < n && arrival[next] <= now) {
-        int before = state.flows().size();
-        Simulator.admit(state, coflows.get(next), next, arrival[next]);
-        admitted(state, before);
-        next++;
-      }
-      Schedule schedule = policy.schedule(state, now);
-      events++;
-      follow(state, schedule, first, now);
-      schedule.knowCoflowRates(accounts.coflowRates(state));
-      long changes = schedule.rateChanges();
-      double decision = policy.nextDecisionTime(state, schedule, now);
-      if (schedule.rateChanges() != changes) {
-        follow(state, schedule, first, now); // it changed a rate
-      }
-      if (checker != null) {
-        // The rates the flows move at, whether from the schedule or by pair.
-        checker.checkRates(state, rate, now, policy.name());
-      }
-      double dt = next < n ? arrival[next] - now : Double.POSITIVE_INFINITY;
-      if (decision < now + dt) {
-        dt = Math.max(decision - now, FluidStep.SECONDS);
-      }
-      dt = heap.until(now, dt, coalesce, since, left, rate);
-      if (dt == Double.POSITIVE_INFINITY) {
-        throw Simulator.stalled(policy.name(), now, state.flows().size());
-      }
-      // Credited over the rounded clock's step, the time the anchors' differences see.
-      double end = now + dt;
-      double step = end - now;
-      accounts.credit(state, step);
-      now = end;
-      heap.finished(state.flows(), now, finishing);
-      for (Flow f : finishing) {
-        if (finish(state, f, now)) {
-          int c = (int) f.coflow().seq();
-          cct[c] = model.recorded(arrival[c], now);
-          delivered[c] = f.coflow().bytesSent();
-          finished++;
-        }
-      }
-      policy.recycle(schedule);
-      progress.progress(now, lastArrival, finished, n);
+    first = firstClassByPair && policy instanceof Baraat b ? b.firstClass() : null;
+  }
+
+  @Override
+  boolean busy() {
+    return !state.flows().isEmpty();
+  }
+
+  @Override
+  long events() {
+    return events;
+  }
+
+  @Override
+  void admit(TraceCoflow tc, int seq, double now) {
+    int before = state.flows().size();
+    Simulator.admit(state, tc, seq, now);
+    admitted(state, before);
+  }
+
+  @Override
+  double decide(double now, double untilArrival) {
+    schedule = policy.schedule(state, now);
+    events++;
+    follow(state, schedule, first, now);
+    schedule.knowCoflowRates(accounts.coflowRates(state));
+    long changes = schedule.rateChanges();
+    double decision = policy.nextDecisionTime(state, schedule, now);
+    if (schedule.rateChanges() != changes) {
+      follow(state, schedule, first, now); // it changed a rate
     }
-    double wall = (System.nanoTime() - wallStart) / 1e9;
-    return meta.result(policy.name(), cct, delivered, events, wall, false);
+    if (checker != null) {
+      // The rates the flows move at, whether from the schedule or by pair.
+      checker.checkRates(state, rate, now, policy.name());
+    }
+    double dt = untilArrival;
+    if (decision < now + dt) {
+      dt = Math.max(decision - now, FluidStep.SECONDS);
+    }
+    dt = heap.until(now, dt, coalesce, since, left, rate);
+    if (dt == Double.POSITIVE_INFINITY) {
+      throw Simulator.stalled(policy.name(), now, state.flows().size());
+    }
+    return dt;
+  }
+
+  @Override
+  void advance(double now, double dt, double end, Finished finished) {
+    // Credited over the rounded clock's step, the time the anchors' differences see.
+    accounts.credit(state, end - now);
+    heap.finished(state.flows(), end, finishing);
+    for (Flow f : finishing) {
+      if (finish(state, f, end)) {
+        finished.coflow((int) f.coflow().seq(), f.coflow().bytesSent());
+      }
+    }
+    policy.recycle(schedule);
   }
 
   /**

@@ -9,11 +9,13 @@ import org.coflow.core.model.Flow;
 import org.coflow.core.policy.Creek;
 import org.coflow.core.policy.CreekGroups;
 import org.coflow.core.policy.Schedule;
+import org.coflow.core.policy.SchedulingPolicy;
+import org.coflow.core.policy.SharesByLevelPair;
 import org.coflow.sim.trace.TraceCoflow;
 
 /**
- * {@link Simulator}'s event loop for {@link Creek}, run on (level, sender, receiver) groups instead
- * of flows.
+ * The event loop's engine for {@link Creek} ({@link SharesByLevelPair}), run on (level, sender,
+ * receiver) groups instead of flows.
  *
  * <p>Creek serves levels in strict priority and water-fills each level, so every flow of one level
  * on one (sender, receiver) pair gets the same rate, whatever its coflow ({@link Creek#groups}).
@@ -33,13 +35,7 @@ import org.coflow.sim.trace.TraceCoflow;
  * rather than per flow, so completion times may differ from the per-flow loop's in the last digits
  * ({@code SimulatorDifferentialTest} bounds the difference).
  */
-final class LevelPairSimulator {
-  private final List<TraceCoflow> coflows;
-  private final double bandwidth;
-  private final double coalesce;
-  private final Model model;
-  private final int ports;
-
+final class LevelPairSimulator extends EventLoop {
   /**
    * The active groups, by Creek's key of (level, sender, receiver) ({@link CreekGroups#key}), and
    * their flows.
@@ -52,109 +48,104 @@ final class LevelPairSimulator {
   /** Per (coflow number * ports + receiver): the level its flows' groups are at, -1 for none. */
   private final int[] placedAt;
 
+  private final Finishing finishing = new Finishing();
+  private SchedulingPolicy policy;
+  private InvariantChecker checker;
+  private CreekGroups view;
+  private ClusterState state;
+  private Schedule schedule;
+  private long events;
+
   LevelPairSimulator(
       List<TraceCoflow> coflows, int ports, double bandwidth, double coalesce, Model model) {
-    this.coflows = coflows;
-    this.ports = ports;
-    this.bandwidth = bandwidth;
-    this.coalesce = coalesce;
-    this.model = model;
+    super(coflows, ports, bandwidth, coalesce, model);
     this.groups = new ServiceGroups(Creek.MAX_LEVELS * ports * ports);
     this.placedAt = new int[coflows.size() * ports];
     Arrays.fill(placedAt, -1);
   }
 
-  SimResult run(
-      Creek policy,
-      Simulator.Coflows meta,
-      InvariantChecker checker,
-      ProgressListener progress,
-      long wallStart) {
-    int n = coflows.size();
-    Fabric fabric = Fabric.uniform(ports, bandwidth);
-    ClusterState state = new ClusterState(fabric);
-    CreekGroups view = policy.groups();
+  @Override
+  void start(SchedulingPolicy policy, InvariantChecker checker) {
+    this.policy = policy;
+    this.checker = checker;
+    this.state = new ClusterState(Fabric.uniform(ports, bandwidth));
+    this.view = ((SharesByLevelPair) policy).groups();
     policy.movesAsDecided();
-    ServiceGroups g = groups;
-    Finishing finishing = new Finishing();
-    double[] arrival = meta.arrival();
-    double[] cct = new double[n];
-    double[] delivered = new double[n];
-    double lastArrival = n == 0 ? 0 : arrival[n - 1];
-    double now = 0;
-    int next = 0;
-    int finished = 0;
-    long events = 0;
-    while (next < n || !state.flows().isEmpty()) {
-      if (state.flows().isEmpty() && arrival[next] > now) {
-        now = arrival[next];
-      }
-      while (next < n && arrival[next] <= now) {
-        admit(state, coflows.get(next), next, arrival[next]);
-        next++;
-      }
-      Schedule schedule = policy.schedule(state, now);
-      if (view.perFlow()) {
-        throw new IllegalStateException(
-            "creek at t="
-                + now
-                + "s left capacity at both ends of a flow, which its levels' water-filling never"
-                + " does: the groups do not describe this decision");
-      }
-      events++;
-      place(state, view);
-      double dt = next < n ? arrival[next] - now : Double.POSITIVE_INFINITY;
-      double decision = policy.nextDecisionTime(state, schedule, now);
-      if (decision < now + dt) {
-        dt = Math.max(decision - now, FluidStep.SECONDS);
-      }
-      // The groups' keys are those of Creek's rates (place).
-      g.startRates(dt, coalesce);
-      g.rateByKey(view.rates());
-      if (checker != null) {
-        checker.checkPairs(fabric, g.src, g.dst, g.count, g.rate, g.active, now, policy.name());
-      }
-      dt = g.until();
-      if (dt == Double.POSITIVE_INFINITY) {
-        throw Simulator.stalled(policy.name(), now, state.flows().size());
-      }
-      // The bytes of the event per (coflow, receiver), at the rate its groups give it.
-      for (Coflow c : state.coflows()) {
-        for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
-          int r = c.receiver(rs);
-          double to = view.rateTo(c, r);
-          if (to > 0) {
-            state.addReceived(c, r, to * dt);
-          }
-        }
-      }
-      // Serve every group for dt; take out the flows that finish within it.
-      finishing.start(dt);
-      g.serve(dt, finishing);
-      now += dt;
-      // Flows leave in id order, as in the per-flow loop. A flow that finished before the end of
-      // dt idled for the rest of it: the bytes counted for that part are taken back.
-      int done = finishing.size;
-      int[] ids = finishing.flows;
-      Arrays.sort(ids, 0, done);
-      for (int k = 0; k < done; k++) {
-        Flow f = flow[ids[k]];
-        flow[ids[k]] = null;
-        state.addReceived(f.coflow(), f.dst(), finishing.idle[ids[k]]);
-        state.settleSent(f.index(), f.size() - state.sentAt(f.index()));
-        if (state.finishFlow(f, now)) {
-          int i = (int) f.coflow().seq();
-          cct[i] = model.recorded(arrival[i], now);
-          delivered[i] = f.coflow().bytesSent();
-          finished++;
-        }
-      }
-      g.deactivateIdle();
-      policy.recycle(schedule);
-      progress.progress(now, lastArrival, finished, n);
+  }
+
+  @Override
+  boolean busy() {
+    return !state.flows().isEmpty();
+  }
+
+  @Override
+  long events() {
+    return events;
+  }
+
+  @Override
+  double decide(double now, double untilArrival) {
+    schedule = policy.schedule(state, now);
+    if (view.perFlow()) {
+      throw new IllegalStateException(
+          "creek at t="
+              + now
+              + "s left capacity at both ends of a flow, which its levels' water-filling never"
+              + " does: the groups do not describe this decision");
     }
-    double wall = (System.nanoTime() - wallStart) / 1e9;
-    return meta.result(policy.name(), cct, delivered, events, wall, false);
+    events++;
+    place(state, view);
+    double dt = untilArrival;
+    double decision = policy.nextDecisionTime(state, schedule, now);
+    if (decision < now + dt) {
+      dt = Math.max(decision - now, FluidStep.SECONDS);
+    }
+    // The groups' keys are those of Creek's rates (place).
+    ServiceGroups g = groups;
+    g.startRates(dt, coalesce);
+    g.rateByKey(view.rates());
+    if (checker != null) {
+      checker.checkPairs(
+          state.fabric(), g.src, g.dst, g.count, g.rate, g.active, now, policy.name());
+    }
+    dt = g.until();
+    if (dt == Double.POSITIVE_INFINITY) {
+      throw Simulator.stalled(policy.name(), now, state.flows().size());
+    }
+    return dt;
+  }
+
+  @Override
+  void advance(double now, double dt, double end, Finished finished) {
+    // The bytes of the event per (coflow, receiver), at the rate its groups give it.
+    for (Coflow c : state.coflows()) {
+      for (int rs = 0, re = c.receiverCount(); rs < re; rs++) {
+        int r = c.receiver(rs);
+        double to = view.rateTo(c, r);
+        if (to > 0) {
+          state.addReceived(c, r, to * dt);
+        }
+      }
+    }
+    // Serve every group for dt; take out the flows that finish within it.
+    finishing.start(dt);
+    groups.serve(dt, finishing);
+    // Flows leave in id order, as in the per-flow loop. A flow that finished before the end of
+    // dt idled for the rest of it: the bytes counted for that part are taken back.
+    int done = finishing.size;
+    int[] ids = finishing.flows;
+    Arrays.sort(ids, 0, done);
+    for (int k = 0; k < done; k++) {
+      Flow f = flow[ids[k]];
+      flow[ids[k]] = null;
+      state.addReceived(f.coflow(), f.dst(), finishing.idle[ids[k]]);
+      state.settleSent(f.index(), f.size() - state.sentAt(f.index()));
+      if (state.finishFlow(f, end)) {
+        finished.coflow((int) f.coflow().seq(), f.coflow().bytesSent());
+      }
+    }
+    groups.deactivateIdle();
+    policy.recycle(schedule);
   }
 
   /**
@@ -217,7 +208,8 @@ final class LevelPairSimulator {
   }
 
   /** Admits a trace coflow into the state and numbers its flows for the groups. */
-  private void admit(ClusterState state, TraceCoflow tc, int seq, double now) {
+  @Override
+  void admit(TraceCoflow tc, int seq, double now) {
     for (Flow f : Simulator.admit(state, tc, seq, now).activeFlows()) {
       int id = (int) f.id();
       if (id >= flow.length) {

@@ -5,11 +5,13 @@ import java.util.List;
 import org.coflow.core.model.Fabric;
 import org.coflow.core.policy.FairSharing;
 import org.coflow.core.policy.PairShares;
+import org.coflow.core.policy.SchedulingPolicy;
+import org.coflow.core.policy.SharesByPair;
 import org.coflow.sim.trace.TraceCoflow;
 
 /**
- * {@link Simulator}'s event loop for per-flow fair sharing, run on (sender, receiver) pairs instead
- * of flows.
+ * The event loop's engine for per-flow fair sharing ({@link SharesByPair}), run on (sender,
+ * receiver) pairs instead of flows.
  *
  * <p>Max-min fair sharing gives every active flow on one pair the same rate, whatever its coflow,
  * so a pair is simulated as one object with a number of flows ({@link FairSharing#pairShares}, the
@@ -24,13 +26,7 @@ import org.coflow.sim.trace.TraceCoflow;
  * Bytes are counted per pair rather than per flow, so completion times may differ from the per-flow
  * loop's in the last digits ({@code PairSimulatorTest} bounds the difference).
  */
-final class PairSimulator {
-  private final List<TraceCoflow> coflows;
-  private final double bandwidth;
-  private final double coalesce;
-  private final Model model;
-  private final int ports;
-
+final class PairSimulator extends EventLoop {
   /** The active pairs (key sender * ports + receiver) and their flows. */
   private final ServiceGroups pairs;
 
@@ -39,82 +35,83 @@ final class PairSimulator {
 
   private int flows;
   private PairShares shares;
+  private SchedulingPolicy policy;
+  private InvariantChecker checker;
+  private Fabric fabric;
+  private final Finishing finishing = new Finishing();
+
+  /** Per coflow: its flows not yet finished, and the bytes its finished flows delivered. */
+  private final int[] unfinished;
+
+  private final double[] delivered;
+  private int activeFlows;
+  private long events;
 
   PairSimulator(
       List<TraceCoflow> coflows, int ports, double bandwidth, double coalesce, Model model) {
-    this.coflows = coflows;
-    this.ports = ports;
-    this.bandwidth = bandwidth;
-    this.coalesce = coalesce;
-    this.model = model;
+    super(coflows, ports, bandwidth, coalesce, model);
     this.pairs = new ServiceGroups(ports * ports);
+    this.unfinished = new int[coflows.size()];
+    this.delivered = new double[coflows.size()];
   }
 
-  SimResult run(
-      FairSharing policy,
-      Simulator.Coflows meta,
-      InvariantChecker checker,
-      ProgressListener progress,
-      long wallStart) {
-    int n = coflows.size();
-    double[] arrival = meta.arrival();
-    double[] cct = new double[n];
-    double[] delivered = new double[n];
-    int[] unfinished = new int[n];
-    Fabric fabric = Fabric.uniform(ports, bandwidth);
-    double lastArrival = n == 0 ? 0 : arrival[n - 1];
-    double now = 0;
-    int next = 0;
-    int finished = 0;
-    long events = 0;
-    int activeFlows = 0;
-    shares = policy.pairShares(fabric);
+  @Override
+  void start(SchedulingPolicy policy, InvariantChecker checker) {
+    this.policy = policy;
+    this.checker = checker;
+    this.fabric = Fabric.uniform(ports, bandwidth);
+    this.shares = ((SharesByPair) policy).pairShares(fabric);
+  }
+
+  @Override
+  boolean busy() {
+    return activeFlows > 0;
+  }
+
+  @Override
+  long events() {
+    return events;
+  }
+
+  @Override
+  double decide(double now, double untilArrival) {
+    // The policy's water-filling on the active pairs, and the next completion.
+    shares.fill();
+    events++;
     ServiceGroups g = pairs;
-    Finishing finishing = new Finishing();
-    while (next < n || activeFlows > 0) {
-      if (activeFlows == 0 && arrival[next] > now) {
-        now = arrival[next];
-      }
-      while (next < n && arrival[next] <= now) {
-        activeFlows += admit(coflows.get(next), next, unfinished);
-        next++;
-      }
-      // The policy's water-filling on the active pairs, and the next completion.
-      shares.fill();
-      events++;
-      g.startRates(next < n ? arrival[next] - now : Double.POSITIVE_INFINITY, coalesce);
-      g.rateByPorts(shares);
-      if (checker != null) {
-        checker.checkPairs(fabric, g.src, g.dst, g.count, g.rate, g.active, now, policy.name());
-      }
-      // Extended over the completion window but not past the next arrival.
-      double dt = g.until();
-      if (dt == Double.POSITIVE_INFINITY) {
-        throw Simulator.stalled(policy.name(), now, activeFlows);
-      }
-      // Serve every pair for dt; take out the flows that finish within it.
-      finishing.size = 0;
-      g.serve(dt, finishing);
-      now += dt;
-      // Flows leave in admission order (the per-flow loop finishes them by id, the same order).
-      int done = finishing.size;
-      int[] flowsDone = finishing.flows;
-      Arrays.sort(flowsDone, 0, done);
-      for (int k = 0; k < done; k++) {
-        int f = flowsDone[k];
-        int c = flowCoflow[f];
-        delivered[c] += g.size(f);
-        activeFlows--;
-        if (--unfinished[c] == 0) {
-          cct[c] = model.recorded(arrival[c], now);
-          finished++;
-        }
-      }
-      g.deactivateIdle();
-      progress.progress(now, lastArrival, finished, n);
+    g.startRates(untilArrival, coalesce);
+    g.rateByPorts(shares);
+    if (checker != null) {
+      checker.checkPairs(fabric, g.src, g.dst, g.count, g.rate, g.active, now, policy.name());
     }
-    double wall = (System.nanoTime() - wallStart) / 1e9;
-    return meta.result(policy.name(), cct, delivered, events, wall, false);
+    // Extended over the completion window but not past the next arrival.
+    double dt = g.until();
+    if (dt == Double.POSITIVE_INFINITY) {
+      throw Simulator.stalled(policy.name(), now, activeFlows);
+    }
+    return dt;
+  }
+
+  @Override
+  void advance(double now, double dt, double end, Finished finished) {
+    // Serve every pair for dt; take out the flows that finish within it.
+    ServiceGroups g = pairs;
+    finishing.size = 0;
+    g.serve(dt, finishing);
+    // Flows leave in admission order (the per-flow loop finishes them by id, the same order).
+    int done = finishing.size;
+    int[] flowsDone = finishing.flows;
+    Arrays.sort(flowsDone, 0, done);
+    for (int k = 0; k < done; k++) {
+      int f = flowsDone[k];
+      int c = flowCoflow[f];
+      delivered[c] += g.size(f);
+      activeFlows--;
+      if (--unfinished[c] == 0) {
+        finished.coflow(c, delivered[c]);
+      }
+    }
+    g.deactivateIdle();
   }
 
   /** The flows that finish in the event under way; each leaves its pair's share as it goes. */
@@ -132,8 +129,9 @@ final class PairSimulator {
     }
   }
 
-  /** Admits a coflow's flows (M mappers x R reducers) at their pairs; returns how many. */
-  private int admit(TraceCoflow tc, int seq, int[] unfinished) {
+  /** Admits a coflow's flows (M mappers x R reducers) at their pairs. */
+  @Override
+  void admit(TraceCoflow tc, int seq, double now) {
     int added = 0;
     for (int r = 0; r < tc.reducers().length; r++) {
       double size = tc.flowBytes(r);
@@ -152,6 +150,6 @@ final class PairSimulator {
       }
     }
     unfinished[seq] = added;
-    return added;
+    activeFlows += added;
   }
 }

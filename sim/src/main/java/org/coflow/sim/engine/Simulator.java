@@ -1,15 +1,11 @@
 package org.coflow.sim.engine;
 
-import java.util.ArrayList;
 import java.util.List;
 import org.coflow.core.model.ClusterState;
 import org.coflow.core.model.Coflow;
-import org.coflow.core.model.Fabric;
-import org.coflow.core.model.Flow;
-import org.coflow.core.policy.Creek;
-import org.coflow.core.policy.FairSharing;
-import org.coflow.core.policy.Schedule;
 import org.coflow.core.policy.SchedulingPolicy;
+import org.coflow.core.policy.SharesByLevelPair;
+import org.coflow.core.policy.SharesByPair;
 import org.coflow.sim.trace.Trace;
 import org.coflow.sim.trace.TraceCoflow;
 
@@ -28,14 +24,17 @@ import org.coflow.sim.trace.TraceCoflow;
  * <p>Flows that would finish within a nanosecond of each other finish in the same event, so the
  * many equal flows of a trace coflow cost one event, not thousands.
  *
- * <p>Per-flow fair sharing ({@link FairSharing}, not wrapped by Courier) runs the same loop on
- * (sender, receiver) pairs instead of flows ({@link PairSimulator}): every flow of a pair gets the
- * same rate, so an event costs the active pairs, not the active flows. Creek (not wrapped by
- * Courier, deciding at every event, on a fabric its pair counts fit) runs it on (level, sender,
- * receiver) groups ({@link LevelPairSimulator}) for the same reason: every flow of one level on one
- * pair gets the same rate. Aalo, Baraat and Graviton (not wrapped by Courier, deciding at every
- * event) read no flow's progress, only their coflows' totals: they run the same loop with each flow
- * moved only when its rate changes ({@link LazyFlowSimulator}), Baraat's first class taken by pair.
+ * <p>One event loop ({@link EventLoop}) replays every policy; what differs is the engine that moves
+ * the flows, chosen from what the policy declares (not wrapped by Courier): per-flow fair sharing
+ * ({@link SharesByPair}) runs on (sender, receiver) pairs instead of flows ({@link PairSimulator}):
+ * every flow of a pair gets the same rate, so an event costs the active pairs, not the active
+ * flows. Creek ({@link SharesByLevelPair}, deciding at every event, on a fabric its pair counts
+ * fit) runs on (level, sender, receiver) groups ({@link LevelPairSimulator}) for the same reason.
+ * Aalo, Baraat, Graviton and SCF ({@link SchedulingPolicy#readsCoflowTotalsOnly}, deciding at every
+ * event) read no flow's progress, only their coflows' totals: each flow moves only when its rate
+ * changes ({@link LazyFlowSimulator}), Baraat's first class taken by pair. Every other policy, and
+ * every one behind Courier, moves flow by flow ({@link FlowSimulator}); {@link Engine#REFERENCE} is
+ * the plain engine they are all checked against.
  */
 public final class Simulator {
 
@@ -72,140 +71,88 @@ public final class Simulator {
     this.model = model;
   }
 
+  /**
+   * Which engine moves the flows ({@link EventLoop}): the fastest the policy allows, flow by flow
+   * whatever the policy, or the plain reference every other engine is checked against.
+   */
+  public enum Engine {
+    /** The fastest the policy declares it can be replayed with; flow by flow otherwise. */
+    AUTO("auto"),
+    /** Flow by flow ({@link FlowSimulator}) for every policy. */
+    FLOWS("flows"),
+    /** The plain reference ({@link ReferenceSimulator}): no completion window, no shortcut. */
+    REFERENCE("reference");
+
+    private final String label;
+
+    Engine(String label) {
+      this.label = label;
+    }
+
+    public String label() {
+      return label;
+    }
+
+    /** The engine called {@code label}, or an error listing those there are. */
+    public static Engine parse(String label) {
+      for (Engine e : values()) {
+        if (e.label.equals(label)) {
+          return e;
+        }
+      }
+      throw new IllegalArgumentException(
+          "unknown engine '" + label + "': use auto, flows or reference");
+    }
+  }
+
   public SimResult run(
       SchedulingPolicy policy,
       boolean courier,
       InvariantChecker checker,
       ProgressListener progress) {
-    long wallStart = System.nanoTime();
-    List<TraceCoflow> coflows = trace.coflows();
-    int n = coflows.size();
-    Coflows meta = Coflows.of(coflows, model, bandwidth);
-    if (policy instanceof FairSharing fair && !courier) {
-      return new PairSimulator(coflows, trace.ports(), bandwidth, coalesce, model)
-          .run(fair, meta, checker, progress, wallStart);
-    }
-    if (policy instanceof Creek creek
-        && !courier
-        && !model.has(Model.Choice.EVENTS)
-        && trace.ports() <= creek.maxCountedPorts()) {
-      return new LevelPairSimulator(coflows, trace.ports(), bandwidth, coalesce, model)
-          .run(creek, meta, checker, progress, wallStart);
-    }
-    if (policy.readsCoflowTotalsOnly() && !courier && !model.has(Model.Choice.EVENTS)) {
-      return new LazyFlowSimulator(coflows, trace.ports(), bandwidth, coalesce, model)
-          .run(policy, meta, checker, progress, wallStart);
-    }
-    Fabric fabric = Fabric.uniform(trace.ports(), bandwidth);
-    ClusterState state = new ClusterState(fabric);
-    double[] arrival = meta.arrival();
-    double[] cct = new double[n];
-    double[] delivered = new double[n];
-    double lastArrival = n == 0 ? 0 : arrival[n - 1];
-    double now = 0;
-    int next = 0;
-    int finished = 0;
-    long events = 0;
-    List<Flow> done = new ArrayList<>();
-    FluidStep step = new FluidStep();
-    // Under the reference model's EVENTS choice a coordinated policy decides only when coflows
-    // are admitted or finish; in between, flows keep the rates of the last decision.
-    // Fair sharing is not coordinated (coflowsim re-shares it every 8 ms quantum): never gated.
-    boolean gated = model.has(Model.Choice.EVENTS) && !policy.name().equals("fair");
-    HeldRates held = gated ? new HeldRates() : null;
-    if (!gated) {
-      // Flows move at exactly the decided rates and every decision is followed by
-      // nextDecisionTime: a policy may carry work over (a Courier wrapper does not pass it on).
-      policy.movesAsDecided();
-    }
-    boolean coflowEvent = true;
-    boolean forced = false;
-    boolean sumsWanted = false;
-    while (next < n || !state.flows().isEmpty()) {
-      if (state.flows().isEmpty() && arrival[next] > now) {
-        now = arrival[next];
-      }
-      while (next < n && arrival[next] <= now) {
-        admit(state, coflows.get(next), next, arrival[next]);
-        next++;
-        coflowEvent = true;
-      }
-      Schedule schedule;
-      boolean fromPolicy = held == null || coflowEvent;
-      if (fromPolicy) {
-        schedule = policy.schedule(state, now);
-        if (held != null) {
-          held.keep(state, schedule);
-        }
-      } else {
-        schedule = held.replay(state);
-      }
-      coflowEvent = false;
-      events++;
-      if (checker != null) {
-        checker.check(state, schedule, now, policy.name());
-      }
-      List<Flow> flows = state.flows();
-      double dt = next < n ? arrival[next] - now : Double.POSITIVE_INFINITY;
-      // The pass over the served flows for the next completion runs before the policy picks its
-      // next decision time, and sums the rates per coflow on the way for a policy that reads them
-      // there (learned at its first such read), so that it does not walk the flows again.
-      step.scan(state, schedule, coalesce, sumsWanted && !schedule.coflowRatesKnown());
-      double decision = Double.POSITIVE_INFINITY;
-      if (held == null) {
-        boolean known = schedule.coflowRatesKnown();
-        long changes = schedule.rateChanges();
-        decision = policy.nextDecisionTime(state, schedule, now);
-        sumsWanted |= !known && schedule.coflowRatesKnown();
-        if (schedule.rateChanges() != changes) {
-          step.scan(state, schedule, coalesce, false); // it changed a rate: scan the new ones
-        }
-      }
-      if (decision < now + dt) {
-        dt = Math.max(decision - now, FluidStep.SECONDS);
-      }
-      dt = step.until(dt, coalesce);
-      if (dt == Double.POSITIVE_INFINITY && held != null && !forced) {
-        // Every flow with a held rate is done and nothing else is pending: decide now.
-        forced = true;
-        coflowEvent = true;
-        continue;
-      }
-      forced = false;
-      if (dt == Double.POSITIVE_INFINITY) {
-        throw stalled(policy.name(), now, flows.size());
-      }
-      FluidStep.advance(state, schedule, dt, done);
-      now += dt;
+    return run(policy, courier, checker, progress, Engine.AUTO);
+  }
 
-      for (Flow f : done) {
-        if (Math.abs(f.sent() - f.size()) > 1e-6 * f.size()) {
-          throw new IllegalStateException(
-              policy.name()
-                  + ": "
-                  + f
-                  + " finished having sent "
-                  + f.sent()
-                  + " of "
-                  + f.size()
-                  + " bytes");
-        }
-        if (state.finishFlow(f, now)) {
-          int i = (int) f.coflow().seq();
-          cct[i] = model.recorded(arrival[i], now);
-          coflowEvent = true;
-          delivered[i] = f.coflow().bytesSent();
-          finished++;
-        }
+  public SimResult run(
+      SchedulingPolicy policy,
+      boolean courier,
+      InvariantChecker checker,
+      ProgressListener progress,
+      Engine engine) {
+    long wallStart = System.nanoTime();
+    Coflows meta = Coflows.of(trace.coflows(), model, bandwidth);
+    return engineFor(policy, courier, engine).run(policy, meta, checker, progress, wallStart);
+  }
+
+  /**
+   * The engine for {@code policy}: what the policy declares it can be replayed with ({@link
+   * SharesByPair}, {@link SharesByLevelPair}, {@link SchedulingPolicy#readsCoflowTotalsOnly}),
+   * unless Courier's merging or the reference simulator's decision gating stands between it and the
+   * flows; flow by flow otherwise.
+   */
+  private EventLoop engineFor(SchedulingPolicy policy, boolean courier, Engine engine) {
+    List<TraceCoflow> coflows = trace.coflows();
+    int ports = trace.ports();
+    if (engine == Engine.REFERENCE) {
+      if (!model.isDefault()) {
+        throw new IllegalArgumentException(
+            "the reference engine replays our default model only, not " + model.label());
       }
-      if (fromPolicy) {
-        // Nothing reads this decision again: the next one may reuse its arrays.
-        policy.recycle(schedule);
-      }
-      progress.progress(now, lastArrival, finished, n);
+      return new ReferenceSimulator(coflows, ports, bandwidth, courier);
     }
-    double wall = (System.nanoTime() - wallStart) / 1e9;
-    return meta.result(policy.name(), cct, delivered, events, wall, courier);
+    boolean direct = engine == Engine.AUTO && !courier;
+    if (direct && policy instanceof SharesByPair) {
+      // Fair sharing is not coordinated: never gated, whatever the model.
+      return new PairSimulator(coflows, ports, bandwidth, coalesce, model);
+    }
+    direct &= !model.has(Model.Choice.EVENTS);
+    if (direct && policy instanceof SharesByLevelPair levels && ports <= levels.maxCountedPorts()) {
+      return new LevelPairSimulator(coflows, ports, bandwidth, coalesce, model);
+    }
+    if (direct && policy.readsCoflowTotalsOnly()) {
+      return new LazyFlowSimulator(coflows, ports, bandwidth, coalesce, model);
+    }
+    return new FlowSimulator(coflows, ports, bandwidth, coalesce, model, courier);
   }
 
   /** The error of a run where flows wait but nothing will ever happen. */
@@ -267,37 +214,6 @@ public final class Simulator {
           longest,
           events,
           wallSeconds);
-    }
-  }
-
-  /** The rates of the last decision, replayed for the flows still active. */
-  private static final class HeldRates {
-    private Flow[] flows = new Flow[0];
-    private double[] rates = new double[0];
-    private int size;
-
-    void keep(ClusterState state, Schedule schedule) {
-      int n = schedule.servedSize();
-      if (flows.length < n) {
-        flows = new Flow[n];
-        rates = new double[n];
-      }
-      int[] served = schedule.served();
-      for (int k = 0; k < n; k++) {
-        flows[k] = state.flows().get(served[k]);
-        rates[k] = schedule.rate(served[k]);
-      }
-      size = n;
-    }
-
-    Schedule replay(ClusterState state) {
-      Schedule s = Schedule.empty(state);
-      for (int k = 0; k < size; k++) {
-        if (!flows[k].finished()) {
-          s.addRate(flows[k].index(), rates[k]);
-        }
-      }
-      return s;
     }
   }
 

@@ -136,6 +136,66 @@ class SimCommandTest extends CliHarness {
         err());
   }
 
+  /**
+   * Each engine replays the same coflows to the same completion times: every figure of the JSON
+   * lines (seven digits) agrees to 1e-6 between the fastest engine each policy allows, flow by
+   * flow, and the plain reference, all exact ({@code --coalesce 0}, the reference's only window).
+   */
+  @Test
+  void everyEngineGivesTheSameFiguresAndMisuseIsNamed() {
+    List<List<double[]>> outputs = new java.util.ArrayList<>();
+    for (String engine : List.of("auto", "flows", "reference")) {
+      long before = out().lines().count();
+      List<String> argv =
+          new java.util.ArrayList<>(
+              List.of(
+                  "sim",
+                  "--trace",
+                  TRACE,
+                  "--coflows",
+                  "30",
+                  "--policy",
+                  "aalo,creek",
+                  "--json",
+                  "--engine",
+                  engine));
+      if (!engine.equals("reference")) {
+        argv.addAll(List.of("--coalesce", "0"));
+      }
+      assertEquals(0, run(argv.toArray(String[]::new)), err());
+      List<String> lines = out().lines().skip(before).toList();
+      assertEquals(3, lines.size(), out()); // fair, aalo, creek
+      assertTrue(lines.stream().allMatch(l -> l.contains("\"engine\":\"" + engine + "\"")));
+      outputs.add(lines.stream().map(SimCommandTest::figures).toList());
+    }
+    for (int e = 1; e < 3; e++) {
+      for (int line = 0; line < 3; line++) {
+        double[] a = outputs.get(0).get(line);
+        double[] b = outputs.get(e).get(line);
+        assertEquals(a.length, b.length);
+        for (int i = 0; i < a.length; i++) {
+          assertEquals(a[i], b[i], 1e-6 * Math.abs(a[i]), "engine " + e + " line " + line);
+        }
+      }
+    }
+    assertEquals(2, run("sim", "--trace", TRACE, "--engine", "warp"));
+    assertTrue(err().contains("unknown engine 'warp': use auto, flows or reference"), err());
+    assertEquals(2, run("sim", "--trace", TRACE, "--engine", "reference", "--coalesce", "0.01"));
+    assertTrue(err().contains("--engine reference is exact") && err().contains("--coalesce"));
+    assertEquals(2, run("sim", "--trace", TRACE, "--engine", "flows", "--identify", "normal"));
+    assertTrue(err().contains("--engine does not apply to --identify"), err());
+  }
+
+  /** The numbers of a JSON line but its wall time and event count, in order. */
+  private static double[] figures(String line) {
+    String rest = line.replaceAll("\"(wall_s|events)\":[0-9.eE-]+", "");
+    return java.util.regex.Pattern.compile("(?<=:)-?[0-9][0-9.eE-]*")
+        .matcher(rest)
+        .results()
+        .mapToDouble(m -> Double.parseDouble(m.group()))
+        .toArray();
+  }
+
   @Test
   void referenceModelRunsAndItsMisuseIsNamed() {
     assertEquals(

@@ -83,8 +83,16 @@ class SimulatorDifferentialTest {
                 courier,
                 new InvariantChecker(!courier),
                 ProgressListener.NONE);
-    double[] reference = ReferenceSimulator.run(slice, GBPS, policy(name, courier), null);
+    double[] reference = reference(slice, policy(name, courier), courier, null);
     assertSame(name + (courier ? "+courier" : ""), reference, fast.cct());
+  }
+
+  /** Completion times from the reference engine ({@code bin/coflow sim --engine reference}). */
+  static double[] reference(
+      Trace trace, SchedulingPolicy policy, boolean courier, InvariantChecker checker) {
+    return new Simulator(trace, GBPS, 0)
+        .run(policy, courier, checker, ProgressListener.NONE, Simulator.Engine.REFERENCE)
+        .cct();
   }
 
   /** Fair sharing as one water-filling over the flat list of all active flows, flow by flow. */
@@ -119,9 +127,8 @@ class SimulatorDifferentialTest {
 
   @Test
   void fairSharingByCoflowEqualsTheFlatWaterFilling() {
-    double[] flat = ReferenceSimulator.run(slice, GBPS, new FlatFair(), new InvariantChecker(true));
-    double[] ours =
-        ReferenceSimulator.run(slice, GBPS, policy("fair", false), new InvariantChecker(true));
+    double[] flat = reference(slice, new FlatFair(), false, new InvariantChecker(true));
+    double[] ours = reference(slice, policy("fair", false), false, new InvariantChecker(true));
     assertSame("fair", flat, ours);
   }
 
