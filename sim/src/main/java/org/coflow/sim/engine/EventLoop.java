@@ -1,6 +1,8 @@
 package org.coflow.sim.engine;
 
 import java.util.List;
+import org.coflow.core.model.ClusterState;
+import org.coflow.core.model.Fabric;
 import org.coflow.core.policy.SchedulingPolicy;
 import org.coflow.sim.trace.TraceCoflow;
 
@@ -24,6 +26,20 @@ abstract class EventLoop {
   final double coalesce;
   final Model model;
 
+  /** The policy replayed, and the invariant checker (or null), from {@link #run} on. */
+  SchedulingPolicy policy;
+
+  InvariantChecker checker;
+
+  /**
+   * The flows and coflows as the policy sees them, for an engine that keeps them there (every one
+   * but {@link PairSimulator}); made afresh for each run.
+   */
+  ClusterState state;
+
+  /** Decisions taken so far. */
+  long events;
+
   EventLoop(List<TraceCoflow> coflows, int ports, double bandwidth, double coalesce, Model model) {
     this.coflows = coflows;
     this.ports = ports;
@@ -38,16 +54,20 @@ abstract class EventLoop {
   }
 
   /**
-   * Binds the engine to {@code policy} before the first event (an engine that needs something of
-   * the policy, such as its pair shares, takes it here); {@code checker} may be null.
+   * Prepares the engine for {@link #policy} before the first event (an engine that needs something
+   * of the policy, such as its pair shares, takes it here).
    */
-  abstract void start(SchedulingPolicy policy, InvariantChecker checker);
+  void start() {}
 
   /** Flows are active. */
-  abstract boolean busy();
+  boolean busy() {
+    return !state.flows().isEmpty();
+  }
 
   /** Admits trace coflow number {@code seq}, arriving at {@code now}. */
-  abstract void admit(TraceCoflow tc, int seq, double now);
+  void admit(TraceCoflow tc, int seq, double now) {
+    Simulator.admit(state, tc, seq, now);
+  }
 
   /**
    * Asks the policy for the rates from {@code now} on and returns how long they hold: at most
@@ -61,9 +81,6 @@ abstract class EventLoop {
    * {@code finished} of each coflow that finished.
    */
   abstract void advance(double now, double dt, double end, Finished finished);
-
-  /** Decisions taken so far. */
-  abstract long events();
 
   /** The policy runs behind Courier's merging (only the per-flow engine replays that). */
   boolean courier() {
@@ -83,7 +100,11 @@ abstract class EventLoop {
     double lastArrival = n == 0 ? 0 : arrival[n - 1];
     double now = 0;
     int next = 0;
-    start(policy, checker);
+    this.policy = policy;
+    this.checker = checker;
+    this.state = new ClusterState(Fabric.uniform(ports, bandwidth));
+    this.events = 0;
+    start();
     while (next < n || busy()) {
       if (!busy() && arrival[next] > now) {
         now = arrival[next];
@@ -100,7 +121,7 @@ abstract class EventLoop {
       progress.progress(now, lastArrival, results.finished, n);
     }
     double wall = (System.nanoTime() - wallStart) / 1e9;
-    return meta.result(policy.name(), results.cct, results.delivered, events(), wall, courier());
+    return meta.result(policy.name(), results.cct, results.delivered, events, wall, courier());
   }
 
   /** Completion times and delivered bytes per coflow, as the engine reports them. */

@@ -3,10 +3,8 @@ package org.coflow.sim.engine;
 import java.util.ArrayList;
 import java.util.List;
 import org.coflow.core.model.ClusterState;
-import org.coflow.core.model.Fabric;
 import org.coflow.core.model.Flow;
 import org.coflow.core.policy.Schedule;
-import org.coflow.core.policy.SchedulingPolicy;
 import org.coflow.sim.trace.TraceCoflow;
 
 /**
@@ -22,15 +20,11 @@ final class FlowSimulator extends EventLoop {
   private final boolean courier;
   private final FluidStep step = new FluidStep();
   private final List<Flow> done = new ArrayList<>();
-  private SchedulingPolicy policy;
-  private InvariantChecker checker;
-  private ClusterState state;
   private HeldRates held;
   private Schedule schedule;
   private boolean fromPolicy;
   private boolean coflowEvent = true;
   private boolean sumsWanted;
-  private long events;
 
   FlowSimulator(
       List<TraceCoflow> coflows,
@@ -49,10 +43,7 @@ final class FlowSimulator extends EventLoop {
   }
 
   @Override
-  void start(SchedulingPolicy policy, InvariantChecker checker) {
-    this.policy = policy;
-    this.checker = checker;
-    this.state = new ClusterState(Fabric.uniform(ports, bandwidth));
+  void start() {
     // Fair sharing is not coordinated (coflowsim re-shares it every 8 ms quantum): never gated.
     boolean gated = model.has(Model.Choice.EVENTS) && !policy.name().equals("fair");
     held = gated ? new HeldRates() : null;
@@ -61,16 +52,6 @@ final class FlowSimulator extends EventLoop {
       // nextDecisionTime: a policy may carry work over (a Courier wrapper does not pass it on).
       policy.movesAsDecided();
     }
-  }
-
-  @Override
-  boolean busy() {
-    return !state.flows().isEmpty();
-  }
-
-  @Override
-  long events() {
-    return events;
   }
 
   @Override

@@ -5,7 +5,6 @@ import java.util.Arrays;
 import java.util.List;
 import org.coflow.core.model.ClusterState;
 import org.coflow.core.model.Coflow;
-import org.coflow.core.model.Fabric;
 import org.coflow.core.model.Flow;
 import org.coflow.core.policy.Baraat;
 import org.coflow.core.policy.Schedule;
@@ -56,13 +55,9 @@ import org.coflow.sim.trace.TraceCoflow;
  * ClusterState#sentAt} and {@link Coflow#remainingFrom} lag behind here.
  */
 final class LazyFlowSimulator extends EventLoop {
-  private SchedulingPolicy policy;
-  private InvariantChecker checker;
-  private ClusterState state;
   private Schedule schedule;
   private Baraat.FirstClass first;
   private final List<Flow> finishing = new ArrayList<>();
-  private long events;
 
   // Per active flow, by dense index (moved as the state moves its flows): the rate it moves at
   // and its anchor (time and bytes left then; when it finishes follows, see FinishHeap.until).
@@ -168,25 +163,12 @@ final class LazyFlowSimulator extends EventLoop {
   }
 
   @Override
-  void start(SchedulingPolicy policy, InvariantChecker checker) {
-    this.policy = policy;
-    this.checker = checker;
-    this.state = new ClusterState(Fabric.uniform(ports, bandwidth));
+  void start() {
     policy.movesAsDecided();
     if (passOverHeld) {
       policy.passesOverHeld();
     }
     first = firstClassByPair && policy instanceof Baraat b ? b.firstClass() : null;
-  }
-
-  @Override
-  boolean busy() {
-    return !state.flows().isEmpty();
-  }
-
-  @Override
-  long events() {
-    return events;
   }
 
   @Override

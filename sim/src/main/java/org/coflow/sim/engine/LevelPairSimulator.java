@@ -4,12 +4,10 @@ import java.util.Arrays;
 import java.util.List;
 import org.coflow.core.model.ClusterState;
 import org.coflow.core.model.Coflow;
-import org.coflow.core.model.Fabric;
 import org.coflow.core.model.Flow;
 import org.coflow.core.policy.Creek;
 import org.coflow.core.policy.CreekGroups;
 import org.coflow.core.policy.Schedule;
-import org.coflow.core.policy.SchedulingPolicy;
 import org.coflow.core.policy.SharesByLevelPair;
 import org.coflow.sim.trace.TraceCoflow;
 
@@ -49,12 +47,8 @@ final class LevelPairSimulator extends EventLoop {
   private final int[] placedAt;
 
   private final Finishing finishing = new Finishing();
-  private SchedulingPolicy policy;
-  private InvariantChecker checker;
   private CreekGroups view;
-  private ClusterState state;
   private Schedule schedule;
-  private long events;
 
   LevelPairSimulator(
       List<TraceCoflow> coflows, int ports, double bandwidth, double coalesce, Model model) {
@@ -65,22 +59,9 @@ final class LevelPairSimulator extends EventLoop {
   }
 
   @Override
-  void start(SchedulingPolicy policy, InvariantChecker checker) {
-    this.policy = policy;
-    this.checker = checker;
-    this.state = new ClusterState(Fabric.uniform(ports, bandwidth));
+  void start() {
     this.view = ((SharesByLevelPair) policy).groups();
     policy.movesAsDecided();
-  }
-
-  @Override
-  boolean busy() {
-    return !state.flows().isEmpty();
-  }
-
-  @Override
-  long events() {
-    return events;
   }
 
   @Override

@@ -5,7 +5,6 @@ import java.util.List;
 import org.coflow.core.model.Fabric;
 import org.coflow.core.policy.FairSharing;
 import org.coflow.core.policy.PairShares;
-import org.coflow.core.policy.SchedulingPolicy;
 import org.coflow.core.policy.SharesByPair;
 import org.coflow.sim.trace.TraceCoflow;
 
@@ -35,8 +34,6 @@ final class PairSimulator extends EventLoop {
 
   private int flows;
   private PairShares shares;
-  private SchedulingPolicy policy;
-  private InvariantChecker checker;
   private Fabric fabric;
   private final Finishing finishing = new Finishing();
 
@@ -45,7 +42,6 @@ final class PairSimulator extends EventLoop {
 
   private final double[] delivered;
   private int activeFlows;
-  private long events;
 
   PairSimulator(
       List<TraceCoflow> coflows, int ports, double bandwidth, double coalesce, Model model) {
@@ -56,9 +52,7 @@ final class PairSimulator extends EventLoop {
   }
 
   @Override
-  void start(SchedulingPolicy policy, InvariantChecker checker) {
-    this.policy = policy;
-    this.checker = checker;
+  void start() {
     this.fabric = Fabric.uniform(ports, bandwidth);
     this.shares = ((SharesByPair) policy).pairShares(fabric);
   }
@@ -66,11 +60,6 @@ final class PairSimulator extends EventLoop {
   @Override
   boolean busy() {
     return activeFlows > 0;
-  }
-
-  @Override
-  long events() {
-    return events;
   }
 
   @Override

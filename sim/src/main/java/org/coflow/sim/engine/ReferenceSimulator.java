@@ -3,11 +3,8 @@ package org.coflow.sim.engine;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import org.coflow.core.model.ClusterState;
-import org.coflow.core.model.Fabric;
 import org.coflow.core.model.Flow;
 import org.coflow.core.policy.Schedule;
-import org.coflow.core.policy.SchedulingPolicy;
 import org.coflow.sim.trace.TraceCoflow;
 
 /**
@@ -19,12 +16,8 @@ import org.coflow.sim.trace.TraceCoflow;
  */
 final class ReferenceSimulator extends EventLoop {
   private final boolean courier;
-  private SchedulingPolicy policy;
-  private InvariantChecker checker;
-  private ClusterState state;
   private Schedule schedule;
   private final List<Flow> moving = new ArrayList<>();
-  private long events;
 
   ReferenceSimulator(List<TraceCoflow> coflows, int ports, double bandwidth, boolean courier) {
     super(coflows, ports, bandwidth, 0, Model.DEFAULT);
@@ -34,28 +27,6 @@ final class ReferenceSimulator extends EventLoop {
   @Override
   boolean courier() {
     return courier;
-  }
-
-  @Override
-  void start(SchedulingPolicy policy, InvariantChecker checker) {
-    this.policy = policy;
-    this.checker = checker;
-    this.state = new ClusterState(Fabric.uniform(ports, bandwidth));
-  }
-
-  @Override
-  boolean busy() {
-    return !state.flows().isEmpty();
-  }
-
-  @Override
-  long events() {
-    return events;
-  }
-
-  @Override
-  void admit(TraceCoflow tc, int seq, double now) {
-    Simulator.admit(state, tc, seq, now);
   }
 
   @Override
