@@ -106,7 +106,7 @@ class CourierBlockFetcherTest {
   void aDeliveredBlockIsReadFromTheAgentsBuffersEachReleasedOnceRead() {
     ByteBuf a = direct("abc");
     ByteBuf b = direct("defgh");
-    CourierBlockFetcher.ChunksStream in = new CourierBlockFetcher.ChunksStream(List.of(a, b));
+    ChunksStream in = new ChunksStream(List.of(a, b));
     byte[] buf = new byte[4];
     assertEquals(3, in.read(buf, 0, 4), "one read never spans two buffers");
     assertEquals(1, a.refCnt(), "a buffer is released only when the next read finds it empty");
@@ -128,7 +128,7 @@ class CourierBlockFetcherTest {
     ByteBuf a = direct("abc");
     ByteBuf b = direct("def");
     ByteBuf c = direct("ghi");
-    CourierBlockFetcher.ChunksStream in = new CourierBlockFetcher.ChunksStream(List.of(a, b, c));
+    ChunksStream in = new ChunksStream(List.of(a, b, c));
     assertEquals('a', in.read());
     in.close();
     in.close();
